@@ -1,0 +1,240 @@
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { asOrgId, loadOrgProviderTargets } from '@svc/domain';
+import { listModels, providerRegistry, resolveBaseUrl, resolveRoute } from '@svc/proxy';
+import { MockProvider, startMockProvider } from './mock-provider';
+import { AdminHarness, gatewayError, Json, startAdmin } from './admin-harness';
+
+const TARGET_KEY = 'sk-target-key-0001';
+const MODELS = ['llama3.1:8b', 'qwen2.5:7b', 'gpt-4o-mini'];
+
+/** A local server with the misbehaviours discovery must survive: redirects, a hang, a huge body, not JSON, only /models. */
+async function startTricks(mockUrl: string): Promise<{ url: string; hits: string[]; close(): Promise<void> }> {
+  const hits: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? '';
+    hits.push(path);
+    if (path.startsWith('/redirect-private/')) return void res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+    if (path.startsWith('/redirect/')) return void res.writeHead(302, { location: `${mockUrl}/v1/models` }).end();
+    if (path.startsWith('/hang/')) return;
+    if (path.startsWith('/huge/')) {
+      const data = Array.from({ length: 5_000 }, (_, i) => ({ id: `model-${i}-${'x'.repeat(30)}`, object: 'model' }));
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
+    }
+    if (path.startsWith('/chunked-huge/')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data":[');
+      for (let i = 0; i < 2_000; i++) res.write(`${i ? ',' : ''}{"id":"m-${i}-${'y'.repeat(40)}"}`);
+      return void res.end(']}');
+    }
+    if (path.startsWith('/notjson/')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('hello');
+    if (path === '/rootonly/models') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: 'root-model' }] }));
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('gateway admin: model discovery (private networks allowed for the local mock)', () => {
+  let h: AdminHarness;
+  let mock: MockProvider;
+  let tricks: Awaited<ReturnType<typeof startTricks>>;
+  let lab: Json;
+
+  beforeAll(async () => {
+    mock = await startMockProvider({ port: 0, models: MODELS, validKeys: [TARGET_KEY] });
+    tricks = await startTricks(mock.url);
+    h = await startAdmin({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', DISCOVERY_TIMEOUT_MS: '800', DISCOVERY_MAX_RESPONSE_BYTES: '65536' } });
+    lab = (await h.call('POST', '/gateway/admin/provider-targets', { body: { name: 'Lab', provider_id: 'lab', base_url: `${mock.url}/v1`, api_key: TARGET_KEY, headers: { 'x-team': 'ml' } } })).body;
+  });
+  afterAll(async () => {
+    await h.stop();
+    await tricks.close();
+    await mock.close();
+  });
+  beforeEach(() => mock.reset());
+
+  const target = async (body: Json) => {
+    const res = await h.call('POST', '/gateway/admin/provider-targets', { body });
+    expect(res.status).toBe(201);
+    return res.body;
+  };
+  const discover = (id: string) => h.call('POST', `/gateway/admin/provider-targets/${id}/discover-models`);
+
+  it('asks an OpenAI-compatible server for /v1/models with the stored key and records the catalog', async () => {
+    const res = await discover(lab.id);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      target_id: lab.id,
+      provider_id: 'lab',
+      status: 'succeeded',
+      source_url: `${mock.url}/v1/models`,
+      models: [...MODELS].sort(),
+      routable_models: [...MODELS].sort().map((m) => `lab/${m}`),
+      added: 3,
+      removed: 0,
+      total: 3,
+      run_id: expect.stringMatching(/^dsc_/),
+    });
+    expect(mock.requests).toHaveLength(1);
+    expect(mock.requests[0]).toMatchObject({ method: 'GET', path: '/v1/models', headers: { authorization: `Bearer ${TARGET_KEY}`, 'x-team': 'ml' } });
+
+    const catalog = await h.call('GET', `/gateway/admin/provider-targets/${lab.id}/catalog`);
+    expect(catalog.body).toMatchObject({ target_id: lab.id, provider_id: 'lab', total: 3 });
+    expect(catalog.body.items.map((m: Json) => m.routable_id)).toEqual([...MODELS].sort().map((m) => `lab/${m}`));
+    expect((await h.call('GET', `/gateway/admin/provider-targets/${lab.id}`)).body).toMatchObject({ last_discovery_status: 'succeeded', last_discovery_at: expect.any(String) });
+    expect((await discover(lab.id)).body).toMatchObject({ added: 0, removed: 0, total: 3 });
+  });
+
+  it('asks Ollama for /api/tags, a bare host for /v1/models, and falls back to /models', async () => {
+    const ollama = await target({ name: 'Ollama box', kind: 'ollama', base_url: mock.url });
+    expect((await discover(ollama.id)).body).toMatchObject({ source_url: `${mock.url}/api/tags`, models: ['llama3.1:8b', 'qwen2.5:7b'] });
+    const bare = await target({ name: 'Bare', base_url: mock.url, api_key: TARGET_KEY });
+    expect((await discover(bare.id)).body).toMatchObject({ source_url: `${mock.url}/v1/models`, total: 3 });
+    const rootOnly = await target({ name: 'Root only', base_url: `${tricks.url}/rootonly/v1` });
+    expect((await discover(rootOnly.id)).body).toMatchObject({ source_url: `${tricks.url}/rootonly/models`, models: ['root-model'] });
+  });
+
+  it.each([
+    ['a 401 from the target', '', 'http_status', /401/],
+    ['a redirect (not followed)', '/redirect', 'redirect', /302.*not followed/],
+    ['a redirect to the metadata address (not followed)', '/redirect-private', 'redirect', /169\.254\.169\.254/],
+    ['a target that never answers (timeout)', '/hang', 'timeout', /800 ms/],
+    ['a response over the size cap', '/huge', 'too_large', /65536 bytes/],
+    ['a chunked response over the size cap', '/chunked-huge', 'too_large', /65536 bytes/],
+    ['a response that is not JSON', '/notjson', 'invalid_response', /not JSON/],
+  ])('fails with 502 discovery_failed on %s, and records the failed run', async (_what, path, failure, message) => {
+    const base = path ? `${tricks.url}${path}/v1` : `${mock.url}/v1`;
+    const t = await target({ name: `Broken ${failure} ${Math.random()}`, base_url: base });
+    const started = Date.now();
+    const error = gatewayError(await discover(t.id), 502, 'discovery_failed');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(error.param).toBe(failure);
+    expect(error.message).toMatch(message);
+    if (path.startsWith('/redirect')) expect(mock.requests).toHaveLength(0);
+    const history = (await h.call('GET', `/gateway/admin/discovery/history?target_id=${t.id}`)).body.items;
+    expect(history).toEqual([expect.objectContaining({ target_id: t.id, status: 'failed', error: expect.stringMatching(message), model_count: 0 })]);
+    expect((await h.call('GET', `/gateway/admin/provider-targets/${t.id}`)).body.last_discovery_status).toBe('failed');
+  });
+
+  it('fails with 502 (param api_key) when the stored key does not decrypt for the organization', async () => {
+    const sealedElsewhere = h.service.runtime.cipher.encrypt(h.other.id, TARGET_KEY);
+    const seeded = await h.repos.providerTargets.create(asOrgId(h.org.id), { name: 'Moved key', provider_id: 'moved-key', base_url: `${mock.url}/v1`, api_key: sealedElsewhere });
+    const error = gatewayError(await discover(seeded._id), 502, 'discovery_failed');
+    expect(error.param).toBe('api_key');
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it('pages the catalog across targets by cursor, filters by provider_id, and lists the history newest first', async () => {
+    const all = (await h.call('GET', '/gateway/admin/discovery/catalog')).body.items as Json[];
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Json = (await h.call('GET', `/gateway/admin/discovery/catalog?limit=2${cursor ? `&cursor=${cursor}` : ''}`)).body;
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((m: Json) => m.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(all.map((m) => m.id));
+    const labOnly = (await h.call('GET', '/gateway/admin/discovery/catalog?provider_id=lab')).body.items as Json[];
+    expect(labOnly.map((m) => m.model_id).sort()).toEqual([...MODELS].sort());
+    expect(labOnly.every((m) => m.provider_id === 'lab')).toBe(true);
+
+    const history = (await h.call('GET', '/gateway/admin/discovery/history?limit=3')).body.items as Json[];
+    expect(history).toHaveLength(3);
+    const times = history.map((r) => Date.parse(r.started_at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect((await h.call('GET', '/gateway/admin/discovery/history', { key: h.other.admin })).body.items).toEqual([]);
+    expect((await h.call('GET', '/gateway/admin/discovery/catalog', { key: h.other.admin })).body.items).toEqual([]);
+  });
+
+  it('gives the proxy routable entries: the models list and a working upstream route (integration point)', async () => {
+    await discover(lab.id);
+    const disabled = await target({ name: 'Off', provider_id: 'off', base_url: mock.url, enabled: false, models: ['hidden'] });
+    expect(disabled.enabled).toBe(false);
+    const routes = await loadOrgProviderTargets(h.repos, asOrgId(h.org.id));
+    expect(routes.map((r) => r.id)).not.toContain('off');
+    const registry = providerRegistry.withTargets(routes);
+    const listed = listModels(registry).data.filter((m) => m.owned_by === 'lab').map((m) => m.id);
+    expect(listed.sort()).toEqual([...MODELS].sort().map((m) => `lab/${m}`));
+
+    const route = resolveRoute({ model: 'lab/qwen2.5:7b', registry });
+    expect({ provider: route.provider.id, model: route.upstreamModel, base: resolveBaseUrl(route.provider) }).toEqual({ provider: 'lab', model: 'qwen2.5:7b', base: `${mock.url}/v1` });
+    const key = h.decrypt(h.org.id, routes.find((r) => r.id === 'lab')?.apiKey);
+    const upstream = await fetch(`${resolveBaseUrl(route.provider)}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...route.provider.headers },
+      body: JSON.stringify({ model: route.upstreamModel, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(upstream.status).toBe(200);
+    expect(((await upstream.json()) as Json).model).toBe('qwen2.5:7b');
+    expect(mock.requests.at(-1)?.headers['x-team']).toBe('ml');
+  });
+});
+
+describe('gateway admin: model discovery refuses private destinations (SSRF)', () => {
+  let h: AdminHarness;
+  let mock: MockProvider;
+  let tricks: Awaited<ReturnType<typeof startTricks>>;
+
+  const REFUSED = [
+    'http://127.0.0.1:8000/v1',
+    'http://localhost:11434',
+    'http://[::1]:8000/v1',
+    'http://[::ffff:127.0.0.1]:8000/v1',
+    'http://169.254.169.254/latest',
+    'http://2852039166/latest',
+    'http://0251.0376.0251.0376/latest',
+    'http://0xa9fea9fe/latest',
+    'http://0xA9.0xFE.0xA9.0xFE/latest',
+    'http://10.0.0.5/v1',
+    'http://172.16.3.4/v1',
+    'http://192.168.1.10/v1',
+    'http://100.64.0.1/v1',
+    'http://[fc00::1]/v1',
+    'http://[fd12:3456::1]/v1',
+    'http://[fe80::1]/v1',
+    'http://0.0.0.0:8000/v1',
+  ];
+
+  beforeAll(async () => {
+    mock = await startMockProvider({ port: 0, models: MODELS });
+    tricks = await startTricks(mock.url);
+    h = await startAdmin();
+  });
+  afterAll(async () => {
+    await h.stop();
+    await tricks.close();
+    await mock.close();
+  });
+
+  it.each(REFUSED)('refuses to register %s (400 url_not_allowed)', async (url) => {
+    const error = gatewayError(await h.call('POST', '/gateway/admin/provider-targets', { body: { name: `t ${url}`, base_url: url } }), 400, 'url_not_allowed');
+    expect(error.param).toBe('base_url');
+    expect(error.message).toMatch(/not allowed/);
+  });
+
+  it('refuses discovery on stored targets that point inside (the mock, a redirector, every range) and sends nothing', async () => {
+    const urls = [...REFUSED, `${mock.url}/v1`, `http://localhost:${mock.port}/v1`, `${tricks.url}/redirect-private/v1`];
+    const org = asOrgId(h.org.id);
+    for (const [i, url] of urls.entries()) {
+      const seeded = await h.repos.providerTargets.create(org, { name: `seeded ${i}`, provider_id: `seeded-${i}`, base_url: url });
+      const error = gatewayError(await h.call('POST', `/gateway/admin/provider-targets/${seeded._id}/discover-models`), 400, 'url_not_allowed');
+      expect({ url, range: /loopback|private|linkLocal|metadata|carrierGradeNat|uniqueLocal|unspecified/.test(error.message) }).toEqual({ url, range: true });
+    }
+    expect(mock.requests).toHaveLength(0);
+    expect(tricks.hits).toEqual([]);
+    const history = (await h.call('GET', '/gateway/admin/discovery/history?limit=1000')).body.items as Json[];
+    expect(history).toHaveLength(urls.length);
+    expect(history.every((run) => run.status === 'failed' && /not allowed/.test(run.error))).toBe(true);
+    expect((await h.call('GET', '/gateway/admin/discovery/catalog')).body.items).toEqual([]);
+  });
+});

@@ -1,0 +1,184 @@
+import { asOrgId, hashApiKey } from '@svc/domain';
+import { AdminHarness, gatewayError, startAdmin } from './admin-harness';
+
+describe('gateway admin: key rotation', () => {
+  let h: AdminHarness;
+  beforeAll(async () => {
+    h = await startAdmin();
+  });
+  afterAll(() => h.stop());
+
+  it('returns the new plaintext key once; the old key keeps working for 24 h with deprecation headers', async () => {
+    const old = await h.newKey(h.org.id, ['admin:read'], { name: 'ci-bot' });
+    const res = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: 'ci-bot', scopes: ['admin:read'], previous_key_id: old.key._id, grace_period_hours: 24 });
+    expect(res.body.key).toMatch(/^svc_sk_[A-Za-z0-9]{40}$/);
+    expect(res.body.id).not.toBe(old.key._id);
+    const expires = Date.parse(res.body.previous_key_expires_at) - Date.now();
+    expect(expires).toBeGreaterThan(23.9 * 3_600_000);
+    expect(expires).toBeLessThanOrEqual(24 * 3_600_000);
+
+    const stored = await h.repos.apiKeys.findById(asOrgId(h.org.id), res.body.id);
+    expect(stored?.key_hash).toBe(hashApiKey(res.body.key));
+    expect(JSON.stringify(stored)).not.toContain(res.body.key);
+
+    const withOld = await h.call('GET', '/gateway/admin/policies', { key: old.plaintext });
+    expect(withOld.status).toBe(200);
+    expect(withOld.headers.get('x-svc-key-deprecated')).toBe('true');
+    expect(Number(withOld.headers.get('x-svc-grace-remaining-hours'))).toBeGreaterThan(23.9);
+    const withNew = await h.call('GET', '/gateway/admin/policies', { key: res.body.key });
+    expect(withNew.status).toBe(200);
+    expect(withNew.headers.get('x-svc-key-deprecated')).toBeNull();
+  });
+
+  it('grace_period_hours 0 stops the old key at once (401 key_rotated naming the replacement)', async () => {
+    const old = await h.newKey(h.org.id, ['admin:read']);
+    expect((await h.call('GET', '/gateway/admin/policies', { key: old.plaintext })).status).toBe(200);
+    const res = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate`, { body: { grace_period_hours: 0 } });
+    expect(res.body.grace_period_hours).toBe(0);
+    const refused = gatewayError(await h.call('GET', '/gateway/admin/policies', { key: old.plaintext }), 401, 'key_rotated');
+    expect(refused.message).toContain(res.body.id);
+    expect((await h.call('GET', '/gateway/admin/policies', { key: res.body.key })).status).toBe(200);
+  });
+
+  it('takes grace_period_hours from the query when there is no body, up to 168', async () => {
+    const old = await h.newKey(h.org.id, ['admin:read']);
+    const res = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate?grace_period_hours=168`);
+    expect(res.status).toBe(200);
+    expect(res.body.grace_period_hours).toBe(168);
+  });
+
+  it.each([[169], [-1], ['2'], [true]])('refuses grace_period_hours %j with a 400', async (value) => {
+    const old = await h.newKey(h.org.id, ['admin:read']);
+    const error = gatewayError(await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate`, { body: { grace_period_hours: value } }), 400);
+    expect(error.param).toBe('grace_period_hours');
+    expect((await h.repos.apiKeys.findById(asOrgId(h.org.id), old.key._id))?.replaced_by).toBeNull();
+  });
+
+  it('409 for a key already rotated or revoked, in the conflict shape with request_id', async () => {
+    const old = await h.newKey(h.org.id, ['admin:read']);
+    const first = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate`);
+    const again = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate`);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'key_already_rotated', replaced_by: first.body.id, key_id: old.key._id });
+    expect(again.body.error.request_id).toBe(again.headers.get('x-svc-request-id'));
+
+    const revoked = await h.newKey(h.org.id, ['admin:read']);
+    await h.repos.apiKeys.revoke(asOrgId(h.org.id), revoked.key._id);
+    const res = await h.call('POST', `/gateway/admin/keys/${revoked.key._id}/rotate`);
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'invalid_state', status: 'revoked' });
+  });
+
+  it('another organization’s key id and unknown ids are 404; readers get 403', async () => {
+    const theirs = await h.newKey(h.other.id, ['admin:read']);
+    expect(gatewayError(await h.call('POST', `/gateway/admin/keys/${theirs.key._id}/rotate`), 404, 'not_found').param).toBe('key_id');
+    expect((await h.repos.apiKeys.findById(asOrgId(h.other.id), theirs.key._id))?.replaced_by).toBeNull();
+    gatewayError(await h.call('POST', '/gateway/admin/keys/key_unknown/rotate'), 404, 'not_found');
+    const reader = await h.newKey(h.org.id, ['admin:read', 'billing:read']);
+    gatewayError(await h.call('POST', `/gateway/admin/keys/${reader.key._id}/rotate`, { key: reader.plaintext }), 403, 'insufficient_scope');
+  });
+});
+
+describe('gateway admin: provider secrets', () => {
+  let h: AdminHarness;
+  const published: string[] = [];
+  beforeAll(async () => {
+    h = await startAdmin();
+    h.service.runtime.invalidation.subscribe('provider-secret', (orgId) => published.push(orgId));
+  });
+  afterAll(() => h.stop());
+
+  it('stores a key encrypted and answers metadata only; plaintext never comes back', async () => {
+    const plaintext = 'sk-live-abcdefghijklmnop1234';
+    const res = await h.call('POST', '/gateway/admin/secrets', { body: { provider: 'openai', plaintext_key: plaintext, label: 'prod' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^sec_/),
+      provider: 'openai',
+      label: 'prod',
+      last_four: '1234',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      rotated_at: null,
+    });
+    expect(res.text).not.toContain('abcdefgh');
+    expect(published).toContain(h.org.id);
+    const stored = await h.repos.providerSecrets.findByProvider(asOrgId(h.org.id), 'openai');
+    expect(JSON.stringify(stored)).not.toContain(plaintext);
+    expect(h.decrypt(h.org.id, stored)).toBe(plaintext);
+
+    const list = await h.call('GET', '/gateway/admin/secrets');
+    expect(list.body.items).toEqual([res.body]);
+    expect(list.text).not.toMatch(/ciphertext|"iv"|"tag"|abcdefgh/);
+  });
+
+  it('accepts `secret` for plaintext_key and canonical provider ids for aliases', async () => {
+    const res = await h.call('POST', '/gateway/admin/secrets', { body: { provider: 'google', secret: 'AIza-gemini-key-5678' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ provider: 'gemini', last_four: '5678', label: null });
+    expect((await h.call('DELETE', '/gateway/admin/secrets/google')).status).toBe(204);
+  });
+
+  it('409 secret_already_stored for a second key of the provider', async () => {
+    const res = await h.call('POST', '/gateway/admin/secrets', { body: { provider: 'OpenAI', plaintext_key: 'sk-another-key-0000' } });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toEqual({ code: 'secret_already_stored', message: expect.stringContaining('rotate'), request_id: res.headers.get('x-svc-request-id') });
+  });
+
+  it('rotate replaces the stored key (provider in the body); 404 when none is stored', async () => {
+    const res = await h.call('POST', '/gateway/admin/secrets/rotate', { body: { provider: 'openai', plaintext_key: 'sk-rotated-key-9999' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ provider: 'openai', last_four: '9999', label: 'prod', rotated_at: expect.any(String) });
+    const stored = await h.repos.providerSecrets.findByProvider(asOrgId(h.org.id), 'openai');
+    expect(h.decrypt(h.org.id, stored)).toBe('sk-rotated-key-9999');
+    expect(gatewayError(await h.call('POST', '/gateway/admin/secrets/rotate', { body: { provider: 'anthropic', secret: 'sk-ant-xxxxxxxx' } }), 404).param).toBe('provider');
+  });
+
+  it.each([
+    [{ provider: 'nope', plaintext_key: 'sk-12345678' }, 'provider'],
+    [{ provider: 'openai' }, 'plaintext_key'],
+    [{ provider: 'openai', plaintext_key: '   ' }, 'plaintext_key'],
+    [{ provider: 'openai', plaintext_key: 'sk-1' }, 'plaintext_key'],
+    [{ provider: 'openai', plaintext_key: 'sk-12345678', secret: 'sk-87654321' }, 'secret'],
+    [{ provider: 42, plaintext_key: 'sk-12345678' }, 'provider'],
+    [{ provider: 'groq', plaintext_key: 'sk-12345678', owner: 'me' }, 'owner'],
+  ])('store %j is a 400 naming %s', async (body, param) => {
+    expect(gatewayError(await h.call('POST', '/gateway/admin/secrets', { body }), 400).param).toBe(param);
+    expect(gatewayError(await h.call('POST', '/gateway/admin/secrets/rotate', { body }), 400).param).toBe(param);
+  });
+
+  it('accepts the organization’s own provider targets as providers', async () => {
+    await h.repos.providerTargets.create(asOrgId(h.org.id), { name: 'Lab', provider_id: 'lab-vllm', base_url: 'https://lab.example.com/v1' });
+    const res = await h.call('POST', '/gateway/admin/secrets', { body: { provider: 'lab-vllm', plaintext_key: 'lab-key-abcd' } });
+    expect(res.status).toBe(201);
+    expect(gatewayError(await h.call('POST', '/gateway/admin/secrets', { key: h.other.admin, body: { provider: 'lab-vllm', plaintext_key: 'lab-key-abcd' } }), 400).param).toBe('provider');
+  });
+
+  it('keeps organizations apart: another organization neither lists nor deletes our secrets', async () => {
+    expect((await h.call('GET', '/gateway/admin/secrets', { key: h.other.admin })).body).toEqual({ items: [], total: 0 });
+    expect(gatewayError(await h.call('DELETE', '/gateway/admin/secrets/openai', { key: h.other.admin }), 404).param).toBe('provider');
+    expect(await h.repos.providerSecrets.findByProvider(asOrgId(h.org.id), 'openai')).not.toBeNull();
+  });
+
+  it('DELETE revokes the stored key (204), then 404', async () => {
+    published.length = 0;
+    expect((await h.call('DELETE', '/gateway/admin/secrets/openai')).status).toBe(204);
+    expect([...new Set(published)]).toEqual([h.org.id]);
+    expect(await h.repos.providerSecrets.findByProvider(asOrgId(h.org.id), 'openai')).toBeNull();
+    gatewayError(await h.call('DELETE', '/gateway/admin/secrets/openai'), 404, 'not_found');
+  });
+
+  it('needs admin:write to change and admin:read to list', async () => {
+    const reader = await h.newKey(h.org.id, ['admin:read']);
+    const billing = await h.newKey(h.org.id, ['billing:read']);
+    expect((await h.call('GET', '/gateway/admin/secrets', { key: reader.plaintext })).status).toBe(200);
+    gatewayError(await h.call('GET', '/gateway/admin/secrets', { key: billing.plaintext }), 403, 'insufficient_scope');
+    const body = { provider: 'mistral', plaintext_key: 'mistral-key-1234' };
+    gatewayError(await h.call('POST', '/gateway/admin/secrets', { key: reader.plaintext, body }), 403, 'insufficient_scope');
+    gatewayError(await h.call('POST', '/gateway/admin/secrets/rotate', { key: reader.plaintext, body }), 403, 'insufficient_scope');
+    gatewayError(await h.call('DELETE', '/gateway/admin/secrets/mistral', { token: h.token(h.org.id, 'Operator') }), 403, 'insufficient_scope');
+    expect((await h.call('POST', '/gateway/admin/secrets', { token: h.token(h.org.id, 'Owner'), body })).status).toBe(201);
+  });
+});

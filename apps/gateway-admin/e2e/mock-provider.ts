@@ -1,0 +1,3 @@
+// The mock upstream (tools/mock-provider) for the admin specs.
+export { startMockProvider } from '@svc/mock-provider';
+export type { MockProvider } from '@svc/mock-provider';

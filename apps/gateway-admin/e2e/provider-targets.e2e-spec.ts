@@ -1,0 +1,139 @@
+import { asOrgId } from '@svc/domain';
+import { AdminHarness, gatewayError, Json, startAdmin } from './admin-harness';
+
+/** A public address literal: no DNS needed, passes the outbound checks (nothing is ever sent there in these tests). */
+const PUBLIC = 'https://93.184.216.34';
+
+describe('gateway admin: provider targets', () => {
+  let h: AdminHarness;
+  const published: string[] = [];
+  beforeAll(async () => {
+    h = await startAdmin();
+    h.service.runtime.invalidation.subscribe('provider-target', (orgId) => published.push(orgId));
+  });
+  afterAll(() => h.stop());
+
+  const create = (body: Json, key?: string) => h.call('POST', '/gateway/admin/provider-targets', { body, key });
+
+  it('creates a target: routing id from the name, key stored encrypted and never returned', async () => {
+    const res = await create({ name: 'Lab vLLM', base_url: `${PUBLIC}/v1/`, api_key: 'lab-secret-key-7777', headers: { 'X-Team': 'ml' }, models: ['llama-3.1-8b'] });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(/^tgt_/),
+      name: 'Lab vLLM',
+      provider_id: 'lab-vllm',
+      kind: 'openai_compatible',
+      format: 'openai_compatible',
+      base_url: `${PUBLIC}/v1`,
+      api_base: `${PUBLIC}/v1`,
+      has_api_key: true,
+      api_key_last_four: '7777',
+      headers: { 'x-team': 'ml' },
+      enabled: true,
+      models: ['llama-3.1-8b'],
+      last_discovery_status: null,
+    });
+    expect(res.text).not.toContain('lab-secret');
+    const stored = await h.repos.providerTargets.findById(asOrgId(h.org.id), res.body.id);
+    expect(JSON.stringify(stored)).not.toContain('lab-secret');
+    expect(h.decrypt(h.org.id, stored?.api_key)).toBe('lab-secret-key-7777');
+    expect(published).toContain(h.org.id);
+  });
+
+  it('takes kind or format (openai_compatible | ollama) and an explicit provider_id', async () => {
+    const ollama = await create({ name: 'Ollama box', base_url: 'http://93.184.216.34:11434', kind: 'ollama', provider_id: 'box' });
+    expect(ollama.body).toMatchObject({ provider_id: 'box', kind: 'ollama', api_base: 'http://93.184.216.34:11434/v1', has_api_key: false });
+    const bare = await create({ name: 'Bare host', base_url: PUBLIC, format: 'openai_compatible' });
+    expect(bare.body.api_base).toBe(`${PUBLIC}/v1`);
+    expect(gatewayError(await create({ name: 'Mixed', base_url: PUBLIC, kind: 'ollama', format: 'openai_compatible' }), 400).param).toBe('kind');
+  });
+
+  it('409 resource_already_exists for a taken name or provider_id', async () => {
+    const first = (await h.call('GET', '/gateway/admin/provider-targets')).body.items.find((t: Json) => t.name === 'Lab vLLM');
+    const byName = await create({ name: 'Lab vLLM', base_url: PUBLIC, provider_id: 'another' });
+    expect(byName.status).toBe(409);
+    expect(byName.body.error).toMatchObject({ code: 'resource_already_exists', resource_type: 'provider_target', conflicting_id: first.id, request_id: expect.stringMatching(/^gw_/) });
+    const byRoute = await create({ name: 'Other name', base_url: PUBLIC, provider_id: 'lab-vllm' });
+    expect(byRoute.body.error).toMatchObject({ code: 'resource_already_exists', conflicting_id: first.id });
+    expect((await create({ name: 'Lab vLLM', base_url: PUBLIC }, h.other.admin)).status).toBe(201);
+  });
+
+  it.each([
+    [{ base_url: PUBLIC }, 'name'],
+    [{ name: 'x' }, 'base_url'],
+    [{ name: 'x', base_url: 'ftp://93.184.216.34/' }, 'base_url'],
+    [{ name: 'x', base_url: 'not a url' }, 'base_url'],
+    [{ name: 'x', base_url: 'https://user:pw@93.184.216.34/v1' }, 'base_url'],
+    [{ name: 'x', base_url: `${PUBLIC}/v1?key=1` }, 'base_url'],
+    [{ name: 'x', base_url: PUBLIC, kind: 'anthropic' }, 'kind'],
+    [{ name: 'x', base_url: PUBLIC, provider_id: 'openai' }, 'provider_id'],
+    [{ name: 'x', base_url: PUBLIC, provider_id: 'Has Space' }, 'provider_id'],
+    [{ name: 'Groq', base_url: PUBLIC }, 'provider_id'],
+    [{ name: 'x', base_url: PUBLIC, headers: { Authorization: 'Bearer x' } }, 'headers.Authorization'],
+    [{ name: 'x', base_url: PUBLIC, headers: { 'x-ok': 'a\r\nb' } }, 'headers.x-ok'],
+    [{ name: 'x', base_url: PUBLIC, headers: { 'bad name': 'v' } }, 'headers.bad name'],
+    [{ name: 'x', base_url: PUBLIC, models: [''] }, 'models'],
+    [{ name: 'x', base_url: PUBLIC, enabled: 'yes' }, 'enabled'],
+    [{ name: 'x', base_url: PUBLIC, owner: 'me' }, 'owner'],
+  ])('create %j is a 400 naming %s', async (body, param) => {
+    expect(gatewayError(await create(body), 400).param).toBe(param);
+  });
+
+  it('lists, reads, updates and deletes; provider_id cannot change', async () => {
+    const target = (await create({ name: 'Temp', base_url: PUBLIC, api_key: 'temp-key-1234' })).body;
+    const list = await h.call('GET', '/gateway/admin/provider-targets?limit=2');
+    expect(list.body).toMatchObject({ limit: 2, offset: 0, total: 4 });
+    expect(list.body.items).toHaveLength(2);
+    expect((await h.call('GET', `/gateway/admin/provider-targets/${target.id}`)).body).toEqual(target);
+
+    const patched = await h.call('PATCH', `/gateway/admin/provider-targets/${target.id}`, { body: { name: 'Temp 2', api_key: null, headers: { 'x-env': 'staging' }, enabled: false } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ name: 'Temp 2', provider_id: 'temp', has_api_key: false, api_key_last_four: null, headers: { 'x-env': 'staging' }, enabled: false });
+    expect(gatewayError(await h.call('PATCH', `/gateway/admin/provider-targets/${target.id}`, { body: { provider_id: 'moved' } }), 400).param).toBe('provider_id');
+    expect(gatewayError(await h.call('PATCH', `/gateway/admin/provider-targets/${target.id}`, { body: { base_url: 'http://127.0.0.1/v1' } }), 400, 'url_not_allowed').param).toBe('base_url');
+    expect((await h.call('PATCH', `/gateway/admin/provider-targets/${target.id}`, { body: { name: 'Lab vLLM' } })).body.error.code).toBe('resource_already_exists');
+
+    expect((await h.call('DELETE', `/gateway/admin/provider-targets/${target.id}`)).status).toBe(204);
+    gatewayError(await h.call('GET', `/gateway/admin/provider-targets/${target.id}`), 404, 'not_found');
+  });
+
+  it('answers 404 target_id for another organization’s target on every route', async () => {
+    const theirs = (await h.call('GET', '/gateway/admin/provider-targets', { key: h.other.admin })).body.items[0];
+    for (const [method, path, body] of [
+      ['GET', '', undefined],
+      ['PATCH', '', { name: 'stolen' }],
+      ['DELETE', '', undefined],
+      ['POST', '/discover-models', undefined],
+      ['GET', '/catalog', undefined],
+    ] as const) {
+      expect(gatewayError(await h.call(method, `/gateway/admin/provider-targets/${theirs.id}${path}`, { body }), 404, 'not_found').param).toBe('target_id');
+    }
+    expect((await h.call('GET', `/gateway/admin/provider-targets/${theirs.id}`, { key: h.other.admin })).body.name).toBe('Lab vLLM');
+  });
+
+  it('needs admin:write to change and admin:read to read', async () => {
+    const reader = (await h.newKey(h.org.id, ['admin:read'])).plaintext;
+    const billing = (await h.newKey(h.org.id, ['billing:read'])).plaintext;
+    const target = (await h.call('GET', '/gateway/admin/provider-targets')).body.items[0];
+    for (const path of ['/gateway/admin/provider-targets', `/gateway/admin/provider-targets/${target.id}`, `/gateway/admin/provider-targets/${target.id}/catalog`, '/gateway/admin/discovery/catalog', '/gateway/admin/discovery/history']) {
+      expect((await h.call('GET', path, { key: reader })).status).toBe(200);
+      gatewayError(await h.call('GET', path, { key: billing }), 403, 'insufficient_scope');
+    }
+    for (const [method, path, body] of [
+      ['POST', '/gateway/admin/provider-targets', { name: 'n', base_url: PUBLIC }],
+      ['PATCH', `/gateway/admin/provider-targets/${target.id}`, { name: 'n' }],
+      ['DELETE', `/gateway/admin/provider-targets/${target.id}`, undefined],
+      ['POST', `/gateway/admin/provider-targets/${target.id}/discover-models`, undefined],
+    ] as const) {
+      gatewayError(await h.call(method, path, { key: reader, body }), 403, 'insufficient_scope');
+    }
+  });
+
+  it('validates the catalog and history queries', async () => {
+    for (const query of ['limit=0', 'limit=1001', 'cursor=not-a-cursor', 'limit=abc']) {
+      gatewayError(await h.call('GET', `/gateway/admin/discovery/catalog?${query}`), 400);
+    }
+    gatewayError(await h.call('GET', '/gateway/admin/discovery/history?limit=0'), 400);
+    expect((await h.call('GET', '/gateway/admin/discovery/catalog?limit=1000')).body).toEqual({ items: [], next_cursor: null, limit: 1000 });
+  });
+});

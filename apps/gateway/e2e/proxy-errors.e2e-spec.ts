@@ -1,0 +1,138 @@
+import { request as httpRequest } from 'node:http';
+import { asOrgId } from '@svc/domain';
+import { GatewayHarness, postJson, PROVIDER_KEY, startGateway } from './harness';
+
+const chat = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+
+/** Every refusal of the proxy routes, through raw HTTP, in the gateway error format. */
+describe('gateway proxy errors', () => {
+  let gw: GatewayHarness;
+  const url = () => `${gw.url}/v1/chat/completions`;
+  const auth = () => ({ 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
+
+  beforeAll(async () => {
+    gw = await startGateway({ env: { GROQ_API_KEY: 'gsk-from-environment' } });
+  });
+  afterAll(() => gw.stop());
+  beforeEach(() => gw.mock.reset());
+
+  it('401 GW_AUTH_001 without a gateway key, naming the accepted locations', async () => {
+    const res = await postJson(url(), chat, { 'X-Provider-Key': PROVIDER_KEY });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', gateway_error_code: 'GW_AUTH_001' });
+    expect(res.body.error.message).toMatch(/X-SVC-API-Key.*Authorization: Bearer.*api_key/);
+    expect(res.headers.get('x-svc-request-id')).toMatch(/^gw_/);
+  });
+
+  it('401 GW_AUTH_002 for an unknown key; earlier beta prefixes are refused', async () => {
+    const unknown = await postJson(url(), chat, { 'X-SVC-API-Key': 'svc_sk_doesnotexist0000000000000000000000000', 'X-Provider-Key': PROVIDER_KEY });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.error.gateway_error_code).toBe('GW_AUTH_002');
+    const beta = await postJson(url(), chat, { 'X-SVC-API-Key': 'svc_live_0123456789abcdef', 'X-Provider-Key': PROVIDER_KEY });
+    expect(beta.status).toBe(401);
+    expect(beta.body.error.code).toBe('invalid_api_key');
+  });
+
+  it('403 when the key lacks gateway:write; gateway_proxy counts as gateway:write', async () => {
+    const readOnly = await gw.newKey(['gateway:read']);
+    const refused = await postJson(url(), chat, { 'X-SVC-API-Key': readOnly, 'X-Provider-Key': PROVIDER_KEY });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ type: 'permission_error', code: 'insufficient_scope' });
+    const legacy = await gw.newKey(['gateway_proxy']);
+    expect((await postJson(url(), chat, { 'X-SVC-API-Key': legacy, 'X-Provider-Key': PROVIDER_KEY })).status).toBe(200);
+    const models = await fetch(`${gw.url}/v1/models`, { headers: { 'X-SVC-API-Key': readOnly } });
+    expect(models.status).toBe(200);
+  });
+
+  it('401 missing_provider_key when nothing resolves; then a stored secret, then the environment', async () => {
+    const missing = await postJson(url(), chat, { 'X-SVC-API-Key': gw.key });
+    expect(missing.status).toBe(401);
+    expect(missing.body.error).toMatchObject({ type: 'authentication_error', code: 'missing_provider_key' });
+
+    const sealed = gw.service.runtime.cipher.encrypt(gw.orgId, 'sk-stored-secret');
+    await gw.repos.providerSecrets.create(asOrgId(gw.orgId), { provider: 'openai', encrypted: sealed, label: 'ci', last_four: 'cret' });
+    await gw.service.runtime.invalidation.publish('provider-secret', gw.orgId); // as the admin API does
+    expect((await postJson(url(), chat, { 'X-SVC-API-Key': gw.key })).status).toBe(200);
+    expect(gw.mock.requests.at(-1)?.headers.authorization).toBe('Bearer sk-stored-secret');
+
+    const groq = await postJson(`${gw.url}/v1/groq/chat/completions`, { ...chat, model: 'llama-3.3-70b-versatile' }, { 'X-SVC-API-Key': gw.key });
+    expect(groq.status).toBe(200);
+    expect(gw.mock.requests.at(-1)?.headers.authorization).toBe('Bearer gsk-from-environment');
+  });
+
+  it.each([
+    ['no model', { messages: chat.messages }, 'model'],
+    ['messages not an array', { model: 'gpt-4o', messages: 'hi' }, 'messages'],
+    ['temperature above 2', { ...chat, temperature: 3 }, 'temperature'],
+    ['stream not a boolean', { ...chat, stream: 'yes' }, 'stream'],
+    ['max_tokens not an integer', { ...chat, max_tokens: 1.5 }, 'max_tokens'],
+  ])('400 for %s, naming the field', async (_what, body, param) => {
+    const res = await postJson(url(), body, auth());
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', param });
+    expect(gw.mock.requests).toHaveLength(0);
+  });
+
+  it('400 invalid_json for a malformed body, 415 for another content type', async () => {
+    const malformed = await fetch(url(), { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: '{"model":' });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
+    const text = await fetch(url(), { method: 'POST', headers: { ...auth(), 'content-type': 'text/plain' }, body: 'hello' });
+    expect(text.status).toBe(415);
+  });
+
+  it('404 for an unknown provider, and for the catch-all on a non-D provider', async () => {
+    const unknown = await postJson(`${gw.url}/v1/nosuch/chat/completions`, chat, auth());
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('unknown_provider');
+    const notD = await fetch(`${gw.url}/v1/anthropic/some/path`, { headers: auth() });
+    expect(notD.status).toBe(404);
+  });
+
+  it('413 from a declared Content-Length above the limit, without reading the body', async () => {
+    const status = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const target = new URL(url());
+      const req = httpRequest(
+        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...auth(), 'content-type': 'application/json', 'content-length': String(300 * 1024 * 1024) } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.write('{"model":"gpt-4o",');
+    });
+    expect(status.status).toBe(413);
+    const error = (JSON.parse(status.body) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('request_too_large');
+    expect(error.message).toMatch(/\d+ bytes \([\d.]+ MB\)/);
+  });
+
+  it("413 while reading a chunked body over the organization's limit", async () => {
+    await gw.repos.policies.patch(asOrgId(gw.orgId), { max_body_bytes: 4096 });
+    await gw.service.runtime.invalidation.publish('policy', gw.orgId);
+    try {
+      const target = new URL(url());
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(
+          { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...auth(), 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', (error) => (error.message.includes('EPIPE') || error.message.includes('ECONNRESET') ? undefined : reject(error)));
+        const chunk = JSON.stringify({ ...chat, messages: [{ role: 'user', content: 'x'.repeat(2000) }] });
+        for (let i = 0; i < 5; i++) req.write(chunk);
+      });
+      expect(answer.status).toBe(413);
+      expect((JSON.parse(answer.body) as { error: { message: string } }).error.message).toContain('4096 bytes');
+      expect(gw.mock.requests).toHaveLength(0);
+    } finally {
+      await gw.repos.policies.delete(asOrgId(gw.orgId));
+      await gw.service.runtime.invalidation.publish('policy', gw.orgId);
+    }
+  });
+});

@@ -1,0 +1,95 @@
+import OpenAI from 'openai';
+import { asOrgId } from '@svc/domain';
+import { UsageRecorder } from '@svc/proxy';
+import { GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
+
+const chat = (content: string) => ({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
+
+/** Breakers, deadlines and broken streams, against the mock's failure injection. */
+describe('gateway resilience', () => {
+  let gw: GatewayHarness;
+  const auth = () => ({ 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
+
+  beforeAll(async () => {
+    gw = await startGateway({ env: { CIRCUIT_BREAKER_RECOVERY_SECONDS: '1', UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '400' } });
+  });
+  afterAll(() => gw.stop());
+  beforeEach(() => gw.mock.reset());
+
+  it('passes 5xx bodies through, opens the breaker after 5, answers 503 circuit_breaker_open, then recovers with one probe', async () => {
+    gw.mock.setBehavior({ match: { format: 'openai' }, fail: { status: 500, times: 5 } });
+    for (let i = 0; i < 5; i++) {
+      const res = await postJson(`${gw.url}/v1/openai/chat/completions`, chat('fail'), auth());
+      expect(res.status).toBe(500);
+      expect(res.body.error).toBeDefined();
+    }
+    const open = await postJson(`${gw.url}/v1/openai/chat/completions`, chat('refused'), auth());
+    expect(open.status).toBe(503);
+    expect(open.body.error).toMatchObject({ type: 'service_unavailable', code: 'circuit_breaker_open' });
+    expect(Number(open.headers.get('retry-after'))).toBeGreaterThanOrEqual(0);
+    expect(gw.mock.totalRequests).toBe(5);
+
+    const health = (await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json;
+    expect(health.status).toBe('unhealthy');
+    expect(health.providers.find((p: Json) => p.provider === 'openai')).toMatchObject({ state: 'open', failure_threshold: 5, recovery_timeout_seconds: 1 });
+
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const probe = await postJson(`${gw.url}/v1/openai/chat/completions`, chat('probe'), auth());
+    expect(probe.status).toBe(200);
+    const after = (await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json;
+    expect(after.providers.find((p: Json) => p.provider === 'openai').state).toBe('closed');
+    expect(after.status).toBe('healthy');
+  });
+
+  it('does not count 4xx against the breaker', async () => {
+    gw.mock.setBehavior({ match: { format: 'anthropic' }, fail: { status: 400, times: 8 } });
+    for (let i = 0; i < 8; i++) {
+      const res = await postJson(`${gw.url}/v1/messages`, { model: 'claude-sonnet-4-6', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }, auth());
+      expect(res.status).toBe(400);
+    }
+    const health = (await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json;
+    expect(health.providers.find((p: Json) => p.provider === 'anthropic')?.state ?? 'closed').toBe('closed');
+  });
+
+  it('502 upstream_unavailable on a dropped connection, 504 upstream_timeout past the first-byte deadline', async () => {
+    gw.mock.setBehavior({ match: { format: 'openai' }, drop: { times: 1 } });
+    const dropped = await postJson(`${gw.url}/v1/chat/completions`, chat('drop'), auth());
+    expect(dropped.status).toBe(502);
+    expect(dropped.body.error.code).toBe('upstream_unavailable');
+    gw.mock.setBehavior({ match: { format: 'openai' }, latencyMs: 1000 });
+    const slow = await postJson(`${gw.url}/v1/chat/completions`, chat('slow'), auth());
+    expect(slow.status).toBe(504);
+    expect(slow.body.error.code).toBe('upstream_timeout');
+  });
+
+  it('ends a stream broken upstream with an error event that the SDK raises', async () => {
+    gw.mock.setBehavior({ match: { format: 'openai' }, abort: { afterChunks: 2 } });
+    const client = new OpenAI({ apiKey: gw.key, baseURL: `${gw.url}/v1`, defaultHeaders: { 'X-Provider-Key': PROVIDER_KEY }, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'break me please, it is a long message' }], stream: true });
+    await expect(
+      (async () => {
+        for await (const chunk of stream) void chunk;
+      })(),
+    ).rejects.toThrow(/upstream stream failed/);
+  });
+
+  it('aborts the upstream request when the client goes away, and records what was known', async () => {
+    gw.mock.setBehavior({ match: { format: 'openai' }, chunkDelayMs: 300 });
+    const controller = new AbortController();
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ ...chat('a slow stream that the client abandons'), stream: true }),
+      signal: controller.signal,
+    });
+    const requestId = res.headers.get('x-svc-request-id') as string;
+    const reader = res.body?.getReader();
+    await reader?.read();
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const recorder = gw.service.apps[0].get(UsageRecorder);
+    await recorder.flush();
+    const record = await gw.repos.usage.findById(asOrgId(gw.orgId), requestId);
+    expect(record).toMatchObject({ status_code: 499, stream: true });
+  });
+});

@@ -1,0 +1,5 @@
+import './instrument';
+import { runService } from '@svc/runtime';
+import { SERVICE } from './app.module';
+
+runService(SERVICE);

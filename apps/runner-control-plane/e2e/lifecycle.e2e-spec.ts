@@ -1,0 +1,222 @@
+import { verifyRunnerProof } from '@svc/auth';
+import type { OrgId } from '@svc/domain';
+import { bootRunners, Json, RunnerTestContext, seedKey } from './runner-helpers';
+
+describe('runner lifecycle through HTTP', () => {
+  let t: RunnerTestContext;
+  beforeAll(async () => {
+    t = await bootRunners();
+  });
+  afterAll(() => t.stop());
+
+  it.each(['fake', 'local'])('runs create → start → exec → stop → terminate on the %s provider', async (provider) => {
+    const created = await t.admin.post('/', { provider_type: provider, tool_profile: 'locked', ttl_seconds: 600, runtime_version: '1.0', image_ref: null });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      runner_id: expect.stringMatching(/^run_/),
+      org_id: t.orgId,
+      state: 'ready',
+      provider_type: provider,
+      tool_profile: 'locked',
+      ttl_seconds: 600,
+      version: 2,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      session: null,
+    });
+    const runnerId = created.body.runner_id as string;
+
+    const started = await t.admin.post(`/${runnerId}/start`);
+    expect(started.status).toBe(200);
+    expect(started.body).toEqual({
+      session_id: expect.stringMatching(/^ses_/),
+      runner_id: runnerId,
+      state: 'active',
+      started_at: expect.any(String),
+      expires_at: expect.any(String),
+      runner_token: expect.stringMatching(/^svc_rt_[A-Za-z0-9]{40}$/),
+      runner_proof: expect.stringMatching(/^rp1\./),
+    });
+    const sessionId = started.body.session_id as string;
+    expect(Date.parse(started.body.expires_at) - Date.parse(started.body.started_at)).toBe(600_000);
+    expect(verifyRunnerProof(t.service.runtime.secrets.masterKeys, started.body.runner_proof, { runnerId, sessionId })).toEqual({ runnerId, sessionId });
+    const stored = await t.repos.runnerSessions.findById(t.orgId, sessionId);
+    expect(JSON.stringify(stored)).not.toContain(started.body.runner_token);
+    expect(stored?.budget_usd).toBe(5);
+
+    const running = await t.admin.get(`/${runnerId}`);
+    expect(running.body).toMatchObject({ state: 'running', version: 4, session: { session_id: sessionId, state: 'active', runner_id: runnerId } });
+
+    const exec = await t.admin.exec(runnerId, sessionId, ['echo', 'hello', 'runner']);
+    expect(exec.status).toBe(200);
+    // fake echoes the whole argv; local runs the real echo.
+    const stdout = provider === 'fake' ? 'echo hello runner\n' : 'hello runner\n';
+    expect(exec.body).toEqual({ command_id: expect.stringMatching(/^cmd_/), session_id: sessionId, exit_code: 0, stdout, stderr: '' });
+
+    const stopped = await t.admin.post(`/${runnerId}/stop`, undefined, { session_id: sessionId });
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toMatchObject({ session_id: sessionId, runner_id: runnerId, state: 'terminated' });
+    const ready = await t.admin.get(`/${runnerId}`);
+    expect(ready.body).toMatchObject({ state: 'ready', session: null });
+
+    const again = await t.admin.startSession(runnerId, { ttl_override: 120 });
+    expect(Date.parse(again.expires_at) - Date.parse(again.started_at)).toBe(120_000);
+
+    const terminated = await t.admin.post(`/${runnerId}/terminate`);
+    expect(terminated.status).toBe(200);
+    expect(terminated.body).toMatchObject({ runner_id: runnerId, state: 'terminated', session: null });
+    expect((await t.repos.runnerSessions.findById(t.orgId, again.session_id))?.state).toBe('terminated');
+
+    expect(await t.admin.eventTypes(runnerId)).toEqual([
+      'runner_created',
+      'runner_provisioning',
+      'runner_ready',
+      'session_starting',
+      'session_active',
+      'command_executed',
+      'session_stopping',
+      'session_terminated',
+      'runner_ready',
+      'session_starting',
+      'session_active',
+      'session_terminated',
+      'runner_terminated',
+    ]);
+    const events = (await t.admin.get(`/${runnerId}/events`, { limit: '2' })).body;
+    expect(events).toMatchObject({ runner_id: runnerId, total: 13 });
+    expect(events.events).toHaveLength(2);
+    expect(events.events[0]).toEqual({
+      event_id: expect.stringMatching(/^rev_/),
+      event_type: 'runner_terminated',
+      runner_id: runnerId,
+      session_id: null,
+      actor: expect.stringMatching(/^key_/),
+      detail: expect.objectContaining({ from: 'running', runner_state: 'terminated', version: terminated.body.version }),
+      timestamp: expect.any(String),
+    });
+  });
+
+  it('bumps the version on every transition, visible in the audit trail', async () => {
+    const runner = await t.admin.createRunner();
+    const session = await t.admin.startSession(runner.runner_id);
+    await t.admin.post(`/${runner.runner_id}/stop`, undefined, { session_id: session.session_id });
+    const { events } = (await t.admin.get(`/${runner.runner_id}/events`)).body as { events: Json[] };
+    const versions = events.map((e) => e.detail.version as number).reverse();
+    expect(versions).toEqual([1, 1, 2, 3, 4, 5, 6, 7]);
+    expect((await t.admin.get(`/${runner.runner_id}`)).body.version).toBe(7);
+  });
+
+  it('lists runners with state filter and paging, newest first', async () => {
+    const a = await t.admin.createRunner();
+    const b = await t.admin.createRunner();
+    await t.admin.post(`/${a.runner_id}/terminate`);
+    const all = await t.admin.get('/', { limit: '1000' });
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ limit: 1000, offset: 0 });
+    expect(all.body.total).toBe(all.body.runners.length);
+    expect(all.body.runners[0]).not.toHaveProperty('session');
+    const terminated = await t.admin.get('/', { state: 'terminated' });
+    expect((terminated.body.runners as Json[]).map((r) => r.runner_id)).toContain(a.runner_id);
+    expect((terminated.body.runners as Json[]).every((r) => r.state === 'terminated')).toBe(true);
+    const page = await t.admin.get('', { state: 'ready', limit: '1', offset: '0' });
+    expect(page.body).toMatchObject({ limit: 1, offset: 0 });
+    expect(page.body.runners.map((r: Json) => r.runner_id)).toEqual([b.runner_id]);
+    expect((await t.admin.get('/')).body.limit).toBe(100);
+  });
+
+  it.each([
+    [{ provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 59 }, 'ttl_seconds'],
+    [{ provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 86_401 }, 'ttl_seconds'],
+    [{ provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 60.5 }, 'ttl_seconds'],
+    [{ provider_type: 'fake', tool_profile: 'root', ttl_seconds: 600 }, 'tool_profile'],
+    [{ provider_type: 'docker', tool_profile: 'locked', ttl_seconds: 600 }, 'provider_type'],
+    [{ tool_profile: 'locked', ttl_seconds: 600 }, 'provider_type'],
+    [{ provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 600, surprise: true }, 'surprise'],
+    [{ provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 600, session_budget_usd: -1 }, 'session_budget_usd'],
+  ])('refuses an invalid create body %j (400 naming %s)', async (body, param) => {
+    const res = await t.admin.post('/', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
+  });
+
+  it('accepts the boundary TTLs and a per-runner session budget', async () => {
+    await t.admin.createRunner({ ttl_seconds: 60 });
+    const runner = await t.admin.createRunner({ ttl_seconds: 86_400, session_budget_usd: 12.5, name: 'nightly' });
+    const session = await t.admin.startSession(runner.runner_id);
+    expect((await t.repos.runnerSessions.findById(t.orgId, session.session_id))?.budget_usd).toBe(12.5);
+    const created = (await t.admin.get(`/${runner.runner_id}/events`)).body.events.find((e: Json) => e.event_type === 'runner_created');
+    expect(created.detail).toMatchObject({ session_budget_usd: 12.5, name: 'nightly' });
+  });
+
+  it('refuses the vendor providers as not configured (400 provider_not_configured)', async () => {
+    for (const provider_type of ['e2b', 'daytona']) {
+      const res = await t.admin.post('/', { provider_type, tool_profile: 'locked', ttl_seconds: 600 });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'provider_not_configured', param: 'provider_type' });
+      expect(res.body.error.message).toContain('fake, local');
+    }
+  });
+
+  it.each([
+    [{ limit: '0' }, 'limit'],
+    [{ limit: '1001' }, 'limit'],
+    [{ limit: 'ten' }, 'limit'],
+    [{ offset: '-1' }, 'offset'],
+    [{ state: 'sleeping' }, 'state'],
+  ])('refuses list query %j', async (query, param) => {
+    const res = await t.admin.get('/', query);
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe(param);
+  });
+
+  it('validates exec, start and events input', async () => {
+    const runner = await t.admin.createRunner();
+    const session = await t.admin.startSession(runner.runner_id);
+    const exec = (body: unknown, query: Record<string, string> = { session_id: session.session_id }) => t.admin.post(`/${runner.runner_id}/exec`, body, query);
+    expect((await exec({ argv: [] })).body.error.param).toBe('argv');
+    expect((await exec({ argv: 'echo hi' })).body.error.param).toBe('argv');
+    expect((await exec({ argv: ['echo', 3] })).body.error.param).toBe('argv');
+    expect((await exec({ argv: [''] })).body.error.param).toBe('argv');
+    expect((await exec({ argv: ['echo'], timeout_seconds: 0 })).body.error.param).toBe('timeout_seconds');
+    expect((await exec({ argv: ['echo'], timeout_seconds: 3601 })).body.error.param).toBe('timeout_seconds');
+    expect((await exec({ argv: ['echo'] }, {})).body.error.param).toBe('session_id');
+    expect((await exec({ argv: ['echo'] }, { session_id: session.session_id })).status).toBe(200);
+    expect((await t.admin.post(`/${runner.runner_id}/start`, { ttl_override: 30 })).body.error.param).toBe('ttl_override');
+    expect((await t.admin.get(`/${runner.runner_id}/events`, { limit: '0' })).body.error.param).toBe('limit');
+    const events = await t.admin.get(`/${runner.runner_id}/events`);
+    expect(events.body.events.length).toBeLessThanOrEqual(50);
+  });
+
+  it('answers 404 runner_not_found and session_not_found', async () => {
+    const missing = await t.admin.get('/run_doesnotexist');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatchObject({ type: 'not_found_error', code: 'runner_not_found' });
+    for (const res of [
+      await t.admin.post('/run_nope/start'),
+      await t.admin.post('/run_nope/terminate'),
+      await t.admin.get('/run_nope/events'),
+      await t.admin.post('/run_nope/exec', { argv: ['echo'] }, { session_id: 'ses_x' }),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('runner_not_found');
+    }
+    const a = await t.admin.createRunner();
+    const b = await t.admin.createRunner();
+    const sessionOfB = await t.admin.startSession(b.runner_id);
+    for (const res of [
+      await t.admin.post(`/${a.runner_id}/stop`, undefined, { session_id: 'ses_unknown' }),
+      await t.admin.post(`/${a.runner_id}/exec`, { argv: ['echo'] }, { session_id: sessionOfB.session_id }),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('session_not_found');
+    }
+  });
+
+  it('keeps organizations apart', async () => {
+    const runner = await t.admin.createRunner();
+    const otherOrg = await t.repos.organizations.create({ name: 'Other', plan: 'growth' });
+    const plaintext = await seedKey(t.repos, otherOrg._id as OrgId, ['admin:write']);
+    const res = await fetch(`${t.base}/gateway/admin/runners/${runner.runner_id}`, { headers: { 'X-SVC-API-Key': plaintext } });
+    expect(res.status).toBe(404);
+  });
+});

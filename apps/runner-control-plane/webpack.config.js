@@ -1,0 +1,1 @@
+module.exports = require('../../tools/webpack/app.webpack')('runner-control-plane');

@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, spawnNode } from '@svc/testing';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+type Json = Record<string, any>;
+
+/** `npm start` as a newcomer runs it: the real script, the real build, two real ports. */
+describe('npm start', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('serves the gateway surface and the org API, then drains on SIGTERM', async () => {
+    const [gatewayPort, orgPort] = [await freePort(), await freePort()];
+    const started = spawnNode(['tools/start.mjs'], {
+      GATEWAY_PORT: String(gatewayPort),
+      ORG_API_PORT: String(orgPort),
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      await started.waitFor('is running', 120_000);
+      expect(started.output()).toContain(`http://localhost:${gatewayPort}/docs`);
+      expect(started.output()).toContain(`http://localhost:${orgPort}/docs`);
+      expect(started.output()).toMatch(/documents\s+embedded file store/);
+      expect(started.output()).toMatch(/bootstrap\s+created the first organization \(org_\w+\) and its Owner admin@example.com/);
+      expect(started.output()).toMatch(/generated password \(shown once\): \w{24}/);
+
+      for (const port of [gatewayPort, orgPort]) {
+        const res = await fetch(`http://127.0.0.1:${port}/health`);
+        expect(res.status).toBe(200);
+        expect(await res.json() as Json).toEqual({ status: 'ok' });
+        const docs = await fetch(`http://127.0.0.1:${port}/docs/json`);
+        expect(docs.status).toBe(200);
+        expect(((await docs.json()) as Json).openapi).toMatch(/^3\./);
+      }
+    } finally {
+      started.child.kill('SIGTERM');
+    }
+    expect(await started.exited).toBe(0);
+
+    // A restart on the same DATA_DIR keeps the organization: no second bootstrap, no new password.
+    const restarted = spawnNode(['tools/start.mjs'], {
+      GATEWAY_PORT: String(gatewayPort),
+      ORG_API_PORT: String(orgPort),
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      await restarted.waitFor('is running', 120_000);
+      expect(restarted.output()).not.toContain('bootstrap');
+      expect(restarted.output()).not.toContain('generated password');
+    } finally {
+      restarted.child.kill('SIGTERM');
+    }
+    expect(await restarted.exited).toBe(0);
+  }, 240_000);
+});
+
+describe('bad configuration', () => {
+  it.each([
+    ['GATEWAY_PORT', 'not-a-port', /GATEWAY_PORT/],
+    ['REDIS_URL', 'http://localhost:6379', /REDIS_URL: must be a URL starting with redis:\/\//],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+    ['MASTER_ENCRYPTION_KEY', 'too-short', /MASTER_ENCRYPTION_KEY: must be 32 bytes/],
+  ])('%s=%s stops the process with a message naming the variable', async (variable, value, message) => {
+    const run = spawnNode(['-r', '@swc-node/register', 'apps/standalone/src/main.ts'], {
+      SWC_NODE_PROJECT: 'tsconfig.base.json',
+      [variable]: value,
+    });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toMatch(message);
+  });
+
+  it('refuses to start in production without the master key and JWT secret', async () => {
+    const run = spawnNode(['-r', '@swc-node/register', 'apps/standalone/src/main.ts'], {
+      SWC_NODE_PROJECT: 'tsconfig.base.json',
+      NODE_ENV: 'production',
+      GATEWAY_PORT: String(await freePort()),
+      ORG_API_PORT: String(await freePort()),
+    });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toMatch(/MASTER_ENCRYPTION_KEY: is required when NODE_ENV=production/);
+    expect(run.output()).toMatch(/JWT_SECRET: is required when NODE_ENV=production/);
+  });
+});

@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { GatewayProxyModule } from '@svc/proxy';
+import { GatewayAdminModule } from '@svc/admin';
+import { OrgApiModule } from '@svc/org';
+import { LivenessModule, SERVICE_VERSION } from '@svc/platform';
+import type { ServiceDefinition } from '@svc/runtime';
+import { RunnerControlPlaneModule } from '@svc/runners';
+import { WebhookDispatcherModule } from '@svc/webhooks';
+
+/** `{base_url}`: the proxy, the gateway admin (runners included) and the in-process workers. */
+@Module({ imports: [LivenessModule, GatewayProxyModule, GatewayAdminModule, RunnerControlPlaneModule, WebhookDispatcherModule] })
+export class GatewaySurfaceModule {}
+
+/** `{admin_url}`: the organization API. */
+@Module({ imports: [LivenessModule, OrgApiModule] })
+export class OrgSurfaceModule {}
+
+/** `npm start`: the whole service in one process (DECISIONS.md "Running it"). */
+export const SERVICE: ServiceDefinition = {
+  name: 'svc-gateway',
+  bootstrap: true,
+  version: SERVICE_VERSION,
+  surfaces: [
+    {
+      label: 'gateway',
+      module: GatewaySurfaceModule,
+      port: 'GATEWAY_PORT',
+      surface: 'gateway',
+      rawBodyPrefix: '/v1/',
+      docs: { title: 'Governed LLM gateway', description: 'Proxy routes under /v1 and the admin surface under /gateway/admin' },
+      highlights: ['/v1', '/gateway/admin'],
+    },
+    {
+      label: 'org-api',
+      module: OrgSurfaceModule,
+      port: 'ORG_API_PORT',
+      surface: 'org',
+      docs: { title: 'Organization API', description: 'Login, API keys, webhooks, budgets, cost metrics under /api/v1' },
+      highlights: ['/api/v1'],
+    },
+  ],
+};

@@ -1,0 +1,228 @@
+{{/*
+Names, labels and the pieces every service's pod shares. Templates reference values explicitly
+(.Values.<path>) so that deploy/tests can check each path against values.yaml.
+*/}}
+
+{{- define "svc.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "svc.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "svc.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Selector labels of one service: (dict "root" $ "component" "gateway"). */}}
+{{- define "svc.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "svc.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* All labels of one service's objects: (dict "root" $ "component" "gateway"). */}}
+{{- define "svc.labels" -}}
+helm.sh/chart: {{ include "svc.chart" .root }}
+{{ include "svc.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: {{ include "svc.name" .root }}
+{{- end -}}
+
+{{/* Image reference: (dict "root" $ "repository" .Values.<service>.image.repository "tag" .Values.<service>.image.tag). */}}
+{{- define "svc.image" -}}
+{{- $tag := .tag | default .root.Values.image.tag | default .root.Chart.AppVersion -}}
+{{- if .root.Values.image.registry -}}
+{{- printf "%s/%s:%s" (trimSuffix "/" .root.Values.image.registry) .repository $tag -}}
+{{- else -}}
+{{- printf "%s:%s" .repository $tag -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+A value as an environment variable's text. Helm reads numbers from values as float64, which
+print as 5.24288e+06 from a million on; whole numbers are printed as integers instead.
+*/}}
+{{- define "svc.scalar" -}}
+{{- if and (kindIs "float64" .) (eq . (float64 (int64 .))) -}}
+{{- int64 . -}}
+{{- else -}}
+{{- . -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "svc.configMapName" -}}
+{{- printf "%s-config" (include "svc.fullname" .) -}}
+{{- end -}}
+
+{{- define "svc.secretName" -}}
+{{- printf "%s-secrets" (include "svc.fullname" .) -}}
+{{- end -}}
+
+{{/* Names of the bundled Bitnami releases (their common.names.fullname). */}}
+{{- define "svc.redis.fullname" -}}
+{{- if .Values.redis.fullnameOverride -}}
+{{- .Values.redis.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else if contains "redis" .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-redis" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "svc.mongodb.fullname" -}}
+{{- if .Values.mongodb.fullnameOverride -}}
+{{- .Values.mongodb.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else if contains "mongodb" .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-mongodb" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "true" when REDIS_URL / MONGODB_URI come from redis.url / mongodb.uri through the chart's Secret. */}}
+{{- define "svc.redis.urlInSecret" -}}
+{{- if and (not .Values.redis.enabled) (not .Values.redis.existingSecret) .Values.redis.url -}}true{{- end -}}
+{{- end -}}
+
+{{- define "svc.mongodb.uriInSecret" -}}
+{{- if and (not .Values.mongodb.enabled) (not .Values.mongodb.existingSecret) .Values.mongodb.uri -}}true{{- end -}}
+{{- end -}}
+
+{{/* "true" when the chart renders its own Secret (templates/secret.yaml). */}}
+{{- define "svc.createSecret" -}}
+{{- if or (not .Values.secrets.existingSecret) .Values.secrets.providerApiKeys (include "svc.redis.urlInSecret" .) (include "svc.mongodb.uriInSecret" .) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+Refuses configurations that cannot work: five processes share state only through Redis and
+MongoDB, production needs the master key and the JWT secret, and the grace period must outlast
+the drain.
+*/}}
+{{- define "svc.validate" -}}
+{{- if not (or .Values.redis.enabled .Values.redis.url .Values.redis.existingSecret) -}}
+{{- fail "Redis is required: set redis.enabled=true (bundled chart), redis.url, or redis.existingSecret" -}}
+{{- end -}}
+{{- if not (or .Values.mongodb.enabled .Values.mongodb.uri .Values.mongodb.existingSecret) -}}
+{{- fail "MongoDB is required: set mongodb.enabled=true (bundled chart), mongodb.uri, or mongodb.existingSecret" -}}
+{{- end -}}
+{{- if and .Values.redis.enabled (or .Values.redis.url .Values.redis.existingSecret) -}}
+{{- fail "redis.enabled (bundled) and redis.url / redis.existingSecret (external) exclude each other" -}}
+{{- end -}}
+{{- if and .Values.mongodb.enabled (or .Values.mongodb.uri .Values.mongodb.existingSecret) -}}
+{{- fail "mongodb.enabled (bundled) and mongodb.uri / mongodb.existingSecret (external) exclude each other" -}}
+{{- end -}}
+{{- if not .Values.secrets.existingSecret -}}
+{{- if not .Values.secrets.MASTER_ENCRYPTION_KEY -}}
+{{- fail "secrets.MASTER_ENCRYPTION_KEY is required (openssl rand -base64 32), or name a Secret in secrets.existingSecret" -}}
+{{- end -}}
+{{- if not .Values.secrets.JWT_SECRET -}}
+{{- fail "secrets.JWT_SECRET is required (at least 32 characters: openssl rand -hex 32), or name a Secret in secrets.existingSecret" -}}
+{{- end -}}
+{{- end -}}
+{{- if and .Values.secrets.existingSecret (eq .Values.secrets.existingSecret (include "svc.secretName" .)) (include "svc.createSecret" .) -}}
+{{- fail (printf "secrets.existingSecret must not be %s: the chart creates a Secret of that name" (include "svc.secretName" .)) -}}
+{{- end -}}
+{{- $drainSeconds := add (int .Values.preStopSleepSeconds) (div (add (int .Values.config.SHUTDOWN_TIMEOUT_MS) 999) 1000) -}}
+{{- if le (int .Values.terminationGracePeriodSeconds) (int $drainSeconds) -}}
+{{- fail (printf "terminationGracePeriodSeconds (%d) must exceed preStopSleepSeconds + SHUTDOWN_TIMEOUT_MS/1000 (%d)" (int .Values.terminationGracePeriodSeconds) (int $drainSeconds)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* envFrom of every service: the ConfigMap, then the Secrets (a later source wins on a shared key). */}}
+{{- define "svc.envFrom" -}}
+- configMapRef:
+    name: {{ include "svc.configMapName" . }}
+{{- if .Values.secrets.existingSecret }}
+- secretRef:
+    name: {{ .Values.secrets.existingSecret }}
+{{- end }}
+{{- if include "svc.createSecret" . }}
+- secretRef:
+    name: {{ include "svc.secretName" . }}
+{{- end }}
+{{- end -}}
+
+{{/*
+REDIS_URL and MONGODB_URI when they do not come from the chart's Secret: from an existing Secret,
+or composed for the bundled charts from the password those charts generate (Kubernetes expands
+$(VAR) from the variables listed before it).
+*/}}
+{{- define "svc.datastoreEnv" -}}
+{{- if .Values.redis.enabled }}
+{{- if .Values.redis.auth.enabled }}
+- name: SVC_BUNDLED_REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.redis.auth.existingSecret | default (include "svc.redis.fullname" .) }}
+      key: {{ .Values.redis.auth.existingSecretPasswordKey | default "redis-password" }}
+- name: REDIS_URL
+  value: {{ printf "redis://:$(SVC_BUNDLED_REDIS_PASSWORD)@%s-master:6379/0" (include "svc.redis.fullname" .) | quote }}
+{{- else }}
+- name: REDIS_URL
+  value: {{ printf "redis://%s-master:6379/0" (include "svc.redis.fullname" .) | quote }}
+{{- end }}
+{{- else if .Values.redis.existingSecret }}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.redis.existingSecret }}
+      key: {{ .Values.redis.existingSecretKey }}
+{{- end }}
+{{- if .Values.mongodb.enabled }}
+{{- if .Values.mongodb.auth.enabled }}
+- name: SVC_BUNDLED_MONGODB_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.mongodb.auth.existingSecret | default (include "svc.mongodb.fullname" .) }}
+      key: mongodb-root-password
+- name: MONGODB_URI
+  value: {{ printf "mongodb://%s:$(SVC_BUNDLED_MONGODB_PASSWORD)@%s:27017/%s?authSource=admin" .Values.mongodb.auth.rootUser (include "svc.mongodb.fullname" .) .Values.mongodb.appDatabase | quote }}
+{{- else }}
+- name: MONGODB_URI
+  value: {{ printf "mongodb://%s:27017/%s" (include "svc.mongodb.fullname" .) .Values.mongodb.appDatabase | quote }}
+{{- end }}
+{{- else if .Values.mongodb.existingSecret }}
+- name: MONGODB_URI
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.mongodb.existingSecret }}
+      key: {{ .Values.mongodb.existingSecretKey }}
+{{- end }}
+{{- end -}}
+
+{{/* Pod annotations that roll the pods when the configuration or the chart's Secret changes. */}}
+{{- define "svc.checksums" -}}
+checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha256sum }}
+checksum/secret: {{ include (print .Template.BasePath "/secret.yaml") . | sha256sum }}
+{{- end -}}
+
+{{/* Writable /tmp (DATA_DIR, RUNNER_WORK_DIR, the OS temp directory) on a read-only root filesystem. */}}
+{{- define "svc.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: {{ .Values.tmpVolume.sizeLimit }}
+{{- end -}}
+
+{{- define "svc.tmpVolumeMount" -}}
+- name: tmp
+  mountPath: /tmp
+{{- end -}}
+
+{{/* Waits before SIGTERM so that endpoints and the Ingress stop routing to the pod first. */}}
+{{- define "svc.lifecycle" -}}
+preStop:
+  exec:
+    command: ["/bin/sleep", "{{ .Values.preStopSleepSeconds }}"]
+{{- end -}}

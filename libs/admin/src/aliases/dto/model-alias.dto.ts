@@ -1,0 +1,79 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+
+export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+const ALIAS_MESSAGE = 'alias must be 1–128 letters, digits, dots, colons, dashes or underscores (no slash: it separates provider/model)';
+
+export class CreateModelAliasDto {
+  @ApiProperty({ description: 'the name clients send as `model`' })
+  @IsString()
+  @Matches(ALIAS_PATTERN, { message: ALIAS_MESSAGE })
+  alias!: string;
+
+  @ApiProperty({ description: 'the model it stands for (may be `provider/model`)' })
+  @IsString()
+  @Length(1, 256)
+  model!: string;
+
+  @ApiPropertyOptional({ nullable: true, description: 'route to this provider (a registry id or one of your provider targets)' })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @Length(1, 64)
+  provider?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @MaxLength(500)
+  description?: string | null;
+}
+
+export class UpdateModelAliasDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Matches(ALIAS_PATTERN, { message: ALIAS_MESSAGE })
+  alias?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  model?: string;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @Length(1, 64)
+  provider?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @MaxLength(500)
+  description?: string | null;
+}
+
+export interface ModelAliasView {
+  id: string;
+  alias: string;
+  model: string;
+  provider: string | null;
+  description: string | null;
+  /** What the alias resolves to on a request: `provider/model` when a provider is set. */
+  resolves_to: string;
+  builtin: false;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BuiltinAliasView {
+  alias: string;
+  model: string;
+  resolves_to: string;
+  builtin: true;
+}

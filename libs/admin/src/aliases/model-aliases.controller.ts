@@ -1,0 +1,42 @@
+import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { CurrentPrincipal, Principal } from '@svc/auth';
+import { AdminController, AdminRoute } from '../common/admin-route';
+import { CreateModelAliasDto, ModelAliasView, UpdateModelAliasDto } from './dto/model-alias.dto';
+import { ModelAliasesService, toAliasView } from './model-aliases.service';
+
+/** SPEC.md model aliases: per-organization CRUD; the built-in aliases are listed read-only. */
+@AdminController('model-aliases', 'model aliases')
+export class ModelAliasesController {
+  constructor(private readonly aliases: ModelAliasesService) {}
+
+  @Post()
+  @AdminRoute('admin:write', 'Create a model alias', '`alias`, `model`, optional `provider`, `description`. 409 `resource_already_exists` (`resource_type: model_alias`) for a taken alias; used from the next request.')
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateModelAliasDto): Promise<ModelAliasView> {
+    return this.aliases.create(principal, body);
+  }
+
+  @Get()
+  @AdminRoute('admin:read', 'List the organization’s aliases, and the built-in ones (read-only)')
+  list(@CurrentPrincipal() principal: Principal) {
+    return this.aliases.list(principal);
+  }
+
+  @Get(':id')
+  @AdminRoute('admin:read', 'One model alias')
+  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ModelAliasView> {
+    return toAliasView(await this.aliases.load(principal.orgId, id));
+  }
+
+  @Patch(':id')
+  @AdminRoute('admin:write', 'Update a model alias')
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateModelAliasDto): Promise<ModelAliasView> {
+    return this.aliases.update(principal, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @AdminRoute('admin:write', 'Delete a model alias')
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    await this.aliases.remove(principal, id);
+  }
+}

@@ -1,0 +1,49 @@
+import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { CurrentPrincipal, Principal } from '@svc/auth';
+import { ApprovalDetailsView, ApprovalsService } from '@svc/governance';
+import { PageQuery } from '../common/admin-query';
+import { AdminController, AdminRoute } from '../common/admin-route';
+import { RejectApprovalDto } from './dto/approval.dto';
+
+/** Who reviewed: the dashboard user, or the gateway key that called. */
+export function reviewerOf(principal: Principal): string {
+  return principal.userId ?? principal.keyId ?? principal.kind;
+}
+
+/** SPEC.md HITL approvals, through the governance ApprovalsService (the one stage 6 uses). */
+@AdminController('approvals', 'approvals')
+export class ApprovalsController {
+  constructor(private readonly approvals: ApprovalsService) {}
+
+  @Get()
+  @AdminRoute('admin:read', 'Pending approvals, newest first (paginated)', '`offset`, `limit` 1–1000 (default 20). Overdue ones are expired first.')
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery) {
+    return this.approvals.listPending(principal.orgId, { offset: query.offset ?? 0, limit: query.limit ?? 20 });
+  }
+
+  @Get('stats')
+  @AdminRoute('admin:read', 'Counts of pending, approved, rejected and expired approvals')
+  stats(@CurrentPrincipal() principal: Principal) {
+    return this.approvals.stats(principal.orgId);
+  }
+
+  @Get(':id')
+  @AdminRoute('admin:read', 'Full approval details', '404 `not_found` (param `approval_id`) for an unknown id or another organization’s.')
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ApprovalDetailsView> {
+    return this.approvals.get(principal.orgId, id);
+  }
+
+  @Post(':id/approve')
+  @HttpCode(200)
+  @AdminRoute('admin:write', 'Approve a pending request', 'Records who approved (`approved_by`: the user or key id) and when. 409 `invalid_state` unless pending.')
+  approve(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ApprovalDetailsView> {
+    return this.approvals.approve(principal.orgId, id, reviewerOf(principal));
+  }
+
+  @Post(':id/reject')
+  @HttpCode(200)
+  @AdminRoute('admin:write', 'Reject a pending request', '`reason` is required (400 without). 409 `invalid_state` unless pending.')
+  reject(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: RejectApprovalDto): Promise<ApprovalDetailsView> {
+    return this.approvals.reject(principal.orgId, id, reviewerOf(principal), body.reason);
+  }
+}

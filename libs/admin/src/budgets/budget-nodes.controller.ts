@@ -1,0 +1,46 @@
+import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { CurrentPrincipal, Principal } from '@svc/auth';
+import { AdminController, AdminRoute } from '../common/admin-route';
+import { BudgetNodesService } from './budget-nodes.service';
+import { BudgetNodeView, CreateBudgetNodeDto, UpdateBudgetNodeDto } from './dto/budget-node.dto';
+
+/** SPEC.md `POST /budgets/nodes`, plus list, read, update and delete; each node shows its current spend. */
+@AdminController('budgets/nodes', 'budgets')
+export class BudgetNodesController {
+  constructor(private readonly nodes: BudgetNodesService) {}
+
+  @Post()
+  @AdminRoute(
+    'admin:write',
+    'Create a hierarchical budget node',
+    '`name`, `level` (`org`, `team`, `key`), `budget_limit` (> 0 USD), `reset_period` (`daily`, `weekly`, `monthly`); `team_id` for a team node, `key_id` for a key node. 409 `resource_already_exists` when the scope has a node.',
+  )
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateBudgetNodeDto): Promise<BudgetNodeView> {
+    return this.nodes.create(principal, body);
+  }
+
+  @Get()
+  @AdminRoute('admin:read', 'List budget nodes with their current spend')
+  list(@CurrentPrincipal() principal: Principal) {
+    return this.nodes.list(principal);
+  }
+
+  @Get(':id')
+  @AdminRoute('admin:read', 'One budget node with its current spend')
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BudgetNodeView> {
+    return this.nodes.get(principal, id);
+  }
+
+  @Patch(':id')
+  @AdminRoute('admin:write', 'Update a budget node', '`name`, `budget_limit`, `reset_period`, `alert_thresholds`, `parent_id`.')
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateBudgetNodeDto): Promise<BudgetNodeView> {
+    return this.nodes.update(principal, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @AdminRoute('admin:write', 'Delete a budget node (its children move up to its parent)')
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    await this.nodes.remove(principal, id);
+  }
+}

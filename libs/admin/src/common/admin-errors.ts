@@ -1,0 +1,22 @@
+import { ConflictError, GatewayError, invalidRequest, OutboundBlockedError } from '@svc/platform';
+
+/** 409 `resource_already_exists` (SPEC.md "Admin conflicts") with the resource type and the id in the way. */
+export function alreadyExists(resourceType: string, message: string, conflictingId: string | null): ConflictError {
+  return new ConflictError('resource_already_exists', message, { resource_type: resourceType, conflicting_id: conflictingId });
+}
+
+/** 400 `url_not_allowed`: the destination fails the outbound-safety rules (DECISIONS.md). */
+export function urlNotAllowed(error: OutboundBlockedError, param: string): GatewayError {
+  return new GatewayError(400, {
+    message: error.message,
+    type: 'invalid_request_error',
+    code: 'url_not_allowed',
+    param,
+    remediation:
+      error.reason === 'blocked_address'
+        ? 'Use a public address. Private, loopback, link-local and metadata addresses are refused unless OUTBOUND_ALLOW_PRIVATE_NETWORKS=true (development only).'
+        : 'Use an absolute http(s) URL without credentials whose host resolves.',
+  });
+}
+
+export { invalidRequest };

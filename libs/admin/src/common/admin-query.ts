@@ -1,0 +1,39 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+
+/** Every query may carry the gateway key as `api_key` (SPEC.md: the fallback for clients without headers). */
+export class AdminQuery {
+  @ApiPropertyOptional({ description: 'gateway key, for clients that cannot send headers' })
+  @IsOptional()
+  @IsString()
+  api_key?: string;
+}
+
+/** `offset` / `limit` paging of admin lists (limit 1–1000). */
+export class PageQuery extends AdminQuery {
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset?: number;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+}
+
+/** A page of an admin list. */
+export interface AdminPage<T> {
+  items: T[];
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+export const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);

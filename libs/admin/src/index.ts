@@ -1,0 +1,1 @@
+export * from './gateway-admin.module';

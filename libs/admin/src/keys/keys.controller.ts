@@ -1,0 +1,22 @@
+import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { CurrentPrincipal, Principal } from '@svc/auth';
+import { AdminController, AdminRoute } from '../common/admin-route';
+import { DEFAULT_GRACE_HOURS, RotatedKeyResponse, RotateKeyDto, RotateKeyQuery } from './dto/rotate-key.dto';
+import { RotateKeyUseCase } from './rotate-key.usecase';
+
+/** Gateway key rotation with the DECISIONS.md grace period. */
+@AdminController('keys', 'keys')
+export class KeysController {
+  constructor(private readonly rotateKey: RotateKeyUseCase) {}
+
+  @Post(':key_id/rotate')
+  @HttpCode(200)
+  @AdminRoute(
+    'admin:write',
+    'Rotate a gateway key; the new plaintext key is returned once',
+    'Optional `grace_period_hours` (0–168, default 24; body or query): the old key keeps working with `X-SVC-Key-Deprecated` until then, 0 stops it at once. 409 for a revoked or already rotated key.',
+  )
+  rotate(@CurrentPrincipal() principal: Principal, @Param('key_id') keyId: string, @Body() body: RotateKeyDto, @Query() query: RotateKeyQuery): Promise<RotatedKeyResponse> {
+    return this.rotateKey.execute(principal, keyId, body.grace_period_hours ?? query.grace_period_hours ?? DEFAULT_GRACE_HOURS);
+  }
+}

@@ -1,0 +1,57 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Principal } from '@svc/auth';
+import { generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, Repositories } from '@svc/domain';
+import { ConflictError, InvalidationBus, notFound } from '@svc/platform';
+import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
+import { RotatedKeyResponse } from './dto/rotate-key.dto';
+
+/**
+ * Replaces a current gateway key by a new one with the same name, scopes, allowlist and team
+ * (DECISIONS.md: the old key keeps working for `hours`, 0 = stops at once), then drops the old key
+ * from every replica's authentication cache.
+ */
+@Injectable()
+export class RotateKeyUseCase {
+  constructor(
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    @Inject(INVALIDATION_BUS) private readonly invalidation: InvalidationBus,
+  ) {}
+
+  async execute(principal: Principal, keyId: string, hours: number): Promise<RotatedKeyResponse> {
+    const orgId = principal.orgId;
+    const key = await this.repositories.apiKeys.findById(orgId, keyId);
+    if (!key) throw notFound('API key', 'key_id');
+    if (key.status !== 'active') throw new ConflictError('invalid_state', `API key ${key._id} is revoked and cannot be rotated.`, { key_id: key._id, status: key.status });
+    if (key.replaced_by) {
+      throw new ConflictError('key_already_rotated', `API key ${key._id} was already rotated; rotate its replacement ${key.replaced_by} instead.`, {
+        key_id: key._id,
+        replaced_by: key.replaced_by,
+      });
+    }
+    const now = new Date();
+    const graceUntil = new Date(now.getTime() + Math.round(hours * 3_600_000));
+    const plaintext = generateApiKey();
+    const rotated = await this.repositories.apiKeys.rotate(
+      orgId,
+      key._id,
+      { key_hash: hashApiKey(plaintext), key_prefix: keyDisplayPrefix(plaintext), last_four: keyLastFour(plaintext) },
+      graceUntil,
+      now,
+    );
+    if (!rotated) throw new ConflictError('key_already_rotated', `API key ${key._id} changed while it was being rotated; read it again.`, { key_id: key._id });
+    await this.invalidation.publish('api-key', key.key_hash);
+    const current = rotated.current;
+    return {
+      id: current._id,
+      name: current.name,
+      key: plaintext,
+      key_prefix: current.key_prefix,
+      last_four: current.last_four,
+      scopes: current.scopes,
+      created_at: current.created_at.toISOString(),
+      previous_key_id: key._id,
+      grace_period_hours: hours,
+      previous_key_expires_at: graceUntil.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,61 @@
+import { Body, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiBody } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentPrincipal, Principal } from '@svc/auth';
+import { AdminController, AdminRoute } from '../common/admin-route';
+import { ApplyPresetDto, DEFAULT_REPLAY_HOURS, PolicyFieldsDto, SimulatePolicyDto } from './dto/policy.dto';
+import { PoliciesService } from './policies.service';
+import { PolicyView } from './policy-view';
+import { SimulatePolicyUseCase, SimulationResponse } from './simulation/simulate-policy.usecase';
+
+/** SPEC.md "Gateway admin endpoints": the organization's governance policy. */
+@AdminController('policies', 'policies')
+export class PoliciesController {
+  constructor(
+    private readonly policies: PoliciesService,
+    private readonly simulation: SimulatePolicyUseCase,
+  ) {}
+
+  @Get()
+  @AdminRoute('admin:read', 'The policy in force, the custom overrides and the tier defaults side by side')
+  get(@CurrentPrincipal() principal: Principal): Promise<PolicyView> {
+    return this.policies.view(principal);
+  }
+
+  @Post()
+  @ApiBody({ type: PolicyFieldsDto })
+  @AdminRoute(
+    'admin:write',
+    'Create or replace the policy',
+    'The body is the whole policy: absent fields revert to the tier defaults. `rate_limit_rpm` is accepted for `rpm_limit`; `max_body_bytes` is at most 200 MB. 201 when created, 200 when replaced; it applies from the next request.',
+  )
+  async replace(@CurrentPrincipal() principal: Principal, @Body() body: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): Promise<PolicyView> {
+    const { view, created } = await this.policies.replace(principal, body);
+    reply.status(created ? 201 : 200);
+    return view;
+  }
+
+  @Post('apply-preset')
+  @HttpCode(200)
+  @AdminRoute('admin:write', 'Apply a tier preset', 'Sets RPM, cost cap, budgets, HITL threshold and body size to the preset tier (`free`, `starter`, `growth`, `enterprise`; `pro`, `team`); other overrides stay.')
+  applyPreset(@CurrentPrincipal() principal: Principal, @Body() body: ApplyPresetDto): Promise<PolicyView> {
+    return this.policies.applyPreset(principal, body.preset);
+  }
+
+  @Post('simulate')
+  @HttpCode(200)
+  @AdminRoute(
+    'admin:read',
+    'Simulate a draft policy on recent traffic',
+    'Replays the usage records of the last `replay_hours` (1–720, default 24) through the policy-dependent stages with `draft_policy` over the current policy; returns the refusals by stage with example request ids. Read-only.',
+  )
+  simulate(@CurrentPrincipal() principal: Principal, @Body() body: SimulatePolicyDto): Promise<SimulationResponse> {
+    return this.simulation.execute(principal, body.draft_policy, body.replay_hours ?? DEFAULT_REPLAY_HOURS);
+  }
+
+  @Delete(':org_id')
+  @AdminRoute('admin:write', 'Delete the policy: the organization reverts to its tier defaults', 'Another organization’s id answers 404.')
+  remove(@CurrentPrincipal() principal: Principal, @Param('org_id') orgId: string): Promise<PolicyView & { deleted: boolean }> {
+    return this.policies.remove(principal, orgId);
+  }
+}

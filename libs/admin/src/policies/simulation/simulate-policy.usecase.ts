@@ -1,0 +1,70 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Principal } from '@svc/auth';
+import { policyOverrides, Repositories } from '@svc/domain';
+import { effectivePolicy, GovernancePolicy } from '@svc/governance';
+import { REPOSITORIES } from '@svc/runtime';
+import { validPolicy } from '../policies.service';
+import { tierOf } from '../policy-view';
+import { ReplayState, simulate, SimulationResult, STAGE_NAMES, REPLAYED_STAGES } from './replay';
+
+/** Most records one simulation replays (the oldest of a larger window are left out). */
+export const MAX_REPLAYED_RECORDS = 50_000;
+
+export interface SimulationResponse extends SimulationResult {
+  replay_hours: number;
+  from: string;
+  to: string;
+  /** True when the window held more than MAX_REPLAYED_RECORDS records: only the newest were replayed. */
+  truncated: boolean;
+  /** The policy replayed: the policy in force with the draft's fields over it. */
+  draft_policy: GovernancePolicy;
+  current_policy: GovernancePolicy;
+  replayed_stages: { stage: string; name: string }[];
+}
+
+const startOfDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+const startOfMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+
+/**
+ * `POST /gateway/admin/policies/simulate`: replays the last `replay_hours` of the organization's
+ * usage records with the draft policy (docs/admin-api.md "Policy simulation"). Read-only: the live
+ * policy and the counters are untouched.
+ */
+@Injectable()
+export class SimulatePolicyUseCase {
+  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
+
+  async execute(principal: Principal, draft: Record<string, unknown>, replayHours: number, now = new Date()): Promise<SimulationResponse> {
+    const overrides = validPolicy(draft, 'draft_policy.');
+    const tier = tierOf(principal);
+    const stored = policyOverrides(await this.repositories.policies.get(principal.orgId));
+    const current = effectivePolicy(tier, stored);
+    const policy = effectivePolicy(tier, { ...stored, ...overrides });
+    if (Object.prototype.hasOwnProperty.call(draft, 'max_reasoning_tokens') && draft['max_reasoning_tokens'] === null) policy.max_reasoning_tokens = null;
+
+    const from = new Date(now.getTime() - replayHours * 3_600_000);
+    const range = { from, to: now };
+    const usage = this.repositories.usage;
+    const [total, newest, daySeed, monthSeed] = await Promise.all([
+      usage.countRange(principal.orgId, range),
+      usage.listBefore(principal.orgId, range, null, MAX_REPLAYED_RECORDS),
+      usage.totals(principal.orgId, { from: startOfDay(from), to: from }),
+      usage.totals(principal.orgId, { from: startOfMonth(from), to: from }),
+    ]);
+    const records = newest.reverse();
+    const state = new ReplayState({
+      day: [from.toISOString().slice(0, 10), daySeed.cost],
+      month: [from.toISOString().slice(0, 7), monthSeed.cost],
+    });
+    return {
+      replay_hours: replayHours,
+      from: from.toISOString(),
+      to: now.toISOString(),
+      truncated: total > records.length,
+      ...simulate(records, policy, state),
+      draft_policy: policy,
+      current_policy: current,
+      replayed_stages: REPLAYED_STAGES.map((stage) => ({ stage, name: STAGE_NAMES[stage] })),
+    };
+  }
+}

@@ -1,0 +1,39 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+
+/** `plaintext_key` is canonical; `secret` is accepted in its place (DECISIONS.md). */
+export class StoreSecretDto {
+  @ApiProperty({ description: 'provider id or alias (e.g. `openai`, `google`), or one of your provider targets' })
+  @IsString()
+  @Length(1, 64)
+  provider!: string;
+
+  @ApiPropertyOptional({ description: 'the provider key; write-only' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(8192)
+  plaintext_key?: string;
+
+  @ApiPropertyOptional({ description: 'alias of plaintext_key' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(8192)
+  secret?: string;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(120)
+  label?: string | null;
+}
+
+/** Metadata of a stored provider key: never the key, at most its last four characters. */
+export interface SecretView {
+  id: string;
+  provider: string;
+  label: string | null;
+  last_four: string;
+  created_at: string;
+  updated_at: string;
+  rotated_at: string | null;
+}

@@ -1,0 +1,37 @@
+import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { CurrentPrincipal, Principal } from '@svc/auth';
+import { AdminController, AdminRoute } from '../common/admin-route';
+import { SecretView, StoreSecretDto } from './dto/secret.dto';
+import { SecretsService } from './secrets.service';
+
+/** Stored provider keys: write-only values, metadata listings. */
+@AdminController('secrets', 'secrets')
+export class SecretsController {
+  constructor(private readonly secrets: SecretsService) {}
+
+  @Post()
+  @AdminRoute('admin:write', 'Store a provider key (encrypted)', '`provider`, `plaintext_key` (or `secret`), optional `label`. 409 `secret_already_stored` when the provider has one.')
+  store(@CurrentPrincipal() principal: Principal, @Body() body: StoreSecretDto): Promise<SecretView> {
+    return this.secrets.store(principal, body);
+  }
+
+  @Get()
+  @AdminRoute('admin:read', 'List stored provider keys (metadata and last four characters only)')
+  list(@CurrentPrincipal() principal: Principal): Promise<{ items: SecretView[]; total: number }> {
+    return this.secrets.list(principal);
+  }
+
+  @Post('rotate')
+  @HttpCode(200)
+  @AdminRoute('admin:write', 'Replace the stored key of a provider', 'The provider goes in the body. 404 when none is stored.')
+  rotate(@CurrentPrincipal() principal: Principal, @Body() body: StoreSecretDto): Promise<SecretView> {
+    return this.secrets.rotate(principal, body);
+  }
+
+  @Delete(':provider')
+  @HttpCode(204)
+  @AdminRoute('admin:write', 'Revoke the stored key of a provider', 'Explicit provider keys are needed again. 404 when none is stored.')
+  async remove(@CurrentPrincipal() principal: Principal, @Param('provider') provider: string): Promise<void> {
+    await this.secrets.remove(principal, provider);
+  }
+}

@@ -1,0 +1,167 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { PROVIDER_TARGET_KINDS, ProviderTargetKind } from '@svc/domain';
+import { AdminQuery } from '../../common/admin-query';
+
+export const PROVIDER_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+class TargetFieldsDto {
+  @ApiPropertyOptional({ enum: PROVIDER_TARGET_KINDS, description: 'what the server is (alias: `kind`); default openai_compatible' })
+  @IsOptional()
+  @IsIn(PROVIDER_TARGET_KINDS)
+  format?: ProviderTargetKind;
+
+  @ApiPropertyOptional({ enum: PROVIDER_TARGET_KINDS, description: 'alias of format' })
+  @IsOptional()
+  @IsIn(PROVIDER_TARGET_KINDS)
+  kind?: ProviderTargetKind;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'extra non-secret headers sent upstream (at most 32)' })
+  @IsOptional()
+  @IsObject()
+  headers?: Record<string, string>;
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({ type: [String], description: 'models configured by hand, listed and routable with the discovered ones' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @Length(1, 256, { each: true })
+  models?: string[];
+}
+
+export class CreateProviderTargetDto extends TargetFieldsDto {
+  @ApiProperty({ description: 'unique in the organization' })
+  @IsString()
+  @Length(1, 120)
+  name!: string;
+
+  @ApiProperty({ description: 'openai_compatible: the SDK base URL (`https://host/v1`); ollama: the server root (`http://host:11434`)' })
+  @IsString()
+  @Length(1, 2048)
+  base_url!: string;
+
+  @ApiPropertyOptional({ description: 'routing id (`provider_id/model`); default derived from the name' })
+  @IsOptional()
+  @Matches(PROVIDER_ID_PATTERN, { message: 'provider_id must be 1–64 lower-case letters, digits, dots, dashes or underscores' })
+  provider_id?: string;
+
+  @ApiPropertyOptional({ description: 'the target’s API key, stored encrypted, never returned' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 8192)
+  api_key?: string;
+}
+
+export class UpdateProviderTargetDto extends TargetFieldsDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 120)
+  name?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  base_url?: string;
+
+  @ApiPropertyOptional({ nullable: true, description: 'a new key, or null to remove the stored one' })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @Length(1, 8192)
+  api_key?: string | null;
+}
+
+export class CatalogQuery extends AdminQuery {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  provider_id?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 200 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: '`next_cursor` of the previous page' })
+  @IsOptional()
+  @Matches(/^mdl_[A-Za-z0-9]{1,64}$/, { message: 'cursor is not a cursor this API returned' })
+  cursor?: string;
+}
+
+export class HistoryQuery extends AdminQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'only the runs of this target' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  target_id?: string;
+}
+
+export interface ProviderTargetView {
+  id: string;
+  name: string;
+  provider_id: string;
+  kind: ProviderTargetKind;
+  /** Same as kind. */
+  format: ProviderTargetKind;
+  base_url: string;
+  /** Where format-A requests go: `{api_base}/chat/completions`. */
+  api_base: string;
+  has_api_key: boolean;
+  api_key_last_four: string | null;
+  headers: Record<string, string>;
+  enabled: boolean;
+  models: string[];
+  last_discovery_at: string | null;
+  last_discovery_status: 'succeeded' | 'failed' | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DiscoveredModelView {
+  id: string;
+  target_id: string;
+  provider_id: string;
+  model_id: string;
+  /** The id to send as `model` on the generic endpoint. */
+  routable_id: string;
+  owned_by: string | null;
+  context_window: number | null;
+  discovered_at: string;
+  last_seen_at: string;
+}
+
+export interface DiscoveryRunView {
+  id: string;
+  target_id: string;
+  provider_id: string;
+  status: 'succeeded' | 'failed';
+  model_count: number;
+  added: number;
+  removed: number;
+  error: string | null;
+  triggered_by: string | null;
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+}

@@ -1,0 +1,86 @@
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { CurrentPrincipal, Principal } from '@svc/auth';
+import { PageQuery } from '../common/admin-query';
+import { AdminController, AdminRoute } from '../common/admin-route';
+import { DiscoveryResult, DiscoveryService } from './discovery/discovery.service';
+import { CatalogQuery, CreateProviderTargetDto, HistoryQuery, ProviderTargetView, UpdateProviderTargetDto } from './dto/provider-target.dto';
+import { ProviderTargetsService, toTargetView } from './provider-targets.service';
+
+/** SPEC.md provider targets: CRUD, discovery and the per-target catalog. */
+@AdminController('provider-targets', 'provider targets')
+export class ProviderTargetsController {
+  constructor(
+    private readonly targets: ProviderTargetsService,
+    private readonly discovery: DiscoveryService,
+  ) {}
+
+  @Post()
+  @AdminRoute(
+    'admin:write',
+    'Create a provider target',
+    '`name`, `base_url`, `format` (or `kind`) `openai_compatible` | `ollama`, optional `provider_id`, `api_key` (stored encrypted), `headers`, `models`, `enabled`. The URL must pass the outbound-safety rules (400 `url_not_allowed`); 409 `resource_already_exists` for a taken name or provider_id.',
+  )
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateProviderTargetDto): Promise<ProviderTargetView> {
+    return this.targets.create(principal, body);
+  }
+
+  @Get()
+  @AdminRoute('admin:read', 'List the organization’s provider targets', '`offset`, `limit` 1–1000 (default 20).')
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery) {
+    return this.targets.list(principal, { offset: query.offset ?? 0, limit: query.limit ?? 20 });
+  }
+
+  @Get(':id')
+  @AdminRoute('admin:read', 'One provider target')
+  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ProviderTargetView> {
+    return toTargetView(await this.targets.load(principal.orgId, id));
+  }
+
+  @Patch(':id')
+  @AdminRoute('admin:write', 'Update a provider target', 'Any subset of the create fields except provider_id; `api_key: null` removes the stored key.')
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateProviderTargetDto): Promise<ProviderTargetView> {
+    return this.targets.update(principal, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @AdminRoute('admin:write', 'Delete a provider target and its discovered models')
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    await this.targets.remove(principal, id);
+  }
+
+  @Post(':id/discover-models')
+  @HttpCode(200)
+  @AdminRoute(
+    'admin:write',
+    'Discover the target’s models',
+    'GET `/v1/models` (then `/models`) or Ollama `/api/tags`, with outbound safety: resolved addresses checked, no redirects, a timeout and a size cap. 400 `url_not_allowed` for a refused destination, 502 `discovery_failed` otherwise; every run is in the history.',
+  )
+  discover(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DiscoveryResult> {
+    return this.discovery.discover(principal, id);
+  }
+
+  @Get(':id/catalog')
+  @AdminRoute('admin:read', 'The models discovered on a target')
+  catalog(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.discovery.catalogOfTarget(principal, id);
+  }
+}
+
+/** SPEC.md discovery routes across the organization's targets. */
+@AdminController('discovery', 'provider targets')
+export class DiscoveryController {
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  @Get('catalog')
+  @AdminRoute('admin:read', 'Discovered models across targets', '`provider_id`, `limit` 1–1000 (default 200), `cursor` = the previous page’s `next_cursor`.')
+  catalog(@CurrentPrincipal() principal: Principal, @Query() query: CatalogQuery) {
+    return this.discovery.catalog(principal, query);
+  }
+
+  @Get('history')
+  @AdminRoute('admin:read', 'Discovery runs, newest first (audit history)', '`limit` 1–1000 (default 50), optional `target_id`.')
+  history(@CurrentPrincipal() principal: Principal, @Query() query: HistoryQuery) {
+    return this.discovery.history(principal, query.limit ?? 50, query.target_id);
+  }
+}

@@ -1,0 +1,48 @@
+import { Get, Param, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Readable } from 'node:stream';
+import { CurrentPrincipal, Principal } from '@svc/auth';
+import { AdminController, AdminRoute } from '../common/admin-route';
+import { attachment } from '../common/csv';
+import { UsageDaysQuery, UsageListQuery, UsagePage, UsageRecordView } from './dto/usage.dto';
+import { DEFAULT_DAILY_DAYS, DEFAULT_USAGE_DAYS, lastDays, UsageService } from './usage.service';
+
+/** SPEC.md usage routes: records, one record, the daily breakdown and the CSV export. */
+@AdminController('usage', 'usage')
+export class UsageController {
+  constructor(private readonly usage: UsageService) {}
+
+  @Get()
+  @AdminRoute(
+    'admin:read',
+    'Usage records, newest first (paginated)',
+    '`days` 1–90 (default 7), `limit` 1–1000 (default 100); `offset`, or `cursor` = the previous page’s `next_cursor`. 400 outside the bounds.',
+  )
+  list(@CurrentPrincipal() principal: Principal, @Query() query: UsageListQuery): Promise<UsagePage> {
+    return this.usage.list(principal, query);
+  }
+
+  @Get('daily')
+  @AdminRoute('admin:read', 'Daily cost breakdown', '`days` 1–90 (default 30): UTC calendar days, today included, zero-filled.')
+  daily(@CurrentPrincipal() principal: Principal, @Query() query: UsageDaysQuery) {
+    return this.usage.daily(principal, query.days ?? DEFAULT_DAILY_DAYS);
+  }
+
+  @Get('export')
+  @AdminRoute('billing:read', 'Usage records as CSV (streamed download)', '`days` 1–90 (default 7). Columns are the fields of `GET /usage` items; RFC 4180 quoting.')
+  async export(@CurrentPrincipal() principal: Principal, @Query() query: UsageDaysQuery, @Res() reply: FastifyReply): Promise<void> {
+    const range = lastDays(query.days ?? DEFAULT_USAGE_DAYS);
+    const day = (date: Date) => date.toISOString().slice(0, 10);
+    await reply
+      .header('Content-Type', 'text/csv; charset=utf-8')
+      .header('Content-Disposition', attachment(`usage-${principal.orgId}-${day(range.from)}-to-${day(range.to)}.csv`))
+      .header('Cache-Control', 'no-store')
+      .send(Readable.from(this.usage.csv(principal.orgId, range)));
+  }
+
+  @Get(':request_id')
+  @AdminRoute('admin:read', 'One usage record with its replay data', '404 `not_found` (param `request_id`) for an unknown id or another organization’s.')
+  get(@CurrentPrincipal() principal: Principal, @Param('request_id') requestId: string): Promise<UsageRecordView & { replay: unknown }> {
+    return this.usage.get(principal, requestId);
+  }
+}

@@ -1,0 +1,56 @@
+import ipaddr from 'ipaddr.js';
+
+/** Parses an address, unwrapping IPv4-mapped IPv6 (`::ffff:10.0.0.1` → `10.0.0.1`). */
+export function parseIp(value: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const trimmed = value.trim().replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(trimmed)) return null;
+  const parsed = ipaddr.parse(trimmed);
+  return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+}
+
+/** Whether `ip` matches an entry: a single address or a CIDR range. Malformed entries match nothing. */
+export function ipMatches(ip: string, entry: string): boolean {
+  const address = parseIp(ip);
+  if (!address) return false;
+  try {
+    if (entry.includes('/')) {
+      let [range, bits] = ipaddr.parseCIDR(entry.trim());
+      if (range.kind() === 'ipv6' && (range as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
+        range = (range as ipaddr.IPv6).toIPv4Address();
+        bits -= 96;
+      }
+      return address.kind() === range.kind() && address.match(range, bits);
+    }
+    const single = parseIp(entry);
+    return single !== null && single.kind() === address.kind() && single.toNormalizedString() === address.toNormalizedString();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a string is a valid allowlist entry (an address or a CIDR range). */
+export function isValidIpEntry(entry: string): boolean {
+  return entry.includes('/') ? ipaddr.isValidCIDR(entry.trim()) : parseIp(entry) !== null;
+}
+
+/**
+ * The client's address. `X-Forwarded-For` is honoured only when the connection comes from a
+ * trusted proxy; then the right-most address that is not itself a trusted proxy is the client.
+ */
+export function clientIp(socketAddress: string, forwardedFor: string | string[] | undefined, trustedProxies: readonly string[]): string {
+  // The common case stays off the parser: no trusted proxies, an address straight from the socket.
+  if (trustedProxies.length === 0 || !forwardedFor) return socketAddress.startsWith('::ffff:') && socketAddress.includes('.') ? socketAddress.slice(7) : socketAddress;
+  const socket = parseIp(socketAddress)?.toString() ?? socketAddress;
+  const trusted = (ip: string) => trustedProxies.some((entry) => ipMatches(ip, entry));
+  if (!forwardedFor || trustedProxies.length === 0 || !trusted(socket)) return socket;
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)
+    .split(',')
+    .map((hop) => hop.trim())
+    .filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = parseIp(hops[i])?.toString();
+    if (!hop) return socket;
+    if (!trusted(hop)) return hop;
+  }
+  return socket;
+}

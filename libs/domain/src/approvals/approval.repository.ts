@@ -1,0 +1,127 @@
+import { newId } from '../shared/ids';
+import { Page, PageRequest, TenantRepository } from '../shared/tenant-repository';
+import type { OrgId } from '../shared/tenancy';
+import type { DocumentStore } from '../store/types';
+import { APPROVAL_STATUSES, APPROVALS, ApprovalEntity, ApprovalStatus } from './approval.entity';
+
+export interface NewApproval {
+  model: string;
+  provider?: string | null;
+  estimated_cost: number;
+  hitl_threshold: number;
+  retry_after_seconds: number;
+  request_hash: string;
+  request_id?: string | null;
+  key_id?: string | null;
+  /** How long it stays pending. */
+  ttl_ms: number;
+}
+
+export type ApprovalStats = Record<ApprovalStatus, number>;
+
+export class ApprovalRepository extends TenantRepository<ApprovalEntity> {
+  constructor(store: DocumentStore) {
+    super(store, APPROVALS);
+  }
+
+  create(orgId: OrgId, input: NewApproval, now = new Date()): Promise<ApprovalEntity> {
+    return this.insertIn(orgId, {
+      _id: newId('approval'),
+      status: 'pending',
+      model: input.model,
+      provider: input.provider ?? null,
+      estimated_cost: input.estimated_cost,
+      hitl_threshold: input.hitl_threshold,
+      retry_after_seconds: input.retry_after_seconds,
+      request_hash: input.request_hash,
+      request_id: input.request_id ?? null,
+      key_id: input.key_id ?? null,
+      created_at: now,
+      updated_at: now,
+      expires_at: new Date(now.getTime() + input.ttl_ms),
+      approved_by: null,
+      approved_at: null,
+      rejected_by: null,
+      rejected_at: null,
+      rejection_reason: null,
+      consumed_at: null,
+    });
+  }
+
+  /** One approval; a pending one past its expiry is marked expired first. */
+  override async findById(orgId: OrgId, id: string, now = new Date()): Promise<ApprovalEntity | null> {
+    const expired = await this.findOneAndUpdateIn(
+      orgId,
+      { _id: id, status: 'pending', expires_at: { $lte: now } },
+      { $set: { status: 'expired', updated_at: now } },
+    );
+    return expired ?? super.findById(orgId, id);
+  }
+
+  /** Approvals with a status (all when omitted), newest first. Overdue pending ones are marked expired first. */
+  async listByStatus(orgId: OrgId, status: ApprovalStatus | undefined, page: PageRequest = {}, now = new Date()): Promise<Page<ApprovalEntity>> {
+    await this.expireOverdue(orgId, now);
+    return this.list(orgId, { ...page, ...(status ? { filter: { status } } : {}) });
+  }
+
+  async stats(orgId: OrgId, now = new Date()): Promise<ApprovalStats> {
+    await this.expireOverdue(orgId, now);
+    const rows = await this.aggregateIn<{ _id: ApprovalStatus; count: number }>(orgId, [
+      { $group: { _id: '$status', count: { $sum: 1 } } },
+    ]);
+    const stats = Object.fromEntries(APPROVAL_STATUSES.map((s) => [s, 0])) as ApprovalStats;
+    for (const row of rows) stats[row._id] = row.count;
+    return stats;
+  }
+
+  /** Approves a pending, unexpired approval; null otherwise. */
+  approve(orgId: OrgId, id: string, by: string, now = new Date()): Promise<ApprovalEntity | null> {
+    return this.findOneAndUpdateIn(
+      orgId,
+      { _id: id, status: 'pending', expires_at: { $gt: now } },
+      { $set: { status: 'approved', approved_by: by, approved_at: now, updated_at: now } },
+    );
+  }
+
+  /** Rejects a pending, unexpired approval; null otherwise. */
+  reject(orgId: OrgId, id: string, by: string, reason: string | null, now = new Date()): Promise<ApprovalEntity | null> {
+    return this.findOneAndUpdateIn(
+      orgId,
+      { _id: id, status: 'pending', expires_at: { $gt: now } },
+      { $set: { status: 'rejected', rejected_by: by, rejected_at: now, rejection_reason: reason, updated_at: now } },
+    );
+  }
+
+  /** The newest approval for this request (same model and body hash), whatever its state. */
+  findLatestForRequest(orgId: OrgId, model: string, requestHash: string): Promise<ApprovalEntity | null> {
+    return this.findOneIn(orgId, { model, request_hash: requestHash }, { sort: { created_at: -1, _id: -1 } });
+  }
+
+  /** Consumes an approved, unconsumed approval whose body hash matches; null when that is not the case. */
+  consume(orgId: OrgId, id: string, requestHash: string, now = new Date()): Promise<ApprovalEntity | null> {
+    return this.findOneAndUpdateIn(
+      orgId,
+      { _id: id, status: 'approved', request_hash: requestHash, consumed_at: null },
+      { $set: { consumed_at: now, updated_at: now } },
+    );
+  }
+
+  /** Marks the organization's overdue pending approvals expired; returns how many. */
+  async expireOverdue(orgId: OrgId, now = new Date()): Promise<number> {
+    const result = await this.updateManyIn(
+      orgId,
+      { status: 'pending', expires_at: { $lte: now } },
+      { $set: { status: 'expired', updated_at: now } },
+    );
+    return result.modified;
+  }
+
+  /** Cross-tenant by design, for the periodic sweep: marks every overdue pending approval expired. */
+  async expireOverdueAcrossOrgs(now = new Date()): Promise<number> {
+    const result = await this.acrossTenants.updateMany(
+      { status: 'pending', expires_at: { $lte: now } },
+      { $set: { status: 'expired', updated_at: now } },
+    );
+    return result.modified;
+  }
+}

@@ -1,0 +1,212 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Logger } from '@svc/platform';
+import type { Collection, CollectionSpec, DocumentStore, StoreOptions, StoreStatus, StoredDocument } from '../types';
+import { EmbeddedCollection } from './embedded-collection';
+import { appendFile, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import {
+  collectionFilePath,
+  journalFilePath,
+  readCollectionFile,
+  readJournalFile,
+  serializeDocuments,
+  serializeJournal,
+  writeFileAtomic,
+  writeFileAtomicSync,
+} from './persistence';
+
+export interface EmbeddedStoreOptions extends StoreOptions {
+  /** Quiet period before changes are written (default 100 ms). */
+  debounceMs?: number;
+  /** How often expired documents are removed (default 60 s). */
+  sweepIntervalMs?: number;
+}
+
+/**
+ * The local document store of a laptop `npm start`: every collection lives in memory and is
+ * persisted to `<dir>/<collection>.json`, written atomically (temp file + rename) a short,
+ * debounced moment after a change and on `close()`. One process owns a directory.
+ */
+export class EmbeddedDocumentStore implements DocumentStore {
+  readonly kind = 'embedded' as const;
+  readonly directory: string;
+  private readonly collections = new Map<string, EmbeddedCollection<StoredDocument>>();
+  private readonly dirty = new Set<string>();
+  /** Documents inserted since the last write, to append to the journal (insert-only changes). */
+  private readonly appends = new Map<string, unknown[]>();
+  /** Collections with another kind of change: rewritten whole (which also empties their journal). */
+  private readonly rewrite = new Set<string>();
+  /** Documents in each journal, to compact it once it grows. */
+  private readonly journaled = new Map<string, number>();
+  private readonly clock: () => number;
+  private readonly debounceMs: number;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private readonly sweepTimer: NodeJS.Timeout;
+  private writes: Promise<void> = Promise.resolve();
+  private closed = false;
+  /** How long the last write of all dirty collections took; paces the next one. */
+  private lastWriteMs = 0;
+
+  private constructor(
+    directory: string,
+    private readonly logger: Logger,
+    options: EmbeddedStoreOptions,
+  ) {
+    this.directory = directory;
+    this.clock = options.clock ?? Date.now;
+    this.debounceMs = options.debounceMs ?? 100;
+    this.sweepTimer = setInterval(() => this.sweepExpired(), options.sweepIntervalMs ?? 60_000);
+    this.sweepTimer.unref();
+  }
+
+  static async open(directory: string, logger: Logger, options: EmbeddedStoreOptions = {}): Promise<EmbeddedDocumentStore> {
+    const absolute = resolve(directory);
+    mkdirSync(absolute, { recursive: true, mode: 0o700 });
+    return new EmbeddedDocumentStore(absolute, logger, options);
+  }
+
+  collection<T extends StoredDocument>(spec: CollectionSpec<T>): Collection<T> {
+    this.assertOpen();
+    const existing = this.collections.get(spec.name);
+    if (existing) return existing as unknown as Collection<T>;
+    const path = collectionFilePath(this.directory, spec.name);
+    const journal = readJournalFile(journalFilePath(this.directory, spec.name)) as T[];
+    const documents = [...(readCollectionFile(path) as T[]), ...journal];
+    const collection = new EmbeddedCollection<T>(spec, documents, {
+      changed: (inserted) => this.markDirty(spec.name, inserted),
+      assertOpen: () => this.assertOpen(),
+      clock: this.clock,
+    });
+    this.collections.set(spec.name, collection as unknown as EmbeddedCollection<StoredDocument>);
+    if (journal.length) this.markDirty(spec.name); // fold the journal into the collection file
+    this.logger.debug({ collection: spec.name, documents: documents.length, path }, 'embedded collection loaded');
+    return collection;
+  }
+
+  async ready(): Promise<void> {
+    // Collections load synchronously and their indexes are in memory: nothing to wait for.
+  }
+
+  status(): StoreStatus {
+    return 'not_configured';
+  }
+
+  /** Removes expired documents from every collection now; returns how many. */
+  sweepExpired(): number {
+    if (this.closed) return 0;
+    let removed = 0;
+    for (const collection of this.collections.values()) removed += collection.sweepExpired();
+    if (removed) this.logger.debug({ removed }, 'expired documents swept');
+    return removed;
+  }
+
+  /** Writes every pending change now. */
+  flush(): Promise<void> {
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+    }
+    // A failed earlier write must not stop later ones; its names are dirty again.
+    this.writes = this.writes.catch(() => undefined).then(() => this.writeDirty());
+    return this.writes;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    clearInterval(this.sweepTimer);
+    // A clean close folds every journal into its collection file.
+    const journaled = [...this.journaled].filter(([, count]) => count > 0).map(([name]) => name);
+    for (const name of new Set([...journaled, ...this.appends.keys()])) {
+      this.rewrite.add(name);
+      this.dirty.add(name);
+    }
+    try {
+      await this.flush();
+    } catch (error) {
+      this.logger.error({ err: error, directory: this.directory }, 'embedded store: final write failed; retrying synchronously');
+      this.writeDirtySync();
+    } finally {
+      this.closed = true;
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('The embedded document store is closed');
+  }
+
+  private markDirty(name: string, inserted?: readonly unknown[]): void {
+    if (inserted && !this.rewrite.has(name) && (this.journaled.get(name) ?? 0) < 50_000) {
+      const pending = this.appends.get(name) ?? [];
+      pending.push(...inserted);
+      this.appends.set(name, pending);
+    } else {
+      this.rewrite.add(name);
+      this.appends.delete(name);
+    }
+    this.dirty.add(name);
+    if (this.flushTimer) return;
+    // Whole collections are rewritten, so the pace adapts to their size: at most ~2 % of the time
+    // goes to writing (a large usage collection is written less often, never less than debounceMs
+    // apart, at least every 30 s). close() writes everything, so only a crash can lose that window.
+    const delay = Math.min(Math.max(this.debounceMs, this.lastWriteMs * 50), 30_000);
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      this.flush().catch((error: unknown) =>
+        this.logger.error({ err: error, directory: this.directory }, 'embedded store: write failed; will retry on the next change'),
+      );
+    }, delay);
+    this.flushTimer.unref();
+  }
+
+  private async writeDirty(): Promise<void> {
+    const started = Date.now();
+    try {
+      await this.writeDirtyCollections();
+    } finally {
+      this.lastWriteMs = Date.now() - started;
+    }
+  }
+
+  private async writeDirtyCollections(): Promise<void> {
+    const names = [...this.dirty];
+    this.dirty.clear();
+    for (const [i, name] of names.entries()) {
+      const collection = this.collections.get(name);
+      if (!collection) continue;
+      try {
+        if (this.rewrite.delete(name)) {
+          this.appends.delete(name);
+          await writeFileAtomic(collectionFilePath(this.directory, name), serializeDocuments(name, collection.snapshot()));
+          await rm(journalFilePath(this.directory, name), { force: true });
+          this.journaled.set(name, 0);
+        } else {
+          // Insert-only changes: append them instead of rewriting the whole collection.
+          const inserted = this.appends.get(name) ?? [];
+          this.appends.delete(name);
+          if (inserted.length) await appendFile(journalFilePath(this.directory, name), serializeJournal(inserted), { mode: 0o600 });
+          this.journaled.set(name, (this.journaled.get(name) ?? 0) + inserted.length);
+        }
+      } catch (error) {
+        for (const pending of names.slice(i)) {
+          this.dirty.add(pending);
+          this.rewrite.add(pending);
+        }
+        throw error;
+      }
+    }
+  }
+
+  private writeDirtySync(): void {
+    for (const name of [...this.dirty]) {
+      const collection = this.collections.get(name);
+      if (collection) {
+        writeFileAtomicSync(collectionFilePath(this.directory, name), serializeDocuments(name, collection.snapshot()));
+        rmSync(journalFilePath(this.directory, name), { force: true });
+      }
+      this.dirty.delete(name);
+      this.rewrite.delete(name);
+      this.appends.delete(name);
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isDate } from '../document-utils';
+
+/**
+ * On-disk form of one embedded collection: `{"collection": name, "documents": [...]}` as JSON,
+ * with Date values tagged as `{"$date": "<ISO 8601>"}` so they come back as Dates.
+ */
+interface CollectionFile {
+  collection: string;
+  format: 1;
+  documents: unknown[];
+}
+
+export function collectionFilePath(dir: string, name: string): string {
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new Error(`Invalid collection name: ${name}`);
+  return join(dir, `${name}.json`);
+}
+
+function replacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const raw = key === '' ? value : this[key];
+  if (isDate(raw)) return { $date: raw.toISOString() };
+  return value;
+}
+
+function reviver(_key: string, value: unknown): unknown {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    const tagged = (value as { $date?: unknown }).$date;
+    if (keys.length === 1 && typeof tagged === 'string') return new Date(tagged);
+  }
+  return value;
+}
+
+export function serializeDocuments(name: string, documents: Iterable<unknown>): string {
+  const file: CollectionFile = { collection: name, format: 1, documents: [...documents] };
+  return JSON.stringify(file, replacer);
+}
+
+/** The journal beside a collection file: documents inserted since it was last written, one per line. */
+export function journalFilePath(dir: string, name: string): string {
+  return `${collectionFilePath(dir, name).slice(0, -'.json'.length)}.journal.jsonl`;
+}
+
+export function serializeJournal(documents: readonly unknown[]): string {
+  return documents.map((document) => `${JSON.stringify(document, replacer)}\n`).join('');
+}
+
+/** Documents of a journal; a torn last line (a crash mid-append) is dropped. */
+export function readJournalFile(path: string): unknown[] {
+  if (!existsSync(path)) return [];
+  const documents: unknown[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line) continue;
+    try {
+      documents.push(JSON.parse(line, reviver));
+    } catch {
+      break;
+    }
+  }
+  return documents;
+}
+
+export function deserializeDocuments(text: string): unknown[] {
+  const parsed = JSON.parse(text, reviver) as Partial<CollectionFile>;
+  if (!parsed || !Array.isArray(parsed.documents)) throw new Error('not a collection file (no documents array)');
+  return parsed.documents;
+}
+
+/** Reads a collection file; an absent file is an empty collection, an unreadable one an error naming it. */
+export function readCollectionFile(path: string): unknown[] {
+  if (!existsSync(path)) return [];
+  try {
+    return deserializeDocuments(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`Cannot read the embedded document store file ${path}: ${(error as Error).message}`);
+  }
+}
+
+function tempPath(path: string): string {
+  return `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+}
+
+/** Atomic replace: write a temp file beside the target, then rename over it. */
+export async function writeFileAtomic(path: string, content: string): Promise<void> {
+  const temp = tempPath(path);
+  await writeFile(temp, content, { encoding: 'utf8', mode: 0o600 });
+  await rename(temp, path);
+}
+
+export function writeFileAtomicSync(path: string, content: string): void {
+  const temp = tempPath(path);
+  writeFileSync(temp, content, { encoding: 'utf8', mode: 0o600 });
+  renameSync(temp, path);
+}

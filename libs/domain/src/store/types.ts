@@ -1,0 +1,138 @@
+/**
+ * The document-store abstraction every repository is written against. Two adapters implement it
+ * with the same semantics: an embedded file-backed store (mingo for MongoDB query/update/aggregate
+ * semantics) and MongoDB through mongoose. Filters and updates use MongoDB syntax.
+ */
+
+/** Any stored document: a string `_id` (the public id, with its prefix). */
+export interface StoredDocument {
+  _id: string;
+}
+
+/** MongoDB query syntax. Keys are field paths (dotted paths allowed) or top-level `$and`/`$or`/`$nor`. */
+export type Filter<T> = { [K in keyof T]?: unknown } & { [path: string]: unknown };
+
+/** MongoDB update operators. A replacement document (no operators) is not accepted. */
+export interface Update<T> {
+  $set?: Partial<T> & { [path: string]: unknown };
+  $setOnInsert?: Partial<T> & { [path: string]: unknown };
+  $unset?: { [path: string]: '' | 1 | true };
+  $inc?: { [path: string]: number };
+  $push?: { [path: string]: unknown };
+  $addToSet?: { [path: string]: unknown };
+  $pull?: { [path: string]: unknown };
+  $min?: { [path: string]: unknown };
+  $max?: { [path: string]: unknown };
+}
+
+export type SortSpec = Record<string, 1 | -1>;
+export type Projection = Record<string, 0 | 1>;
+/** One aggregation stage, e.g. `{ $match: {...} }`. */
+export type PipelineStage = Record<string, unknown>;
+
+export interface FindOneOptions {
+  sort?: SortSpec;
+  projection?: Projection;
+}
+
+export interface FindOptions extends FindOneOptions {
+  skip?: number;
+  limit?: number;
+}
+
+export interface UpdateOptions {
+  upsert?: boolean;
+}
+
+export interface FindOneAndUpdateOptions extends UpdateOptions {
+  /** Which version of the document to return; default `after`. */
+  returnDocument?: 'before' | 'after';
+  sort?: SortSpec;
+}
+
+export interface UpdateResult {
+  matched: number;
+  modified: number;
+  /** Set when an upsert inserted a document. */
+  upsertedId?: string;
+}
+
+/** One index, as data. Every index says which query it serves. */
+export interface IndexSpec {
+  fields: Record<string, 1 | -1>;
+  unique?: boolean;
+  /** TTL: documents expire `expireAfterSeconds` after the date in the (single) indexed field. */
+  expireAfterSeconds?: number;
+  /** Only documents matching this filter are indexed (unique and TTL apply to them only). */
+  partialFilterExpression?: Record<string, unknown>;
+  /** Index name; defaults to MongoDB's `field_1_other_-1` form. */
+  name?: string;
+  /** The query this index serves. */
+  comment: string;
+}
+
+export interface CollectionSpec<T extends StoredDocument> {
+  name: string;
+  indexes: IndexSpec[];
+  /** Never read; ties the spec to its document type. */
+  readonly __document?: T;
+}
+
+/** Declares a collection spec with its document type. */
+export function defineCollection<T extends StoredDocument>(name: string, indexes: IndexSpec[]): CollectionSpec<T> {
+  return { name, indexes };
+}
+
+export interface Collection<T extends StoredDocument> {
+  readonly name: string;
+  insertOne(doc: T): Promise<T>;
+  /** Ordered: documents before a failing one stay inserted. */
+  insertMany(docs: T[]): Promise<T[]>;
+  findOne(filter: Filter<T>, options?: FindOneOptions): Promise<T | null>;
+  find(filter: Filter<T>, options?: FindOptions): Promise<T[]>;
+  count(filter: Filter<T>): Promise<number>;
+  updateOne(filter: Filter<T>, update: Update<T>, options?: UpdateOptions): Promise<UpdateResult>;
+  updateMany(filter: Filter<T>, update: Update<T>): Promise<UpdateResult>;
+  findOneAndUpdate(filter: Filter<T>, update: Update<T>, options?: FindOneAndUpdateOptions): Promise<T | null>;
+  deleteOne(filter: Filter<T>): Promise<number>;
+  deleteMany(filter: Filter<T>): Promise<number>;
+  aggregate<R = Record<string, unknown>>(pipeline: PipelineStage[]): Promise<R[]>;
+}
+
+export type StoreStatus = 'connected' | 'disconnected' | 'not_configured';
+
+export interface DocumentStore {
+  readonly kind: 'embedded' | 'mongodb';
+  /** The collection for a spec; the same instance for the same name. Indexes are created at open. */
+  collection<T extends StoredDocument>(spec: CollectionSpec<T>): Collection<T>;
+  /** Resolves once every collection opened so far has its indexes in place. */
+  ready(): Promise<void>;
+  /** For health: `not_configured` for the embedded store (no MongoDB configured). */
+  status(): StoreStatus;
+  close(): Promise<void>;
+}
+
+/** Shared adapter options. */
+export interface StoreOptions {
+  /** Milliseconds since the epoch; TTL expiry is computed against it. Default `Date.now`. */
+  clock?: () => number;
+}
+
+/** A unique-index violation, raised the same way by both adapters. */
+export class DuplicateKeyError extends Error {
+  readonly code = 'duplicate_key';
+  constructor(
+    readonly collection: string,
+    readonly index: string,
+    readonly fields: string[],
+    readonly keyValue: Record<string, unknown> = {},
+  ) {
+    super(`Duplicate key in ${collection}: unique index ${index} (${fields.join(', ')})`);
+    this.name = 'DuplicateKeyError';
+  }
+}
+
+/** MongoDB's default index name: `a_1_b_-1`. */
+export function indexName(index: IndexSpec): string {
+  return index.name ?? Object.entries(index.fields).map(([field, dir]) => `${field}_${dir}`).join('_');
+}

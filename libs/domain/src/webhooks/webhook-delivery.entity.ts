@@ -1,0 +1,44 @@
+import { defineCollection } from '../store/types';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead_letter';
+
+/** One event's delivery to one webhook, across its attempts. */
+export interface WebhookDeliveryEntity {
+  /** `dlv_...` */
+  _id: string;
+  org_id: string;
+  webhook_id: string;
+  /** The CloudEvents id, `evt_...`. */
+  event_id: string;
+  event_type: string;
+  url: string;
+  /** The exact JSON body sent (signed as is; kept for dead-letter retries). */
+  payload: string;
+  status: DeliveryStatus;
+  /** HTTP status of the last attempt; null when it got no response. */
+  status_code: number | null;
+  latency_ms: number | null;
+  /** Retries made after the first attempt. */
+  retry_count: number;
+  error: string | null;
+  dead_letter: boolean;
+  created_at: Date;
+  updated_at: Date;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  /** Retention: 30 days after creation, or after becoming a dead letter. */
+  expires_at: Date;
+}
+
+export const DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
+
+export const WEBHOOK_DELIVERIES = defineCollection<WebhookDeliveryEntity>('webhook_deliveries', [
+  {
+    fields: { expires_at: 1 },
+    expireAfterSeconds: 0,
+    comment: 'retention: delivery history and dead letters are kept 30 days (each record carries its expiry)',
+  },
+  { fields: { org_id: 1, webhook_id: 1, created_at: -1 }, comment: 'delivery history of a webhook, newest first' },
+  { fields: { org_id: 1, dead_letter: 1, created_at: -1 }, comment: 'dead letters of an org (optionally of one webhook)' },
+]);

@@ -1,0 +1,123 @@
+import { newId } from '../shared/ids';
+import { Page, PageRequest, TenantRepository } from '../shared/tenant-repository';
+import type { OrgId } from '../shared/tenancy';
+import type { DocumentStore } from '../store/types';
+import { DELIVERY_RETENTION_MS, DeliveryStatus, WEBHOOK_DELIVERIES, WebhookDeliveryEntity } from './webhook-delivery.entity';
+
+export interface NewWebhookDelivery {
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  url: string;
+  payload: string;
+}
+
+export interface DeliveryAttempt {
+  status: Exclude<DeliveryStatus, 'dead_letter'>;
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  retry_count: number;
+  next_attempt_at?: Date | null;
+}
+
+export class WebhookDeliveryRepository extends TenantRepository<WebhookDeliveryEntity> {
+  constructor(store: DocumentStore) {
+    super(store, WEBHOOK_DELIVERIES);
+  }
+
+  create(orgId: OrgId, input: NewWebhookDelivery, now = new Date()): Promise<WebhookDeliveryEntity> {
+    return this.insertIn(orgId, {
+      _id: newId('webhookDelivery'),
+      webhook_id: input.webhook_id,
+      event_id: input.event_id,
+      event_type: input.event_type,
+      url: input.url,
+      payload: input.payload,
+      status: 'pending',
+      status_code: null,
+      latency_ms: null,
+      retry_count: 0,
+      error: null,
+      dead_letter: false,
+      created_at: now,
+      updated_at: now,
+      last_attempt_at: null,
+      next_attempt_at: now,
+      delivered_at: null,
+      expires_at: new Date(now.getTime() + DELIVERY_RETENTION_MS),
+    });
+  }
+
+  /** Records the outcome of one attempt. */
+  recordAttempt(orgId: OrgId, id: string, attempt: DeliveryAttempt, at = new Date()): Promise<WebhookDeliveryEntity | null> {
+    return this.findOneAndUpdateIn(
+      orgId,
+      { _id: id },
+      {
+        $set: {
+          status: attempt.status,
+          status_code: attempt.status_code,
+          latency_ms: attempt.latency_ms,
+          error: attempt.error,
+          retry_count: attempt.retry_count,
+          next_attempt_at: attempt.next_attempt_at ?? null,
+          last_attempt_at: at,
+          updated_at: at,
+          ...(attempt.status === 'succeeded' ? { delivered_at: at } : {}),
+        },
+      },
+    );
+  }
+
+  /** Moves a delivery to the dead-letter queue, kept 30 days from now. */
+  markDeadLetter(orgId: OrgId, id: string, at = new Date()): Promise<WebhookDeliveryEntity | null> {
+    return this.findOneAndUpdateIn(
+      orgId,
+      { _id: id },
+      {
+        $set: {
+          status: 'dead_letter',
+          dead_letter: true,
+          next_attempt_at: null,
+          updated_at: at,
+          expires_at: new Date(at.getTime() + DELIVERY_RETENTION_MS),
+        },
+      },
+    );
+  }
+
+  /** Takes a dead letter back for a manual retry; null when it is not a dead letter (of that webhook). */
+  requeueDeadLetter(orgId: OrgId, webhookId: string, id: string, at = new Date()): Promise<WebhookDeliveryEntity | null> {
+    return this.findOneAndUpdateIn(
+      orgId,
+      { _id: id, webhook_id: webhookId, dead_letter: true },
+      {
+        $set: {
+          status: 'pending',
+          dead_letter: false,
+          next_attempt_at: at,
+          updated_at: at,
+          expires_at: new Date(at.getTime() + DELIVERY_RETENTION_MS),
+        },
+      },
+    );
+  }
+
+  listByWebhook(orgId: OrgId, webhookId: string, page: PageRequest = {}): Promise<Page<WebhookDeliveryEntity>> {
+    return this.list(orgId, { ...page, filter: { webhook_id: webhookId } });
+  }
+
+  listDeadLetters(orgId: OrgId, webhookId?: string, page: PageRequest = {}): Promise<Page<WebhookDeliveryEntity>> {
+    return this.list(orgId, { ...page, filter: { dead_letter: true, ...(webhookId ? { webhook_id: webhookId } : {}) } });
+  }
+
+  deleteByWebhook(orgId: OrgId, webhookId: string): Promise<number> {
+    return this.deleteManyIn(orgId, { webhook_id: webhookId });
+  }
+
+  /** The delivery record of one event to one webhook (the dispatcher finds it again on every attempt). */
+  findByEvent(orgId: OrgId, webhookId: string, eventId: string): Promise<WebhookDeliveryEntity | null> {
+    return this.findOneIn(orgId, { webhook_id: webhookId, event_id: eventId }, { sort: { created_at: 1 } });
+  }
+}

@@ -1,0 +1,61 @@
+import type { EventType } from './catalog';
+import { createEvent, EVENT_SOURCES, GatewayEvent } from './cloud-event';
+import { describeEvent, EVENT_SUMMARY_MAX_LENGTH } from './describe';
+import { SAMPLE_DATA } from './event-fixtures';
+
+function eventOf<K extends EventType>(type: K, data = SAMPLE_DATA[type]): GatewayEvent {
+  return createEvent(type, 'org_1', data, EVENT_SOURCES.gateway) as GatewayEvent;
+}
+
+describe('describeEvent', () => {
+  it.each([
+    ['budget.exceeded', ['Budget exceeded', 'daily_budget', '$12.50', '$10.00', 'gpt-4o', 'blocked']],
+    ['budget.warning', ['Budget warning', 'daily', '$7.60', '$10.00', '76%', '75%']],
+    ['guardrail.triggered', ['pii_detected', 'gpt-4o', 'email, ssn', 'messages[0].content']],
+    ['approval.requested', ['apr_xyz', 'gw_abc123', 'claude-sonnet-4', '$3.20', '$1.00']],
+    ['agent.failed', ['nightly-build', 'run_1', 'ses_1', 'code 137']],
+    ['cost_anomaly.hourly_spike', ['hourly_spike', 'high', '3.5x the 7-day average', 'x3.5']],
+    ['cost_anomaly.runaway_agent', ['runaway_agent', 'critical', 'crawler']],
+    ['cost_anomaly.model_drift', ['model_drift', 'medium', 'x6']],
+    ['cost_anomaly.volume_surge', ['volume_surge', 'low', '5.2x normal']],
+    ['budget_hierarchy_alert', ['Platform team', 'team', '80%', 'daily', '$85.00', '$100.00']],
+  ] as [EventType, string[]][])('summarises %s on one line', (type, fragments) => {
+    const text = describeEvent(eventOf(type));
+    for (const fragment of fragments) expect(text).toContain(fragment);
+    expect(text).not.toMatch(/\n/);
+    expect(text.length).toBeLessThanOrEqual(EVENT_SUMMARY_MAX_LENGTH);
+  });
+
+  it('summarises every guardrail subtype', () => {
+    const timestamp = '2025-01-15T10:00:00.000Z';
+    const rate = describeEvent(
+      eventOf('guardrail.triggered', { guardrail: 'rate_limit', current_count: 61, rpm_limit: 60, model: 'm', timestamp }),
+    );
+    expect(rate).toBe('Guardrail rate_limit blocked a request for m: 61/60 requests per minute');
+    for (const guardrail of ['content_safety', 'security_scan', 'model_blocked'] as const) {
+      const text = describeEvent(
+        eventOf('guardrail.triggered', {
+          guardrail,
+          reason: 'blocked by policy',
+          model: 'm',
+          details: { findings: [{ category: 'injection', severity: 'high' }] },
+          timestamp,
+        }),
+      );
+      expect(text).toBe(`Guardrail ${guardrail} blocked a request for m: blocked by policy (findings: injection/high)`);
+    }
+  });
+
+  it('flattens multi-line free text and caps the length', () => {
+    const data = { ...SAMPLE_DATA['agent.failed'], session_id: null, error: `line one\nline two\n${'y'.repeat(600)}` };
+    const text = describeEvent(eventOf('agent.failed', data));
+    expect(text.startsWith('Agent runner "nightly-build" (run_1) failed: line one line two')).toBe(true);
+    expect(text).toHaveLength(EVENT_SUMMARY_MAX_LENGTH);
+    expect(text.endsWith('…')).toBe(true);
+  });
+
+  it('prints small amounts with enough precision', () => {
+    const data = { ...SAMPLE_DATA['approval.requested'], estimated_cost: 0.0042, hitl_threshold: 0.001 };
+    expect(describeEvent(eventOf('approval.requested', data))).toContain('estimated $0.0042 is above the $0.0010 threshold');
+  });
+});

@@ -1,0 +1,128 @@
+import { ApprovalEntity, ApprovalRepository, ApprovalStats, asOrgId, PageRequest } from '@svc/domain';
+import { ConflictError, invalidRequest, notFound } from '@svc/platform';
+import { ApprovalDetailsView, ApprovalStatusView, toDetailsView, toStatusView } from './approval.views';
+
+export interface ApprovalsOptions {
+  /** A pending approval expires after this long (APPROVAL_TTL_HOURS, default 24). */
+  ttlHours: number;
+  /** What a client waiting for a review is told to wait between polls (default 30 s). */
+  retryAfterSeconds?: number;
+  now?: () => Date;
+}
+
+export interface NewApprovalRequest {
+  model: string;
+  provider: string | null;
+  estimatedCost: number;
+  hitlThreshold: number;
+  /** SHA-256 of the canonical request body (`requestHash`). */
+  requestHash: string;
+  requestId: string;
+  keyId: string | null;
+}
+
+export const MAX_REJECTION_REASON = 1000;
+
+/**
+ * HITL approvals (SPEC.md "Approval"): created pending by stage 6, approved or rejected by a
+ * reviewer (the admin API), expired by the sweep after APPROVAL_TTL_HOURS, consumed once by the
+ * re-submitted request that matches the organization, the model and the body hash.
+ * Everything is scoped to an organization; an id of another organization is not found.
+ */
+export class ApprovalsService {
+  readonly retryAfterSeconds: number;
+  private readonly ttlMs: number;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly repository: ApprovalRepository,
+    options: ApprovalsOptions,
+  ) {
+    this.ttlMs = Math.round(options.ttlHours * 3_600_000);
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 30;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** A new pending approval. */
+  request(orgId: string, input: NewApprovalRequest): Promise<ApprovalEntity> {
+    return this.repository.create(
+      asOrgId(orgId),
+      {
+        model: input.model,
+        provider: input.provider,
+        estimated_cost: input.estimatedCost,
+        hitl_threshold: input.hitlThreshold,
+        retry_after_seconds: this.retryAfterSeconds,
+        request_hash: input.requestHash,
+        request_id: input.requestId,
+        key_id: input.keyId,
+        ttl_ms: this.ttlMs,
+      },
+      this.now(),
+    );
+  }
+
+  /** The newest approval for the same organization, model and body hash, in whatever state. */
+  findLatestForRequest(orgId: string, model: string, hash: string): Promise<ApprovalEntity | null> {
+    return this.repository.findLatestForRequest(asOrgId(orgId), model, hash);
+  }
+
+  /** Marks an approved approval used by its re-submission; null when it is not approved, used or bound to another body. */
+  consume(orgId: string, id: string, hash: string): Promise<ApprovalEntity | null> {
+    return this.repository.consume(asOrgId(orgId), id, hash, this.now());
+  }
+
+  /** `GET /v1/approvals/{id}/status`: 404 `not_found` (param `approval_id`) for an unknown id. */
+  async status(orgId: string, id: string): Promise<ApprovalStatusView> {
+    return toStatusView(await this.find(orgId, id));
+  }
+
+  async get(orgId: string, id: string): Promise<ApprovalDetailsView> {
+    return toDetailsView(await this.find(orgId, id));
+  }
+
+  /** Records who approved and when; 409 `invalid_state` unless the approval is pending. */
+  async approve(orgId: string, id: string, reviewer: string): Promise<ApprovalDetailsView> {
+    const approved = await this.repository.approve(asOrgId(orgId), id, reviewer, this.now());
+    if (approved) return toDetailsView(approved);
+    throw this.notPending(await this.find(orgId, id), 'approved');
+  }
+
+  /** Rejects with a reason (400 when it is missing); 409 `invalid_state` unless pending. */
+  async reject(orgId: string, id: string, reviewer: string, reason: unknown): Promise<ApprovalDetailsView> {
+    const text = typeof reason === 'string' ? reason.trim() : '';
+    if (text.length === 0) throw invalidRequest('A reason is required to reject an approval', 'reason');
+    if (text.length > MAX_REJECTION_REASON) throw invalidRequest(`The reason must be at most ${MAX_REJECTION_REASON} characters`, 'reason');
+    const rejected = await this.repository.reject(asOrgId(orgId), id, reviewer, text, this.now());
+    if (rejected) return toDetailsView(rejected);
+    throw this.notPending(await this.find(orgId, id), 'rejected');
+  }
+
+  /** The sweep: every overdue pending approval of every organization becomes expired. */
+  expireOverdue(): Promise<number> {
+    return this.repository.expireOverdueAcrossOrgs(this.now());
+  }
+
+  async stats(orgId: string): Promise<ApprovalStats & { total: number }> {
+    const stats = await this.repository.stats(asOrgId(orgId), this.now());
+    return { ...stats, total: stats.pending + stats.approved + stats.rejected + stats.expired };
+  }
+
+  /** Pending approvals, newest first. */
+  async listPending(orgId: string, page: PageRequest = {}): Promise<{ items: ApprovalDetailsView[]; total: number; offset: number; limit: number }> {
+    const result = await this.repository.listByStatus(asOrgId(orgId), 'pending', page, this.now());
+    return { ...result, items: result.items.map(toDetailsView) };
+  }
+
+  private async find(orgId: string, id: string): Promise<ApprovalEntity> {
+    const approval = typeof id === 'string' && id.length > 0 ? await this.repository.findById(asOrgId(orgId), id, this.now()) : null;
+    if (!approval) throw notFound('Approval', 'approval_id');
+    return approval;
+  }
+
+  private notPending(approval: ApprovalEntity, verb: string): ConflictError {
+    return new ConflictError('invalid_state', `Approval ${approval._id} is ${approval.status}; only a pending approval can be ${verb}.`, {
+      status: approval.status,
+    });
+  }
+}

@@ -1,0 +1,21 @@
+import { BYTES_PER_MB } from '../data/limits';
+
+/** USD for messages: cents above a dollar, more digits for small amounts (`$0.0123`, `$0.000450`). */
+export function usd(value: number): string {
+  const amount = Number.isFinite(value) ? Math.max(0, value) : 0;
+  if (amount === 0) return '$0.00';
+  if (amount >= 1) return `$${amount.toFixed(2)}`;
+  const digits = amount >= 0.01 ? 4 : 6;
+  return `$${amount.toFixed(digits).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
+}
+
+/** Bytes as MB with at most two decimals (`1`, `0.5`, `12.25`). */
+export function megabytes(bytes: number): string {
+  return String(Math.round((bytes / BYTES_PER_MB) * 100) / 100);
+}
+
+/** A list of names for messages: `a, b and c`. */
+export function listOf(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}

@@ -1,0 +1,49 @@
+import { Module } from '@nestjs/common';
+import type { Repositories } from '@svc/domain';
+import { EVENT_PUBLISHER, EventPublisher } from '@svc/events';
+import { APP_CONFIG, AppConfig, InvalidationBus, LOGGER, Logger, REDIS, Redis } from '@svc/platform';
+import { INSTANCE_SECRETS, InstanceSecrets, INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
+import { ApprovalsService } from '../approvals/approvals.service';
+import { GOVERNANCE } from './contract';
+import { ChainGovernanceService } from './governance.service';
+import { acquireMemoryStore } from './shared-memory';
+
+/**
+ * Provides the governance chain as GOVERNANCE (and as ChainGovernanceService, with the extra
+ * admin and health views), and the ApprovalsService. Needs RuntimeModule's shared resources.
+ * Timers (Redis probe, approval sweep) stop in onModuleDestroy.
+ */
+@Module({
+  providers: [
+    {
+      provide: ChainGovernanceService,
+      inject: [REDIS, REPOSITORIES, EVENT_PUBLISHER, INVALIDATION_BUS, APP_CONFIG, LOGGER, INSTANCE_SECRETS],
+      useFactory: (
+        redis: Redis | null,
+        repositories: Repositories,
+        publisher: EventPublisher,
+        invalidation: InvalidationBus,
+        config: AppConfig,
+        logger: Logger,
+        secrets: InstanceSecrets,
+      ) => {
+        const memory = redis ? null : acquireMemoryStore(repositories);
+        return new ChainGovernanceService({
+          redis,
+          repositories,
+          publisher,
+          invalidation,
+          config,
+          logger: logger.child({ component: 'governance' }),
+          masterKeys: secrets.masterKeys,
+          memory: memory?.store,
+          onClose: memory?.release,
+        });
+      },
+    },
+    { provide: GOVERNANCE, useExisting: ChainGovernanceService },
+    { provide: ApprovalsService, inject: [ChainGovernanceService], useFactory: (governance: ChainGovernanceService) => governance.approvals },
+  ],
+  exports: [GOVERNANCE, ChainGovernanceService, ApprovalsService],
+})
+export class GovernanceModule {}

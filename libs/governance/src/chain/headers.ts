@@ -1,0 +1,22 @@
+import { roundUsd } from '../cost/price-lookup';
+import { rateLimitHeaders } from '../stages/1-rate-limit';
+import type { ChainContext } from './context';
+
+/**
+ * The headers of every response, allowed or refused (SPEC.md "Response headers on proxied
+ * responses"): what the stages learned before the decision is carried into a refusal, so a 403
+ * of stage 5 still has the rate-limit values and the daily cost. `extra` adds `Retry-After`
+ * (429 and 202) and `X-SVC-Approval-ID` (202).
+ */
+export function decisionHeaders(ctx: ChainContext, governanceMs: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    'X-SVC-Request-ID': ctx.input.requestId,
+    'X-Gateway-Org': ctx.orgId,
+    ...rateLimitHeaders(ctx.rate),
+    'X-SVC-Cost': String(roundUsd(ctx.estimate?.estimated_cost ?? 0)),
+    'X-SVC-Daily-Cost': String(roundUsd(ctx.dailySpent)),
+    'X-SVC-Daily-Budget': String(ctx.policy.daily_budget),
+    'X-SVC-Governance-Time-Ms': governanceMs.toFixed(3),
+    ...extra,
+  };
+}

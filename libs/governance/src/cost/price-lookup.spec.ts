@@ -1,0 +1,81 @@
+import { costOf, matchPrice, priceFor, roundUsd } from './price-lookup';
+import { DEFAULT_MODEL_PRICE, MODEL_PRICES } from './prices';
+
+describe('priceFor', () => {
+  it('matches exact ids', () => {
+    expect(priceFor('gpt-4o')).toEqual({ input: 2.5, output: 10, cached_input: 1.25 });
+    expect(priceFor('gpt-4o-mini')).toEqual({ input: 0.15, output: 0.6, cached_input: 0.075 });
+    expect(priceFor('o3')).toEqual({ input: 2, output: 8, cached_input: 0.5 });
+  });
+
+  it.each([
+    ['gpt-4o-2024-08-06', 'gpt-4o'],
+    ['gpt-4o-mini-2024-07-18', 'gpt-4o-mini'],
+    ['gpt-4.1-nano-2025-04-14', 'gpt-4.1-nano'],
+    ['o4-mini-2025-04-16', 'o4-mini'],
+    ['claude-sonnet-4-20250514', 'claude-sonnet-4'],
+    ['claude-sonnet-4-5-20250929', 'claude-sonnet-4-5'],
+    ['claude-opus-4-1-20250805', 'claude-opus-4-1'],
+    ['claude-3-5-haiku-20241022', 'claude-3-5-haiku'],
+    ['gemini-2.5-flash-preview-05-20', 'gemini-2.5-flash'],
+    ['gemini-2.5-flash-lite', 'gemini-2.5-flash-lite'],
+    ['mistral-large-latest', 'mistral-large'],
+    ['codestral-2501', 'codestral'],
+    ['ft:gpt-4o-mini-2024-07-18:acme::abc123', 'ft:gpt-4o-mini'],
+    ['text-embedding-3-small', 'text-embedding-3-small'],
+  ])('matches %s by longest prefix (%s)', (model, key) => {
+    expect(matchPrice(model).key).toBe(key);
+  });
+
+  it('keeps an older dated version with a different price apart from its family', () => {
+    expect(priceFor('gpt-4o-2024-05-13')).toEqual({ input: 5, output: 15 });
+  });
+
+  it('ignores case and route prefixes', () => {
+    expect(matchPrice('GPT-4O').key).toBe('gpt-4o');
+    expect(matchPrice('groq/llama-3.3-70b-versatile').key).toBe('llama-3.3-70b-versatile');
+    expect(matchPrice('models/gemini-1.5-pro-002').key).toBe('gemini-1.5-pro');
+    expect(matchPrice('openrouter/anthropic/claude-3-7-sonnet-20250219').key).toBe('claude-3-7-sonnet');
+    expect(priceFor('ollama/llama3.2')).toEqual({ input: 0, output: 0 });
+  });
+
+  it('uses the default price for unknown models, configurable', () => {
+    expect(matchPrice('some-new-model')).toEqual({ price: DEFAULT_MODEL_PRICE, key: null });
+    expect(priceFor('some-new-model', { defaultPrice: { input: 1, output: 2 } })).toEqual({ input: 1, output: 2 });
+    expect(priceFor('mine', { table: { mine: { input: 7, output: 8 } } })).toEqual({ input: 7, output: 8 });
+    expect(priceFor('gpt-4o', { table: { mine: { input: 7, output: 8 } } })).toEqual(DEFAULT_MODEL_PRICE);
+  });
+
+  it('covers the four provider families', () => {
+    for (const key of ['gpt-4o', 'gpt-4.1', 'o1', 'o3-mini', 'text-embedding-3-large', 'claude-opus-4', 'claude-haiku-4-5', 'gemini-2.0-flash', 'mistral-small']) {
+      expect(MODEL_PRICES[key]).toBeDefined();
+    }
+  });
+});
+
+describe('costOf', () => {
+  it('prices input, output and cached input per million tokens at full precision', () => {
+    expect(costOf('gpt-4o', { input_tokens: 1_000_000 })).toBe(2.5);
+    expect(costOf('gpt-4o', { input_tokens: 1000, output_tokens: 500 })).toBeCloseTo(0.0075, 12);
+    expect(costOf('gpt-4o', { input_tokens: 1000, cached_input_tokens: 1000 })).toBeCloseTo(0.00375, 12);
+    expect(costOf('gpt-4o-mini', { input_tokens: 7 })).toBeCloseTo(0.00000105, 15);
+  });
+
+  it('prices cached tokens at the input price when the model has no cache price', () => {
+    expect(costOf('gpt-4', { cached_input_tokens: 1_000_000 })).toBe(30);
+  });
+
+  it('ignores missing, negative and non-finite counts', () => {
+    expect(costOf('gpt-4o', {})).toBe(0);
+    expect(costOf('gpt-4o', { input_tokens: -5, output_tokens: Number.NaN })).toBe(0);
+  });
+});
+
+describe('roundUsd', () => {
+  it('rounds to a millionth of a dollar', () => {
+    expect(roundUsd(0.0000014999)).toBe(0.000001);
+    expect(roundUsd(0.0000015)).toBe(0.000002);
+    expect(roundUsd(1.23456789)).toBe(1.234568);
+    expect(roundUsd(Number.POSITIVE_INFINITY)).toBe(0);
+  });
+});

@@ -1,0 +1,92 @@
+import { DEFAULT_MODEL_PRICE, MODEL_PRICES, ModelPrice, PriceTable } from './prices';
+
+export interface PriceOptions {
+  /** Price table to use instead of the built-in one. */
+  table?: PriceTable;
+  /** Price for models the table does not know (default DEFAULT_MODEL_PRICE). */
+  defaultPrice?: ModelPrice;
+}
+
+export interface PriceMatch {
+  price: ModelPrice;
+  /** The table key that matched, or null when the default price applies. */
+  key: string | null;
+}
+
+/**
+ * Token counts of one request. `input_tokens` are billed at the full input rate and
+ * `cached_input_tokens` at the cache-read rate: they are added, so a provider-A caller passes
+ * `prompt_tokens - prompt_tokens_details.cached_tokens` as input and the cached count separately.
+ */
+export interface TokenUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cached_input_tokens?: number;
+}
+
+interface CompiledTable {
+  exact: Map<string, ModelPrice>;
+  /** Keys by descending length: the first prefix hit is the longest. */
+  prefixes: string[];
+}
+
+const compiled = new WeakMap<PriceTable, CompiledTable>();
+
+function compile(table: PriceTable): CompiledTable {
+  let entry = compiled.get(table);
+  if (!entry) {
+    const exact = new Map<string, ModelPrice>();
+    for (const [key, price] of Object.entries(table)) exact.set(key.toLowerCase(), price);
+    entry = { exact, prefixes: [...exact.keys()].sort((a, b) => b.length - a.length) };
+    compiled.set(table, entry);
+  }
+  return entry;
+}
+
+function lookup(table: CompiledTable, id: string): string | null {
+  if (table.exact.has(id)) return id;
+  for (const key of table.prefixes) if (id.startsWith(key)) return key;
+  return null;
+}
+
+/**
+ * Price of a model: exact id, then the longest table key that prefixes the id. An id with a
+ * route prefix (`groq/llama-3.3-70b-versatile`, `models/gemini-1.5-pro`) that matches nothing
+ * as a whole is looked up again without its leading segments, one at a time. Case is ignored.
+ */
+export function matchPrice(model: string, options: PriceOptions = {}): PriceMatch {
+  const table = compile(options.table ?? MODEL_PRICES);
+  const id = model.trim().toLowerCase();
+  let key = lookup(table, id);
+  for (let slash = id.indexOf('/'); key === null && slash >= 0; slash = id.indexOf('/', slash + 1)) {
+    key = lookup(table, id.slice(slash + 1));
+  }
+  if (key === null) return { price: options.defaultPrice ?? DEFAULT_MODEL_PRICE, key: null };
+  return { price: table.exact.get(key) as ModelPrice, key };
+}
+
+export function priceFor(model: string, options: PriceOptions = {}): ModelPrice {
+  return matchPrice(model, options).price;
+}
+
+function tokens(value: number | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/** Cost in USD at full floating-point precision (round for display with `roundUsd`). */
+export function costOf(model: string, usage: TokenUsage, options: PriceOptions = {}): number {
+  const price = priceFor(model, options);
+  const cachedRate = price.cached_input ?? price.input;
+  return (
+    (tokens(usage.input_tokens) * price.input +
+      tokens(usage.cached_input_tokens) * cachedRate +
+      tokens(usage.output_tokens) * price.output) /
+    1_000_000
+  );
+}
+
+/** USD rounded to 6 decimals (a millionth of a dollar), the precision of stored costs and headers. */
+export function roundUsd(value: number): number {
+  if (!Number.isFinite(value)) return 0;
+  return Math.round(value * 1_000_000) / 1_000_000;
+}

@@ -1,0 +1,119 @@
+/**
+ * Model prices in USD per 1 million tokens: public list prices of the vendors at the time of
+ * writing (standard tier, prompts below any long-context surcharge, no batch discount).
+ * `cached_input` is the cache-read price; absent means cached input costs the input price.
+ * Keys are lower-case model ids or id prefixes; `priceFor` matches an exact id first and then
+ * the longest key that is a prefix of the id, so dated versions (`gpt-4o-2024-08-06`,
+ * `claude-sonnet-4-20250514`) find their family. Keep more specific ids next to their family,
+ * and give an older dated version its own entry when its price differs (`gpt-4o-2024-05-13`).
+ * Keys ending in `/` price whole routes (`ollama/`, self-hosted: free).
+ */
+
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cached_input?: number;
+}
+
+export type PriceTable = Readonly<Record<string, Readonly<ModelPrice>>>;
+
+/** Price for a model the table does not know: priced like a mid-range frontier model, so budgets still bind. */
+export const DEFAULT_MODEL_PRICE: Readonly<ModelPrice> = Object.freeze({ input: 3, output: 15, cached_input: 0.3 });
+
+const p = (input: number, output: number, cached_input?: number): ModelPrice =>
+  cached_input === undefined ? { input, output } : { input, output, cached_input };
+
+export const MODEL_PRICES: PriceTable = Object.freeze({
+  // Provider A (openai): chat
+  'gpt-4o': p(2.5, 10, 1.25),
+  'gpt-4o-2024-05-13': p(5, 15),
+  'chatgpt-4o-latest': p(5, 15),
+  'gpt-4o-mini': p(0.15, 0.6, 0.075),
+  'gpt-4.1': p(2, 8, 0.5),
+  'gpt-4.1-mini': p(0.4, 1.6, 0.1),
+  'gpt-4.1-nano': p(0.1, 0.4, 0.025),
+  'gpt-4.5-preview': p(75, 150, 37.5),
+  'gpt-5': p(1.25, 10, 0.125),
+  'gpt-5-mini': p(0.25, 2, 0.025),
+  'gpt-5-nano': p(0.05, 0.4, 0.005),
+  'gpt-5-pro': p(15, 120),
+  'gpt-5.1': p(1.25, 10, 0.125),
+  'gpt-4-turbo': p(10, 30),
+  'gpt-4-1106': p(10, 30),
+  'gpt-4-0125': p(10, 30),
+  'gpt-4-32k': p(60, 120),
+  'gpt-4': p(30, 60),
+  'gpt-3.5-turbo': p(0.5, 1.5),
+  // Provider A: reasoning series
+  o1: p(15, 60, 7.5),
+  'o1-mini': p(1.1, 4.4, 0.55),
+  'o1-pro': p(150, 600),
+  o3: p(2, 8, 0.5),
+  'o3-mini': p(1.1, 4.4, 0.55),
+  'o3-pro': p(20, 80),
+  'o4-mini': p(1.1, 4.4, 0.275),
+  // Provider A: fine-tuned models (`ft:<base>:<org>::<id>`)
+  'ft:gpt-4o': p(3.75, 15, 1.875),
+  'ft:gpt-4o-mini': p(0.3, 1.2, 0.15),
+  'ft:gpt-4.1': p(3, 12, 0.75),
+  'ft:gpt-4.1-mini': p(0.8, 3.2, 0.2),
+  'ft:gpt-4.1-nano': p(0.2, 0.8, 0.05),
+  'ft:gpt-3.5-turbo': p(3, 6),
+  // Provider A: embeddings (input only)
+  'text-embedding-3-small': p(0.02, 0),
+  'text-embedding-3-large': p(0.13, 0),
+  'text-embedding-ada-002': p(0.1, 0),
+
+  // Provider B (anthropic); cached_input is the cache-read price
+  'claude-opus-4-5': p(5, 25, 0.5),
+  'claude-opus-4-1': p(15, 75, 1.5),
+  'claude-opus-4': p(15, 75, 1.5),
+  'claude-sonnet-4-5': p(3, 15, 0.3),
+  'claude-sonnet-4': p(3, 15, 0.3),
+  'claude-haiku-4-5': p(1, 5, 0.1),
+  'claude-3-7-sonnet': p(3, 15, 0.3),
+  'claude-3-5-sonnet': p(3, 15, 0.3),
+  'claude-3-5-haiku': p(0.8, 4, 0.08),
+  'claude-3-opus': p(15, 75, 1.5),
+  'claude-3-haiku': p(0.25, 1.25, 0.03),
+
+  // Provider C (gemini); prompts up to the long-context threshold
+  'gemini-2.5-pro': p(1.25, 10, 0.31),
+  'gemini-2.5-flash': p(0.3, 2.5, 0.075),
+  'gemini-2.5-flash-lite': p(0.1, 0.4, 0.025),
+  'gemini-2.0-flash': p(0.1, 0.4, 0.025),
+  'gemini-2.0-flash-lite': p(0.075, 0.3),
+  'gemini-1.5-pro': p(1.25, 5, 0.3125),
+  'gemini-1.5-flash': p(0.075, 0.3, 0.01875),
+  'gemini-1.5-flash-8b': p(0.0375, 0.15, 0.01),
+  'gemini-embedding-001': p(0.15, 0),
+
+  // Provider D (mistral)
+  'mistral-large': p(2, 6),
+  'mistral-medium': p(0.4, 2),
+  'mistral-small': p(0.1, 0.3),
+  'mistral-embed': p(0.1, 0),
+  'codestral': p(0.3, 0.9),
+  'ministral-8b': p(0.1, 0.1),
+  'ministral-3b': p(0.04, 0.04),
+  'pixtral-large': p(2, 6),
+  'pixtral-12b': p(0.15, 0.15),
+  'magistral-medium': p(2, 5),
+  'magistral-small': p(0.5, 1.5),
+  'open-mistral-nemo': p(0.15, 0.15),
+
+  // Other format-A providers (D-style registry); ids as those providers name them
+  'llama-3.3-70b-versatile': p(0.59, 0.79),
+  'llama-3.1-8b-instant': p(0.05, 0.08),
+  'deepseek-chat': p(0.28, 0.42, 0.028),
+  'deepseek-reasoner': p(0.28, 0.42, 0.028),
+  'grok-4': p(3, 15, 0.75),
+  'grok-3-mini': p(0.3, 0.5, 0.075),
+  'grok-3': p(3, 15, 0.75),
+  sonar: p(1, 1),
+  'sonar-pro': p(3, 15),
+  'meta-llama/llama-3.3-70b-instruct-turbo': p(0.88, 0.88),
+  // Self-hosted routes
+  'ollama/': p(0, 0),
+  'vllm/': p(0, 0),
+});

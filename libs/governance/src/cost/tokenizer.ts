@@ -1,0 +1,81 @@
+import type { EncodeOptions } from 'gpt-tokenizer/cjs/GptEncoding';
+import { FALLBACK_CHARS_PER_TOKEN } from '../data/limits';
+
+/**
+ * Which tokenizer counts a model's input (stage 2):
+ * - provider A's current models (gpt-4o, gpt-4.1, gpt-4.5, gpt-5, o-series, gpt-oss) use
+ *   `o200k_base`; older gpt-4 / gpt-3.5 and the text-embedding models use `cl100k_base`. Exact.
+ * - every other family (claude, gemini, mistral, llama, ...) has no public tokenizer here; its
+ *   count is approximated as the larger of the o200k count and one token per 4 characters.
+ *   o200k alone undercounts those vendors on English prose (their vocabularies are smaller);
+ *   characters/4 alone undercounts CJK text and code. The larger of both errs on the high side,
+ *   which is the safe side for budgets.
+ * Encoders load lazily on first use (about half a second each) and stay cached for the process;
+ * call `warmUpTokenizers()` at boot to move that cost off the first request.
+ */
+
+export type TokenizerEncoding = 'o200k_base' | 'cl100k_base';
+
+export interface TokenizerChoice {
+  encoding: TokenizerEncoding;
+  /** false: the model's vendor tokenizer differs and the count is an approximation. */
+  exact: boolean;
+}
+
+interface Encoder {
+  countTokens(input: string, options?: EncodeOptions): number;
+}
+
+const O200K_PREFIXES = ['gpt-4o', 'chatgpt-4o', 'gpt-4.1', 'gpt-4.5', 'gpt-5', 'o1', 'o3', 'o4', 'gpt-oss', 'codex-'];
+const CL100K_PREFIXES = ['gpt-4', 'gpt-3.5', 'text-embedding-', 'davinci-002', 'babbage-002'];
+
+/** User text may contain special-token strings such as `<|endoftext|>`: count them as plain text. */
+const PLAIN_TEXT: EncodeOptions = { disallowedSpecial: new Set<string>() };
+
+const encoders = new Map<TokenizerEncoding, Encoder>();
+
+function load(encoding: TokenizerEncoding): Encoder {
+  let encoder = encoders.get(encoding);
+  if (!encoder) {
+    // Loaded on demand: the BPE tables are large, and most importers of this library never count tokens.
+    encoder =
+      encoding === 'o200k_base'
+        ? (require('gpt-tokenizer/cjs/encoding/o200k_base') as Encoder)
+        : (require('gpt-tokenizer/cjs/encoding/cl100k_base') as Encoder);
+    encoders.set(encoding, encoder);
+  }
+  return encoder;
+}
+
+/** Loads both encoders now (for application start). */
+export function warmUpTokenizers(): void {
+  load('o200k_base').countTokens('warm up', PLAIN_TEXT);
+  load('cl100k_base').countTokens('warm up', PLAIN_TEXT);
+}
+
+export function tokenizerFor(model: string): TokenizerChoice {
+  let id = model.trim().toLowerCase();
+  id = id.slice(id.lastIndexOf('/') + 1);
+  if (id.startsWith('ft:')) id = id.slice(3);
+  if (O200K_PREFIXES.some((prefix) => id.startsWith(prefix))) return { encoding: 'o200k_base', exact: true };
+  if (CL100K_PREFIXES.some((prefix) => id.startsWith(prefix))) return { encoding: 'cl100k_base', exact: true };
+  return { encoding: 'o200k_base', exact: false };
+}
+
+/** The fallback estimate: one token per 4 characters, rounded up. */
+export function approximateTokens(text: string): number {
+  return Math.ceil(text.length / FALLBACK_CHARS_PER_TOKEN);
+}
+
+/** Tokens of one text with the chosen encoding; falls back to characters/4 if the tokenizer fails. */
+export function countTextTokens(text: string, choice: TokenizerChoice): number {
+  if (text.length === 0) return 0;
+  const approx = approximateTokens(text);
+  let counted: number;
+  try {
+    counted = load(choice.encoding).countTokens(text, PLAIN_TEXT);
+  } catch {
+    return approx;
+  }
+  return choice.exact ? counted : Math.max(counted, approx);
+}

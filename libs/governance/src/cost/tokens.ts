@@ -1,0 +1,171 @@
+import { DEFAULT_MAX_OUTPUT_TOKENS, FALLBACK_CHARS_PER_TOKEN } from '../data/limits';
+import { TokenizerChoice, approximateTokens, countTextTokens, tokenizerFor } from './tokenizer';
+
+/**
+ * Input token count of a request body (stage 2). Counted: format A `messages` (string content,
+ * content parts, `tool_calls`, `name`), format B `system` and content blocks (`text`, `tool_use`
+ * input, `tool_result` content, text documents, `thinking`), tool and function definitions and a
+ * JSON-schema `response_format` (as their JSON), embeddings `input` (strings or token arrays) and
+ * a legacy `prompt`. Chat messages add the chat-format overhead of provider A (4 tokens per
+ * message, 3 to prime the reply). Images count a flat estimate; audio and binary documents are
+ * not counted.
+ *
+ * Bodies with more than EXACT_COUNT_CHAR_BUDGET characters of text are tokenized up to the
+ * budget and extrapolated from the measured tokens per character beyond it, to keep stage 2
+ * linear and fast on very large bodies.
+ */
+
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+export const REPLY_PRIMING_TOKENS = 3;
+/** A high-detail 1024x1024 image for provider A; provider B charges a similar amount per megapixel. */
+export const IMAGE_TOKEN_ESTIMATE = 765;
+export const EXACT_COUNT_CHAR_BUDGET = 1_048_576;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+class TokenTally {
+  tokens = 0;
+  private exactChars = 0;
+  private exactTokens = 0;
+
+  constructor(private readonly choice: TokenizerChoice) {}
+
+  text(value: unknown): void {
+    if (typeof value !== 'string' || value.length === 0) return;
+    const room = EXACT_COUNT_CHAR_BUDGET - this.exactChars;
+    if (room >= value.length) {
+      const counted = countTextTokens(value, this.choice);
+      this.exactChars += value.length;
+      this.exactTokens += counted;
+      this.tokens += counted;
+      return;
+    }
+    const head = value.slice(0, Math.max(room, 0));
+    if (head.length > 0) this.text(head);
+    const rest = value.length - head.length;
+    const perChar = this.exactChars > 0 ? this.exactTokens / this.exactChars : 0;
+    this.tokens += Math.ceil(rest * Math.max(perChar, 1 / FALLBACK_CHARS_PER_TOKEN));
+  }
+
+  json(value: unknown): void {
+    if (value === undefined || value === null) return;
+    this.text(typeof value === 'string' ? value : JSON.stringify(value));
+  }
+
+  add(tokens: number): void {
+    this.tokens += tokens;
+  }
+}
+
+function countPart(part: unknown, tally: TokenTally): void {
+  if (typeof part === 'string') return tally.text(part);
+  if (!isObject(part)) return;
+  switch (part.type) {
+    case 'image_url':
+    case 'image':
+    case 'input_image':
+      return tally.add(IMAGE_TOKEN_ESTIMATE);
+    case 'tool_use':
+      tally.text(part.name);
+      return tally.json(part.input);
+    case 'tool_result':
+      return countContent(part.content, tally);
+    case 'document': {
+      const source = isObject(part.source) ? part.source : {};
+      if (source.type === 'text') tally.text(source.data);
+      if (source.type === 'content') countContent(source.content, tally);
+      return;
+    }
+    case 'thinking':
+      return tally.text(part.thinking);
+    default:
+      return tally.text(part.text);
+  }
+}
+
+function countContent(content: unknown, tally: TokenTally): void {
+  if (typeof content === 'string') return tally.text(content);
+  if (Array.isArray(content)) for (const part of content) countPart(part, tally);
+}
+
+function countMessage(message: unknown, tally: TokenTally): void {
+  if (!isObject(message)) return;
+  tally.add(MESSAGE_OVERHEAD_TOKENS);
+  tally.text(message.name);
+  countContent(message.content, tally);
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      const fn = isObject(call) && isObject(call.function) ? call.function : {};
+      tally.text(fn.name);
+      tally.json(fn.arguments);
+    }
+  }
+  if (isObject(message.function_call)) {
+    tally.text(message.function_call.name);
+    tally.json(message.function_call.arguments);
+  }
+}
+
+function countEmbeddingInput(input: unknown, tally: TokenTally): void {
+  if (typeof input === 'string') return tally.text(input);
+  if (!Array.isArray(input)) return;
+  for (const item of input) {
+    if (typeof item === 'string') tally.text(item);
+    else if (typeof item === 'number') tally.add(1);
+    else if (Array.isArray(item)) tally.add(item.length);
+  }
+}
+
+function countBody(body: Json, tally: TokenTally): void {
+  if (typeof body.system === 'string' || Array.isArray(body.system)) countContent(body.system, tally);
+  if (Array.isArray(body.messages)) {
+    for (const message of body.messages) countMessage(message, tally);
+    tally.add(REPLY_PRIMING_TOKENS);
+  }
+  if (Array.isArray(body.tools)) for (const tool of body.tools) tally.json(tool);
+  if (Array.isArray(body.functions)) for (const fn of body.functions) tally.json(fn);
+  if (isObject(body.response_format) && body.response_format.type === 'json_schema') tally.json(body.response_format);
+  if (body.input !== undefined) countEmbeddingInput(body.input, tally);
+  if (body.prompt !== undefined) countEmbeddingInput(body.prompt, tally);
+}
+
+/** Input tokens of a format-A, format-B or embeddings body for the model; characters/4 if counting fails. */
+export function countInputTokens(model: string, body: unknown): number {
+  if (!isObject(body)) return 0;
+  const tally = new TokenTally(tokenizerFor(model));
+  try {
+    countBody(body, tally);
+    return tally.tokens;
+  } catch {
+    try {
+      return approximateTokens(JSON.stringify(body));
+    } catch {
+      return tally.tokens;
+    }
+  }
+}
+
+function positiveTokens(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : null;
+}
+
+/**
+ * Max output tokens of a request: `max_tokens` or `max_completion_tokens` (the larger if a client
+ * sends both), else DEFAULT_MAX_OUTPUT_TOKENS.
+ */
+export function maxOutputTokens(body: unknown): number {
+  if (!isObject(body)) return DEFAULT_MAX_OUTPUT_TOKENS;
+  const values = [positiveTokens(body.max_tokens), positiveTokens(body.max_completion_tokens)].filter(
+    (value): value is number => value !== null,
+  );
+  return values.length > 0 ? Math.max(...values) : DEFAULT_MAX_OUTPUT_TOKENS;
+}
+
+/** An embeddings body: `input` and no chat `messages`. It produces no output tokens. */
+export function isEmbeddingsRequest(body: unknown): boolean {
+  return isObject(body) && body.input !== undefined && !Array.isArray(body.messages);
+}

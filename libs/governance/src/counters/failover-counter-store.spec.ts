@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { silentLogger } from '@svc/domain';
+import { createRedis, Redis, waitForRedis } from '@svc/platform';
+import { settlePlanFor, testPlan } from './counter-store.contract';
+import { FailoverCounterStore } from './failover-counter-store';
+import { CounterKeys } from './keys';
+import { MemoryCounterStore } from './memory-counter-store';
+import { RedisCounterStore } from './redis-counter-store';
+import { RedisProcess, startRedisProcess } from './redis-process.testing';
+import { AdmitLevel } from './types';
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('FailoverCounterStore', () => {
+  let server: RedisProcess;
+  let client: Redis;
+  let failover: FailoverCounterStore;
+  const keys = new CounterKeys(`test:${randomBytes(4).toString('hex')}`);
+  const org = 'org_failover';
+
+  beforeEach(async () => {
+    server = await startRedisProcess();
+    client = createRedis(server.url, 'hot-path', 'failover-test');
+    await waitForRedis(client);
+    const primary = { store: new RedisCounterStore(client), isReady: () => client.status === 'ready', ping: () => client.ping() };
+    failover = new FailoverCounterStore(primary, new MemoryCounterStore({ sweepIntervalMs: 0 }), silentLogger());
+  });
+
+  afterEach(async () => {
+    await failover.close();
+    client.disconnect();
+    await server.stop();
+  });
+
+  it('keeps admitting from memory at once when Redis dies, then returns to Redis with the spend replayed', async () => {
+    const plan = () => testPlan(keys, org, { estimateMicros: 100_000 });
+    const before = await failover.admit(plan());
+    expect(before.store).toBe('redis');
+    await failover.settle('redis', settlePlanFor(keys, plan(), 1_000_000));
+    const inFlight = plan();
+    expect((await failover.admit(inFlight)).store).toBe('redis');
+
+    await server.stop();
+    const waits: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const started = performance.now();
+      const { result, store } = await failover.admit(plan());
+      waits.push(performance.now() - started);
+      expect(store).toBe('memory');
+      expect(result.code).toBe('ok');
+    }
+    expect(failover.degraded).toBe(true);
+    // A dead Redis is not waited for at all (the client is not connected).
+    expect(Math.max(...waits)).toBeLessThan(50);
+    // Degraded budgets start from what Redis last reported for the day.
+    expect((await failover.admit(plan())).result.daySpentMicros).toBe(1_000_000);
+    // Spend settled while Redis is away is kept and replayed.
+    await failover.settle('memory', settlePlanFor(keys, plan(), 2_000_000));
+    await failover.settle('redis', settlePlanFor(keys, inFlight, 500_000));
+    expect(failover.pendingSettles).toBe(2);
+
+    await server.start();
+    await until(() => !failover.degraded, 10_000);
+    expect(failover.pendingSettles).toBe(0);
+    const after = await failover.admit(testPlan(keys, org, { level: AdmitLevel.Peek }));
+    expect(after.store).toBe('redis');
+    // The restarted server has no persistence: it holds exactly the two replayed settles.
+    expect(after.result.daySpentMicros).toBe(2_500_000);
+    expect(after.result.dayReservedMicros).toBe(0);
+  }, 20_000);
+
+  it('does not wait for a Redis that stops answering, and gives back what it reserved late', async () => {
+    const admin = createRedis(server.url, 'hot-path', 'failover-admin');
+    await waitForRedis(admin);
+    try {
+      await admin.call('CLIENT', 'PAUSE', '300', 'ALL');
+      const started = performance.now();
+      const { store } = await failover.admit(testPlan(keys, org, { estimateMicros: 250_000 }));
+      const waited = performance.now() - started;
+      console.log(`silent Redis: the request waited ${waited.toFixed(1)} ms (deadline 50 ms)`);
+      // The 50 ms deadline plus timer jitter on a loaded test machine.
+      expect(waited).toBeLessThan(100);
+      expect(store).toBe('memory');
+      expect(failover.degraded).toBe(true);
+      await until(() => !failover.degraded, 10_000);
+      const peek = await failover.admit(testPlan(keys, org, { level: AdmitLevel.Peek }));
+      expect(peek.store).toBe('redis');
+      expect(peek.result.dayReservedMicros).toBe(0);
+    } finally {
+      admin.disconnect();
+    }
+  }, 20_000);
+
+  it('counts in memory without a primary and is never degraded', async () => {
+    const embedded = new FailoverCounterStore(null, new MemoryCounterStore({ sweepIntervalMs: 0 }), silentLogger());
+    const { store } = await embedded.admit(testPlan(keys, org, { estimateMicros: 1 }));
+    expect(store).toBe('memory');
+    expect(embedded.degraded).toBe(false);
+    await embedded.close();
+  });
+});

@@ -1,0 +1,273 @@
+import type { Logger } from '@svc/platform';
+import { MemoryCounterStore } from './memory-counter-store';
+import { AdmitLevel, AdmitPlan, AdmitResult, CounterStore, RateStatus, SettlePlan, SettleResult } from './types';
+
+export type StoreKind = 'redis' | 'memory';
+
+export interface FailoverOptions {
+  /** Longest a request waits on Redis before it is counted in memory (default 50 ms). */
+  timeoutMs?: number;
+  /** Deadline of a settle or a replayed settle on Redis (default 1000 ms; off the hot path). */
+  settleTimeoutMs?: number;
+  /** How often Redis is probed while degraded (default 1000 ms). */
+  probeIntervalMs?: number;
+  /** Settles kept for Redis while it is unreachable (default 100,000; the oldest are dropped). */
+  maxPending?: number;
+}
+
+export interface Primary {
+  store: CounterStore;
+  /** The client is connected (commands would not fail at once). */
+  isReady(): boolean;
+  ping(): Promise<unknown>;
+}
+
+class TimeoutError extends Error {
+  constructor(ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
+/**
+ * Rejects when `promise` has not settled `ms` after the call. When the timer fires, one more turn
+ * of the event loop is given (setImmediate runs after the I/O poll), so a reply that did arrive in
+ * time but waited behind other work on a busy loop is still taken: only Redis' own silence counts.
+ */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let immediate: NodeJS.Immediate | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      immediate = setImmediate(() => reject(new TimeoutError(ms)));
+    }, ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+    if (immediate) clearImmediate(immediate);
+  });
+}
+
+/** The settle that gives back a reservation Redis made after its caller had stopped waiting. */
+export function releasePlan(plan: AdmitPlan): SettlePlan {
+  const accumulators = [plan.day, plan.month, ...plan.nodes, ...(plan.session ? [plan.session] : [])];
+  return {
+    markerKey: plan.releaseMarkerKey,
+    markerTtlSeconds: plan.day.ttlSeconds,
+    reservedMicros: plan.estimateMicros,
+    actualMicros: 0,
+    targets: accumulators.map((acc) => ({ key: acc.key, ttlSeconds: acc.ttlSeconds, limitMicros: 0, warnKey: `${acc.key}:w`, thresholds: [] })),
+    todayKey: plan.todayKey,
+    todayTtlSeconds: plan.day.ttlSeconds,
+  };
+}
+
+interface LastKnown {
+  day: { key: string; spent: number };
+  month: { key: string; spent: number };
+}
+
+/**
+ * Redis first, memory when Redis fails. A request never waits on Redis longer than `timeoutMs`:
+ * on an error, a timeout or a client that is not connected, counting switches to memory at once
+ * (`degraded` is true), Redis is probed with PING every second, and when it answers the settles
+ * it missed are replayed (idempotently, by their markers) before counting returns to Redis.
+ * While degraded the memory budgets start from the last daily and monthly spend Redis reported.
+ * Without a primary (embedded mode) everything is counted in memory and nothing is degraded.
+ */
+export class FailoverCounterStore {
+  private mode: StoreKind;
+  private readonly pending: SettlePlan[] = [];
+  private readonly lastKnown = new Map<string, LastKnown>();
+  private probe: NodeJS.Timeout | null = null;
+  private probing = false;
+  private closed = false;
+  private readonly timeoutMs: number;
+  private readonly settleTimeoutMs: number;
+  private readonly probeIntervalMs: number;
+  private readonly maxPending: number;
+
+  constructor(
+    private readonly primary: Primary | null,
+    private readonly memory: MemoryCounterStore,
+    private readonly logger: Logger,
+    options: FailoverOptions = {},
+  ) {
+    this.mode = primary ? 'redis' : 'memory';
+    this.timeoutMs = options.timeoutMs ?? 50;
+    this.settleTimeoutMs = options.settleTimeoutMs ?? 1000;
+    this.probeIntervalMs = options.probeIntervalMs ?? 1000;
+    this.maxPending = options.maxPending ?? 100_000;
+  }
+
+  /** True while Redis is configured but counting happens in memory. */
+  get degraded(): boolean {
+    return this.primary !== null && this.mode === 'memory';
+  }
+
+  /** Settles waiting for Redis (tests, health detail). */
+  get pendingSettles(): number {
+    return this.pending.length;
+  }
+
+  async admit(plan: AdmitPlan): Promise<{ result: AdmitResult; store: StoreKind }> {
+    const primary = this.primary;
+    if (primary && this.mode === 'redis') {
+      if (primary.isReady()) {
+        const attempt = primary.store.admit(plan);
+        try {
+          const result = await withTimeout(attempt, this.timeoutMs);
+          this.remember(plan, result);
+          return { result, store: 'redis' };
+        } catch (err) {
+          this.releaseLate(attempt, plan);
+          this.degrade(err);
+        }
+      } else {
+        this.degrade(new Error('Redis is not connected'));
+      }
+    }
+    return { result: await this.memory.admit(this.seeded(plan)), store: 'memory' };
+  }
+
+  /** Settles where the reservation was made; Redis settles that fail are kept and replayed. */
+  async settle(store: StoreKind, plan: SettlePlan): Promise<SettleResult> {
+    const primary = this.primary;
+    if (store === 'redis' && primary) {
+      if (this.mode === 'redis' && primary.isReady()) {
+        try {
+          return await withTimeout(primary.store.settle(plan), this.settleTimeoutMs);
+        } catch (err) {
+          this.degrade(err);
+        }
+      }
+      this.enqueue(plan);
+      // Degraded counting sees the spend at once; Redis gets it from the replay.
+      return this.memory.settle({ ...plan, reservedMicros: 0, markerKey: `${plan.markerKey}:m` });
+    }
+    const result = await this.memory.settle(plan);
+    if (primary && result.applied && plan.actualMicros > 0) {
+      this.replay({ ...plan, reservedMicros: 0, markerKey: `${plan.markerKey}:replay` });
+    }
+    return result;
+  }
+
+  rateStatus(rpmKey: string, keysKey: string): Promise<RateStatus> {
+    return this.read((store) => store.rateStatus(rpmKey, keysKey));
+  }
+
+  busiest(busyKey: string, limit: number): Promise<{ orgId: string; count: number }[]> {
+    return this.read((store) => store.busiest(busyKey, limit));
+  }
+
+  today(todayKey: string, budgetsKey: string): Promise<{ spentMicros: number; budgetsMicros: number }> {
+    return this.read((store) => store.today(todayKey, budgetsKey));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.probe) clearInterval(this.probe);
+    this.probe = null;
+  }
+
+  private async read<T>(query: (store: CounterStore) => Promise<T>): Promise<T> {
+    if (this.primary && this.mode === 'redis' && this.primary.isReady()) {
+      try {
+        return await withTimeout(query(this.primary.store), this.settleTimeoutMs);
+      } catch (err) {
+        this.degrade(err);
+      }
+    }
+    return query(this.memory);
+  }
+
+  private degrade(err: unknown): void {
+    if (this.closed || !this.primary) return;
+    if (this.mode === 'redis') {
+      this.mode = 'memory';
+      this.logger.warn({ err }, 'Redis unreachable: governance counters fall back to memory (degraded)');
+    }
+    if (!this.probe) {
+      this.probe = setInterval(() => void this.tryRecover(), this.probeIntervalMs);
+      this.probe.unref();
+    }
+  }
+
+  private async tryRecover(): Promise<void> {
+    const primary = this.primary;
+    if (!primary || this.probing || this.closed) return;
+    this.probing = true;
+    try {
+      await withTimeout(primary.ping(), Math.max(this.settleTimeoutMs, 500));
+      while (this.pending.length > 0) {
+        await withTimeout(primary.store.settle(this.pending[0]), this.settleTimeoutMs);
+        this.pending.shift();
+      }
+      if (this.probe) clearInterval(this.probe);
+      this.probe = null;
+      this.lastKnown.clear();
+      // Memory spend was replayed to Redis; a later outage starts again from what Redis reports.
+      this.memory.clear();
+      if (this.mode === 'memory' && !this.closed) {
+        this.mode = 'redis';
+        this.logger.info('Redis is back: governance counters use Redis again');
+      }
+    } catch {
+      // Still unreachable: stay in memory and try again at the next probe.
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private enqueue(plan: SettlePlan): void {
+    if (this.pending.length >= this.maxPending) {
+      this.pending.shift();
+      this.logger.warn({ max: this.maxPending }, 'dropped the oldest settle kept for Redis');
+    }
+    this.pending.push(plan);
+  }
+
+  /** Applies a settle on Redis now when it is in use, else keeps it for the replay. */
+  private replay(plan: SettlePlan): void {
+    const primary = this.primary;
+    if (!primary) return;
+    if (this.mode === 'redis' && primary.isReady()) {
+      withTimeout(primary.store.settle(plan), this.settleTimeoutMs).catch((err: unknown) => {
+        this.enqueue(plan);
+        this.degrade(err);
+      });
+      return;
+    }
+    this.enqueue(plan);
+  }
+
+  /** A reservation Redis made after the request stopped waiting is given back when the reply arrives. */
+  private releaseLate(attempt: Promise<AdmitResult>, plan: AdmitPlan): void {
+    attempt.then(
+      (result) => {
+        if (result.code !== 'ok' || plan.level < AdmitLevel.Reserve || plan.estimateMicros <= 0) return;
+        this.replay(releasePlan(plan));
+      },
+      () => undefined,
+    );
+  }
+
+  private remember(plan: AdmitPlan, result: AdmitResult): void {
+    if (this.lastKnown.size >= 10_000 && !this.lastKnown.has(plan.orgId)) {
+      this.lastKnown.delete(this.lastKnown.keys().next().value as string);
+    }
+    this.lastKnown.set(plan.orgId, {
+      day: { key: plan.day.key, spent: result.daySpentMicros },
+      month: { key: plan.month.key, spent: result.monthSpentMicros },
+    });
+  }
+
+  /** Degraded budgets start from the last spend Redis reported for the organization. */
+  private seeded(plan: AdmitPlan): AdmitPlan {
+    const known = this.lastKnown.get(plan.orgId);
+    if (!known || plan.level < AdmitLevel.Reserve) return plan;
+    const day = known.day.key === plan.day.key && plan.day.seedMicros === 0 ? { ...plan.day, seedMicros: known.day.spent } : plan.day;
+    const month = known.month.key === plan.month.key && plan.month.seedMicros === 0 ? { ...plan.month, seedMicros: known.month.spent } : plan.month;
+    return { ...plan, day, month };
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The two Lua scripts of the Redis counter store. `MemoryCounterStore` implements the same steps
+ * in TypeScript; the contract suite (`counter-store.contract.ts`) runs the same cases on both.
+ * Money is integer micro-dollars; every reply value is an integer or a string.
+ */
+
+/**
+ * ADMIT: stages 0, 1, 2, 2.5 and 3 in order, stopping at the first refusal.
+ * KEYS: 1 quota, 2 rpm, 3 rpm-per-key hash, 4 busiest-orgs zset, 5 day, 6 month, 7 daily budgets
+ *       hash, 8.. budget nodes, then the session (when ARGV[12] is 1).
+ * ARGV: 1 level (0 peek, 1 quota, 2 rate, 3 reserve), 2 org id, 3 quota (-1 unlimited), 4 quota
+ *       ttl, 5 rpm limit, 6 rpm ttl, 7 per-key field, 8 estimate, 9 auto-stop limit (-1 none),
+ *       10 budgets ttl, 11 node count, 12 has session, then (limit, ttl, seed) for day, month,
+ *       each node and the session.
+ * Reply: code, rpm count, quota used, day spent, day reserved, month spent, month reserved,
+ *        refusing index, refusing accumulator's spent + reserved.
+ * Codes: 0 ok, 1 quota, 2 rpm, 3 daily budget, 4 auto-stop, 5 monthly budget, 6 node, 7 session.
+ */
+export const ADMIT_LUA = `
+local level = tonumber(ARGV[1])
+local org = ARGV[2]
+local nodeCount = tonumber(ARGV[11])
+local hasSession = ARGV[12] == '1'
+
+local function acc(i)
+  local base = 13 + i * 3
+  return tonumber(ARGV[base]), ARGV[base + 1], tonumber(ARGV[base + 2])
+end
+local function read(key)
+  local v = redis.call('HMGET', key, 's', 'r')
+  return tonumber(v[1]) or 0, tonumber(v[2]) or 0
+end
+local function seeded(key, seed, ttl)
+  if seed > 0 and redis.call('HSETNX', key, 's', seed) == 1 then redis.call('EXPIRE', key, ttl) end
+  return read(key)
+end
+local function reserve(key, est, ttl)
+  redis.call('HINCRBY', key, 'r', est)
+  redis.call('EXPIRE', key, ttl)
+end
+
+local rpm = tonumber(redis.call('GET', KEYS[2]) or '0')
+local dayLimit, dayTtl, daySeed = acc(0)
+local monthLimit, monthTtl, monthSeed = acc(1)
+local ds, dr, ms, mr
+if level >= 3 then
+  ds, dr = seeded(KEYS[5], daySeed, dayTtl)
+  ms, mr = seeded(KEYS[6], monthSeed, monthTtl)
+else
+  ds, dr = read(KEYS[5])
+  ms, mr = read(KEYS[6])
+end
+local quotaLimit = tonumber(ARGV[3])
+local quotaUsed = 0
+local function reply(code, index, used)
+  return {code, rpm, quotaUsed, ds, dr, ms, mr, index or 0, used or 0}
+end
+
+if level >= 1 and quotaLimit >= 0 then
+  quotaUsed = tonumber(redis.call('GET', KEYS[1]) or '0')
+  if quotaUsed >= quotaLimit then return reply(1) end
+end
+
+if level >= 2 then
+  if rpm >= tonumber(ARGV[5]) then return reply(2) end
+  rpm = redis.call('INCR', KEYS[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[6])
+  redis.call('HINCRBY', KEYS[3], ARGV[7], 1)
+  redis.call('EXPIRE', KEYS[3], ARGV[6])
+  redis.call('ZINCRBY', KEYS[4], 1, org)
+  redis.call('EXPIRE', KEYS[4], ARGV[6])
+  if quotaLimit >= 0 then
+    quotaUsed = redis.call('INCR', KEYS[1])
+    redis.call('EXPIRE', KEYS[1], ARGV[4])
+  end
+end
+
+if level >= 3 then
+  local est = tonumber(ARGV[8])
+  if ds + dr + est > dayLimit then return reply(3) end
+  local autoStop = tonumber(ARGV[9])
+  if autoStop >= 0 and ds + dr >= autoStop then return reply(4) end
+  if ms + mr + est > monthLimit then return reply(5) end
+  for i = 1, nodeCount do
+    local limit, ttl, seed = acc(1 + i)
+    local s, r = seeded(KEYS[7 + i], seed, ttl)
+    if s + r + est > limit then return reply(6, i - 1, s + r) end
+  end
+  local sessionKey = KEYS[8 + nodeCount]
+  local sessionLimit, sessionTtl, sessionSeed
+  if hasSession then
+    sessionLimit, sessionTtl, sessionSeed = acc(2 + nodeCount)
+    local s, r = seeded(sessionKey, sessionSeed, sessionTtl)
+    if s + r + est > sessionLimit then return reply(7, 0, s + r) end
+  end
+  reserve(KEYS[5], est, dayTtl)
+  reserve(KEYS[6], est, monthTtl)
+  for i = 1, nodeCount do
+    local _, ttl = acc(1 + i)
+    reserve(KEYS[7 + i], est, ttl)
+  end
+  if hasSession then reserve(sessionKey, est, sessionTtl) end
+  redis.call('HSET', KEYS[7], org, dayLimit)
+  redis.call('EXPIRE', KEYS[7], ARGV[10])
+  dr = dr + est
+  mr = mr + est
+end
+return reply(0)
+`;
+
+/**
+ * SETTLE: moves a reservation to spend, once (a marker key makes it idempotent), and reports the
+ * warning thresholds that each accumulator crossed for the first time this period.
+ * KEYS: 1 marker, 2 today's spend of all orgs, then (accumulator, warned-thresholds hash) per target.
+ * ARGV: 1 marker ttl, 2 reserved, 3 actual, 4 today ttl, 5 target count, then (ttl, limit,
+ *       comma-separated thresholds) per target.
+ * Reply: 0 when already settled; else {1, spent per target, fired thresholds (csv) per target}.
+ */
+export const SETTLE_LUA = `
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return {0} end
+local reserved = tonumber(ARGV[2])
+local actual = tonumber(ARGV[3])
+if actual > 0 then
+  redis.call('INCRBY', KEYS[2], actual)
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
+end
+local count = tonumber(ARGV[5])
+local spent = {}
+local fired = {}
+for i = 1, count do
+  local key = KEYS[1 + i * 2]
+  local warn = KEYS[2 + i * 2]
+  local base = 6 + (i - 1) * 3
+  local ttl = ARGV[base]
+  local limit = tonumber(ARGV[base + 1])
+  local csv = ARGV[base + 2]
+  if reserved > 0 then
+    local r = redis.call('HINCRBY', key, 'r', -reserved)
+    if r < 0 then redis.call('HSET', key, 'r', 0) end
+  end
+  local s = redis.call('HINCRBY', key, 's', actual)
+  redis.call('EXPIRE', key, ttl)
+  local now = {}
+  if limit > 0 and csv ~= '' then
+    for t in string.gmatch(csv, '[^,]+') do
+      if s * 100 >= tonumber(t) * limit and redis.call('HSETNX', warn, t, '1') == 1 then now[#now + 1] = t end
+    end
+    if #now > 0 then redis.call('EXPIRE', warn, ttl) end
+  end
+  spent[i] = s
+  fired[i] = table.concat(now, ',')
+end
+return {1, spent, fired}
+`;

@@ -1,0 +1,117 @@
+import type { Redis } from '@svc/platform';
+import { ADMIT_LUA, SETTLE_LUA } from './lua';
+import { ADMIT_CODES, AdmitPlan, AdmitResult, CounterStore, RateStatus, SettlePlan, SettleResult } from './types';
+
+type ScriptArg = string | number;
+
+/** The commands `defineCommand` adds to the client (EVALSHA, falling back to EVAL after a restart). */
+interface GovernanceCommands {
+  svcGovAdmit(numberOfKeys: number, ...args: ScriptArg[]): Promise<unknown[]>;
+  svcGovSettle(numberOfKeys: number, ...args: ScriptArg[]): Promise<unknown[]>;
+}
+
+const num = (value: unknown): number => {
+  const parsed = typeof value === 'number' ? value : Number(value);
+  return Number.isFinite(parsed) ? parsed : 0;
+};
+
+/** Keys then arguments of the admit script (see ADMIT_LUA for the layout). */
+export function admitScriptArgs(plan: AdmitPlan): { keys: string[]; args: ScriptArg[] } {
+  const keys = [plan.quota.key, plan.rpm.key, plan.rpm.keysKey, plan.rpm.busyKey, plan.day.key, plan.month.key, plan.budgetsKey];
+  for (const node of plan.nodes) keys.push(node.key);
+  if (plan.session) keys.push(plan.session.key);
+  const args: ScriptArg[] = [
+    plan.level,
+    plan.orgId,
+    plan.quota.limit ?? -1,
+    plan.quota.ttlSeconds,
+    plan.rpm.limit,
+    plan.rpm.ttlSeconds,
+    plan.rpm.keyField,
+    plan.estimateMicros,
+    plan.autoStopMicros ?? -1,
+    plan.budgetsTtlSeconds,
+    plan.nodes.length,
+    plan.session ? 1 : 0,
+  ];
+  for (const acc of [plan.day, plan.month, ...plan.nodes, ...(plan.session ? [plan.session] : [])]) {
+    args.push(acc.limitMicros, acc.ttlSeconds, acc.seedMicros);
+  }
+  return { keys, args };
+}
+
+export function parseAdmitReply(reply: unknown[]): AdmitResult {
+  const code = ADMIT_CODES[num(reply[0])];
+  if (!code) throw new Error(`unexpected admit reply ${JSON.stringify(reply)}`);
+  return {
+    code,
+    rpmCount: num(reply[1]),
+    quotaUsed: num(reply[2]),
+    daySpentMicros: num(reply[3]),
+    dayReservedMicros: num(reply[4]),
+    monthSpentMicros: num(reply[5]),
+    monthReservedMicros: num(reply[6]),
+    deniedIndex: num(reply[7]),
+    deniedUsedMicros: num(reply[8]),
+  };
+}
+
+/** Counters in Redis: one EVALSHA per request before the upstream call, one per settle. */
+export class RedisCounterStore implements CounterStore {
+  readonly kind = 'redis' as const;
+  private readonly commands: GovernanceCommands;
+
+  constructor(private readonly redis: Redis) {
+    redis.defineCommand('svcGovAdmit', { lua: ADMIT_LUA });
+    redis.defineCommand('svcGovSettle', { lua: SETTLE_LUA });
+    this.commands = redis as unknown as GovernanceCommands;
+  }
+
+  async admit(plan: AdmitPlan): Promise<AdmitResult> {
+    const { keys, args } = admitScriptArgs(plan);
+    return parseAdmitReply(await this.commands.svcGovAdmit(keys.length, ...keys, ...args));
+  }
+
+  async settle(plan: SettlePlan): Promise<SettleResult> {
+    const keys = [plan.markerKey, plan.todayKey];
+    const args: ScriptArg[] = [plan.markerTtlSeconds, plan.reservedMicros, plan.actualMicros, plan.todayTtlSeconds, plan.targets.length];
+    for (const target of plan.targets) {
+      keys.push(target.key, target.warnKey);
+      args.push(target.ttlSeconds, target.limitMicros, target.thresholds.join(','));
+    }
+    const reply = await this.commands.svcGovSettle(keys.length, ...keys, ...args);
+    if (num(reply[0]) !== 1) return { applied: false, spentMicros: [], fired: [] };
+    const spent = (reply[1] as unknown[]).map(num);
+    const fired = (reply[2] as unknown[]).map((csv) =>
+      String(csv)
+        .split(',')
+        .filter((t) => t.length > 0)
+        .map(Number),
+    );
+    return { applied: true, spentMicros: spent, fired };
+  }
+
+  async rateStatus(rpmKey: string, keysKey: string): Promise<RateStatus> {
+    const [count, perKey] = await Promise.all([this.redis.get(rpmKey), this.redis.hgetall(keysKey)]);
+    const keys: Record<string, number> = {};
+    for (const [field, value] of Object.entries(perKey)) keys[field] = num(value);
+    return { count: num(count), keys };
+  }
+
+  async busiest(busyKey: string, limit: number): Promise<{ orgId: string; count: number }[]> {
+    const flat = await this.redis.zrevrange(busyKey, 0, Math.max(0, limit - 1), 'WITHSCORES');
+    const out: { orgId: string; count: number }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ orgId: flat[i], count: num(flat[i + 1]) });
+    return out;
+  }
+
+  async today(todayKey: string, budgetsKey: string): Promise<{ spentMicros: number; budgetsMicros: number }> {
+    const [spent, budgets] = await Promise.all([this.redis.get(todayKey), this.redis.hvals(budgetsKey)]);
+    return { spentMicros: num(spent), budgetsMicros: budgets.reduce((sum, value) => sum + num(value), 0) };
+  }
+
+  /** The client belongs to the runtime; nothing to close here. */
+  async close(): Promise<void> {
+    return undefined;
+  }
+}

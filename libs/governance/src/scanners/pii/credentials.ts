@@ -1,0 +1,136 @@
+import { alnumAt, isDigitCode, isLetterCode, looksRandom, matchOffsets, minOf } from '../text-utils';
+import { PiiDetector } from './types';
+
+/**
+ * Credential detectors (HIGH). Each pattern starts with a literal or keyword, has bounded
+ * quantifiers only, and the matched value must look random (digits and letters, a long
+ * alphanumeric run), so placeholders such as `sk-...` or `<API_KEY>` are not reported.
+ */
+
+const KEY_CHAR = /[A-Za-z0-9_-]/;
+
+function keyBoundaryBefore(text: string, index: number): boolean {
+  return index === 0 || !KEY_CHAR.test(text[index - 1]);
+}
+
+const ANTHROPIC_KEY = /sk-ant-[A-Za-z0-9_-]{20,256}/g;
+const OPENAI_KEY = /sk-(?!ant-)[A-Za-z0-9_-]{20,256}/g;
+const GATEWAY_KEY = /svc_sk_[A-Za-z0-9]{16,128}/g;
+
+export const anthropicKeyDetector: PiiDetector = {
+  type: 'anthropic_api_key',
+  find: (text) =>
+    !text.includes('sk-ant-') ? [] : matchOffsets(ANTHROPIC_KEY, text, (m) => keyBoundaryBefore(text, m.index) && looksRandom(m[0].slice(7), 16)),
+};
+
+export const openaiKeyDetector: PiiDetector = {
+  type: 'openai_api_key',
+  find: (text) =>
+    !text.includes('sk-') ? [] : matchOffsets(OPENAI_KEY, text, (m) => keyBoundaryBefore(text, m.index) && looksRandom(m[0].slice(3), 16)),
+};
+
+export const gatewayKeyDetector: PiiDetector = {
+  type: 'gateway_api_key',
+  find: (text) =>
+    !text.includes('svc_sk_')
+      ? []
+      : matchOffsets(GATEWAY_KEY, text, (m) => keyBoundaryBefore(text, m.index) && looksRandom(m[0].slice(7), 16)),
+};
+
+const BEARER = /\bbearer[ \t]{1,4}([A-Za-z0-9._~+/-]{20,2048})/gi;
+const JWT = /eyJ[A-Za-z0-9_-]{5,2048}\.eyJ[A-Za-z0-9_-]{5,8192}\.[A-Za-z0-9_-]{0,2048}/g;
+
+/** `Bearer <token>` with a random-looking token, and bare JWTs (signed or not). */
+export const bearerTokenDetector: PiiDetector = {
+  type: 'bearer_token',
+  find: (text) => {
+    const bearer = /bearer/i.test(text) ? matchOffsets(BEARER, text, (m) => looksRandom(m[1], 8)) : [];
+    if (!text.includes('eyJ')) return bearer;
+    const jwt = matchOffsets(JWT, text, (m) => keyBoundaryBefore(text, m.index) && !bearer.includes(m.index - 7));
+    return [...bearer, ...jwt];
+  },
+};
+
+const AWS_KEY_ID = /A(?:KIA|SIA|GPA|IDA|ROA|IPA|NPA|NVA|BIA|CCA)[A-Z0-9]{16}/g;
+const AWS_SECRET = /aws_?secret_?access_?key["']?[ \t]{0,4}[:=][ \t]{0,4}["']?[A-Za-z0-9/+]{40}/gi;
+const GOOGLE_API_KEY = /AIza[0-9A-Za-z_-]{35}/g;
+const AZURE_ACCOUNT_KEY = /AccountKey=[A-Za-z0-9+/]{86}==/g;
+
+/** Cloud credentials: AWS access key ids (AKIA, ASIA, ...) and secret keys, Google API keys, Azure storage keys. */
+export const cloudKeyDetector: PiiDetector = {
+  type: 'cloud_access_key',
+  find: (text) => [
+    ...matchOffsets(AWS_KEY_ID, text, (m) => !alnumAt(text, m.index - 1) && !alnumAt(text, m.index + 20)),
+    ...(/aws_?secret/i.test(text)
+      ? matchOffsets(AWS_SECRET, text, (m) => !/[A-Za-z0-9/+]/.test(text[m.index + m[0].length] ?? ''))
+      : []),
+    ...(text.includes('AIza')
+      ? matchOffsets(GOOGLE_API_KEY, text, (m) => keyBoundaryBefore(text, m.index) && !KEY_CHAR.test(text[m.index + 39] ?? ''))
+      : []),
+    ...(text.includes('AccountKey=') ? matchOffsets(AZURE_ACCOUNT_KEY, text) : []),
+  ],
+};
+
+const SECRET_ASSIGNMENT =
+  /(?<![A-Za-z0-9])(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|app[_-]?secret|secret|passwd|password|passphrase|pwd|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|token)["']?[ \t]{0,4}[:=][ \t]{0,4}["']?([^\s"'`,;()[\]{}<>]{8,256})/gi;
+const PRIVATE_KEY_BLOCK = /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/g;
+const BASIC_AUTH = /authorization["']?[ \t]{0,4}:[ \t]{0,4}["']?basic[ \t]{1,4}([A-Za-z0-9+/]{8,512}={0,2})/gi;
+const URL_CREDENTIALS = /:\/\/([^\s:/@]{1,128}):([^\s:/@]{1,128})@/g;
+
+/** Values with their own credential type are reported as that type only. */
+const SPECIFIC_KEY = /^(?:sk-|svc_sk_|AKIA|ASIA|AIza|eyJ)/;
+const PLACEHOLDER_WORDS = ['password', 'passwd', 'changeme', 'redacted', 'placeholder', 'example', 'secret', 'undefined', 'your'];
+const SECRET_SYMBOLS = '!#$%&*+=?@^~|';
+
+function isDottedIdentifier(value: string): boolean {
+  const parts = value.split('.');
+  return parts.length > 1 && parts.every((part) => /^[A-Za-z_][A-Za-z0-9_]{0,255}$/.test(part));
+}
+
+/** A secret value, not a placeholder, an identifier, a variable reference or a plain word. */
+export function secretValueOk(raw: string, minLength = 8): boolean {
+  const value = raw.replace(/[.:]$/, '');
+  if (value.length < minLength || '$%*#&@/\\'.includes(value[0])) return false;
+  const lower = value.toLowerCase();
+  if (PLACEHOLDER_WORDS.some((word) => lower.startsWith(word)) || /x{4}|\*{3}|\.{3}/.test(lower)) return false;
+  if (new Set(value).size < minOf(4, minLength) || isDottedIdentifier(value)) return false;
+  let digit = false;
+  let upper = false;
+  let lowerCase = false;
+  let symbol = false;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (isDigitCode(code)) digit = true;
+    else if (code >= 65 && code <= 90) upper = true;
+    else if (code >= 97 && code <= 122) lowerCase = true;
+    else if (SECRET_SYMBOLS.includes(value[i])) symbol = true;
+  }
+  return digit || (upper && lowerCase) || symbol;
+}
+
+function basicAuthOk(encoded: string): boolean {
+  if (encoded.length % 4 !== 0) return false;
+  const decoded = Buffer.from(encoded, 'base64').toString('latin1');
+  const colon = decoded.indexOf(':');
+  return colon > 0 && colon < decoded.length - 1 && /^[\x20-\x7e]{3,384}$/.test(decoded);
+}
+
+function urlCredentialsOk(text: string, match: RegExpExecArray): boolean {
+  const before = match.index - 1;
+  if (before < 0 || !isLetterCode(text.charCodeAt(before))) return false;
+  return secretValueOk(match[2], 4);
+}
+
+/** Secret assignments (`api_key=...`, `"password": "..."`), private key blocks, basic auth and URL credentials. */
+export const genericSecretDetector: PiiDetector = {
+  type: 'generic_secret',
+  find: (text) => {
+    const assigns = text.includes('=') || text.includes(':');
+    return [
+      ...(assigns ? matchOffsets(SECRET_ASSIGNMENT, text, (m) => !SPECIFIC_KEY.test(m[1]) && secretValueOk(m[1])) : []),
+      ...(text.includes('PRIVATE KEY') ? matchOffsets(PRIVATE_KEY_BLOCK, text) : []),
+      ...(assigns && /basic/i.test(text) ? matchOffsets(BASIC_AUTH, text, (m) => basicAuthOk(m[1])) : []),
+      ...(text.includes('://') ? matchOffsets(URL_CREDENTIALS, text, (m) => urlCredentialsOk(text, m)) : []),
+    ];
+  },
+};

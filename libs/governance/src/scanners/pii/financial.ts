@@ -1,0 +1,82 @@
+import { alnumAt, matchOffsets } from '../text-utils';
+import { IBAN_LENGTHS, cardNetwork, luhnValid } from './validators';
+import { PiiDetector } from './types';
+
+/**
+ * Card numbers: 13-19 plain digits, or 4-4-4-4 / 4-6-5 groups with one consistent separator
+ * (space or dash), not part of a longer number. Kept only for Visa, Mastercard, Amex and Discover
+ * prefixes and lengths with a valid Luhn checksum.
+ */
+const CARD = /(?<!\d)(?<!\d[ -])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{4}|\d{4}([ -])\d{6}\2\d{5})(?!\d|[ -]\d)/g;
+
+export const creditCardDetector: PiiDetector = {
+  type: 'credit_card',
+  find: (text) =>
+    matchOffsets(CARD, text, (m) => {
+      const first = m[0].charCodeAt(0);
+      if (first < 50 || first > 54) return false; // networks start with 2-6
+      const digits = m[1] === undefined && m[2] === undefined ? m[0] : m[0].replace(/[ -]/g, '');
+      return cardNetwork(digits) !== null && luhnValid(digits);
+    }),
+};
+
+/** Start of an IBAN: country letters and check digits, not inside a longer token. */
+const IBAN_START = /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?=[ ]?[A-Za-z0-9])/g;
+
+/** Value of a letter or digit in the IBAN mod-97 scheme (digits 0-9, letters 10-35), or -1. */
+function ibanValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  if (code >= 65 && code <= 90) return code - 55;
+  if (code >= 97 && code <= 122) return code - 87;
+  return -1;
+}
+
+/**
+ * Checks the IBAN starting at `start` in place: exactly the country's length in letters and
+ * digits, compact or printed in groups of four (a single space after every fourth character),
+ * not followed directly by another letter or digit, check digits 02-98 and mod 97 = 1. Returns
+ * the end offset, or -1.
+ */
+function ibanEndAt(text: string, start: number): number {
+  const length = IBAN_LENGTHS[text.slice(start, start + 2).toUpperCase()];
+  if (length === undefined) return -1;
+  const check = (text.charCodeAt(start + 2) - 48) * 10 + (text.charCodeAt(start + 3) - 48);
+  if (check < 2 || check > 98) return -1;
+  let count = 4;
+  let remainder = 0;
+  let i = start + 4;
+  while (i < text.length && count < length) {
+    const value = ibanValue(text.charCodeAt(i));
+    if (value >= 0) {
+      remainder = (remainder * (value > 9 ? 100 : 10) + value) % 97;
+      count++;
+    } else if (!(text.charCodeAt(i) === 32 && count % 4 === 0 && text.charCodeAt(i - 1) !== 32 && alnumAt(text, i + 1))) {
+      break;
+    }
+    i++;
+  }
+  if (count !== length || alnumAt(text, i)) return -1;
+  for (let j = start; j < start + 4; j++) {
+    const value = ibanValue(text.charCodeAt(j));
+    remainder = (remainder * (value > 9 ? 100 : 10) + value) % 97;
+  }
+  return remainder === 1 ? i : -1;
+}
+
+/** IBANs of any registry country, compact or in groups of four, with a valid mod-97 checksum. */
+export const ibanDetector: PiiDetector = {
+  type: 'iban',
+  find: (text) => {
+    const offsets: number[] = [];
+    IBAN_START.lastIndex = 0;
+    let match: RegExpExecArray | null;
+    while ((match = IBAN_START.exec(text)) !== null) {
+      const end = ibanEndAt(text, match.index);
+      if (end > 0) {
+        offsets.push(match.index);
+        IBAN_START.lastIndex = end;
+      }
+    }
+    return offsets;
+  },
+};

@@ -1,0 +1,158 @@
+import { describePiiFindings, detectPii, scanPii } from './scan-pii';
+import { PII_TYPES, PiiType } from './types';
+import { cardNetwork, germanTaxIdValid, ibanValid, icaoCheckDigit, luhnValid, ninoPrefixValid, ssnValid } from './validators';
+
+const typesIn = (text: string): PiiType[] => detectPii(text).map((found) => found.type);
+
+describe('validators', () => {
+  it('checks Luhn and card networks', () => {
+    expect(luhnValid('4111111111111111')).toBe(true);
+    expect(luhnValid('4111111111111112')).toBe(false);
+    expect(cardNetwork('4111111111111111')).toBe('visa');
+    expect(cardNetwork('5500000000000004')).toBe('mastercard');
+    expect(cardNetwork('2221000000000009')).toBe('mastercard');
+    expect(cardNetwork('378282246310005')).toBe('amex');
+    expect(cardNetwork('6011111111111117')).toBe('discover');
+    expect(cardNetwork('6221260000000000')).toBe('discover');
+    expect(cardNetwork('3530111333300000')).toBeNull();
+    expect(cardNetwork('411111111111')).toBeNull();
+  });
+
+  it('checks IBAN lengths, check digits and mod 97', () => {
+    expect(ibanValid('DE89370400440532013000')).toBe(true);
+    expect(ibanValid('GB82WEST12345698765432')).toBe(true);
+    expect(ibanValid('DE89370400440532013001')).toBe(false);
+    expect(ibanValid('DE8937040044053201300')).toBe(false);
+    expect(ibanValid('XX89370400440532013000')).toBe(false);
+  });
+
+  it('checks SSN ranges', () => {
+    expect(ssnValid('123', '45', '6789')).toBe(true);
+    expect(ssnValid('000', '45', '6789')).toBe(false);
+    expect(ssnValid('666', '45', '6789')).toBe(false);
+    expect(ssnValid('900', '45', '6789')).toBe(false);
+    expect(ssnValid('123', '00', '6789')).toBe(false);
+    expect(ssnValid('123', '45', '0000')).toBe(false);
+  });
+
+  it('checks NINO prefixes, ICAO and tax-id check digits', () => {
+    expect(ninoPrefixValid('AB')).toBe(true);
+    for (const prefix of ['DA', 'AD', 'QQ', 'AO', 'BG', 'GB', 'NK', 'KN', 'TN', 'NT', 'ZZ']) expect(ninoPrefixValid(prefix)).toBe(false);
+    expect(icaoCheckDigit('T22000129')).toBe(3);
+    expect(germanTaxIdValid('86095742719')).toBe(true);
+    expect(germanTaxIdValid('86095742718')).toBe(false);
+  });
+});
+
+describe('detectPii', () => {
+  it.each<[PiiType, string]>([
+    ['openai_api_key', 'key: sk-proj-Abc123def456GHI789jkl012MNO345pqr678STU901vwx'],
+    ['anthropic_api_key', 'sk-ant-api03-Xy7Kq2Lm9Np4Rs8Tv1Wz6Bc3Df5Gh0Jk2Lm4Np6Qr8St0Uv2Wx4Yz6AbAA'],
+    ['gateway_api_key', 'svc_sk_9fK2mQ7xL4pR8tW1zB6nC3vD'],
+    ['bearer_token', 'Authorization: Bearer ya29.a0AfH6SMBx7Kq2Lm9Np4Rs8Tv1Wz6Bc3Df5'],
+    ['bearer_token', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'],
+    ['cloud_access_key', 'AKIAIOSFODNN7EXAMPLE'],
+    ['cloud_access_key', 'temporary ASIAY34FZKBOKMUTVV7A'],
+    ['cloud_access_key', 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
+    ['generic_secret', 'api_key=Zx9fK2mQ7xL4pR8t'],
+    ['generic_secret', '{"password": "Hunter2024!"}'],
+    ['generic_secret', 'postgres://admin:S3cretPw@db.internal:5432/app'],
+    ['generic_secret', '-----BEGIN OPENSSH PRIVATE KEY-----'],
+    ['ssn', 'SSN 123-45-6789'],
+    ['ssn', 'social security number: 123 45 6789'],
+    ['email', 'write to jane.doe+news@example.co.uk today'],
+    ['credit_card', '4111 1111 1111 1111'],
+    ['credit_card', 'amex 3782 822463 10005'],
+    ['iban', 'DE89 3704 0044 0532 0130 00'],
+    ['eu_vat_number', 'USt-IdNr. DE123456789'],
+    ['eu_passport_number', 'Passport No: C01X00T47'],
+    ['uk_nino', 'NI number AB 12 34 56 C'],
+    ['de_id_number', 'Personalausweis: T220001293'],
+    ['icd10_code', 'diagnosis E11.9'],
+    ['medication_dosage', 'metformin 500 mg twice daily'],
+  ])('finds %s in %p', (type, text) => {
+    expect(typesIn(text)).toContain(type);
+  });
+
+  it.each<[PiiType, string]>([
+    ['openai_api_key', 'use sk-... as a placeholder, or sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
+    ['openai_api_key', 'the task-abcdefghijklmnopqrstuvwxyz012345 id'],
+    ['generic_secret', 'password: required'],
+    ['generic_secret', 'password=${DB_PASSWORD}'],
+    ['generic_secret', 'api_key = os.environ.API_KEY'],
+    ['generic_secret', 'postgres://user:password@localhost/db'],
+    ['ssn', '078-05-112 and 000-12-3456 and 123-45-0000'],
+    ['ssn', 'call 555-123-4567'],
+    ['email', 'user@localhost and pkg@1.2.3 and @mention'],
+    ['credit_card', '4111 1111 1111 1112'],
+    ['credit_card', '1234 5678 9012 3456'],
+    ['iban', 'DE89 3704 0044 0532 0130 01'],
+    ['eu_vat_number', 'DE12345678'],
+    ['uk_nino', 'QQ 12 34 56 C'],
+    ['icd10_code', 'release V10.2.1 and node 20.19.0'],
+    ['medication_dosage', 'add 100 g of flour and 500 ml of milk'],
+  ])('does not report %s in %p', (type, text) => {
+    expect(typesIn(text)).not.toContain(type);
+  });
+
+  it('counts matches without returning them', () => {
+    expect(detectPii('a@example.com, b@example.com, c@example.org')).toEqual([{ type: 'email', count: 3 }]);
+  });
+});
+
+describe('scanPii', () => {
+  const texts = [
+    { path: 'messages[0].content', text: 'My card is 4111 1111 1111 1111, mail me at jane@example.com' },
+    { path: 'messages[1].content', text: 'nothing here' },
+  ];
+
+  it('blocks CRITICAL and HIGH with pii_action block and flags MEDIUM', () => {
+    const result = scanPii(texts, { action: 'block' });
+    expect(result.decision).toBe('block');
+    expect(result.blocking).toEqual([{ type: 'credit_card', category: 'financial', severity: 'CRITICAL', path: 'messages[0].content', count: 1 }]);
+    expect(result.findings.map((f) => f.type)).toEqual(['email', 'credit_card']);
+    expect(describePiiFindings(result.blocking)).toBe('credit_card in messages[0].content');
+  });
+
+  it('only flags MEDIUM findings under block', () => {
+    const result = scanPii([{ path: 'system', text: 'contact: ops@example.com, VAT DE123456789' }], { action: 'block' });
+    expect(result).toEqual({
+      decision: 'flag',
+      blocking: [],
+      warning: true,
+      findings: [
+        { type: 'email', category: 'personal_identifiers', severity: 'MEDIUM', path: 'system', count: 1 },
+        { type: 'eu_vat_number', category: 'eu_compliance', severity: 'MEDIUM', path: 'system', count: 1 },
+      ],
+    });
+  });
+
+  it('never blocks with flag, and allows with a warning with allow', () => {
+    expect(scanPii(texts, { action: 'flag' })).toMatchObject({ decision: 'flag', blocking: [], warning: true });
+    expect(scanPii(texts, { action: 'allow' })).toMatchObject({ decision: 'allow', blocking: [], warning: true });
+    expect(scanPii([{ path: 'input', text: 'clean' }], { action: 'block' })).toEqual({ decision: 'allow', findings: [], blocking: [], warning: false });
+  });
+
+  it('blocks credentials as HIGH and can be limited to some types', () => {
+    const secret = [{ path: 'input', text: 'token: sk-proj-Abc123def456GHI789jkl012MNO345pqr678STU901vwx' }];
+    expect(scanPii(secret, { action: 'block' }).blocking.map((f) => [f.type, f.severity])).toContainEqual(['openai_api_key', 'HIGH']);
+    expect(scanPii(secret, { action: 'block', types: ['email'] }).decision).toBe('allow');
+  });
+
+  it('never puts a matched value into its result', () => {
+    const values = ['4111 1111 1111 1111', 'jane@example.com', 'sk-proj-Abc123def456GHI789jkl012MNO345pqr678STU901vwx', '123-45-6789'];
+    const result = scanPii([{ path: 'p', text: values.join(' ; ') }], { action: 'block' });
+    const serialized = JSON.stringify(result);
+    expect(result.findings.length).toBe(4);
+    for (const value of values) expect(serialized).not.toContain(value);
+  });
+
+  it('has a category and a severity for every type', () => {
+    for (const info of Object.values(PII_TYPES)) {
+      expect(['credentials', 'personal_identifiers', 'financial', 'eu_compliance', 'health']).toContain(info.category);
+      expect(['CRITICAL', 'HIGH', 'MEDIUM']).toContain(info.severity);
+    }
+    expect(PII_TYPES.uk_nino.severity).toBe('CRITICAL');
+    expect(PII_TYPES.email.severity).toBe('MEDIUM');
+  });
+});

@@ -1,0 +1,40 @@
+import { GatewayError } from '@svc/platform';
+import { ChainContext, RateMeta, StageResult } from '../chain/context';
+
+/**
+ * Stage 1, requests per minute per organization in a fixed one-minute window. The count lives in
+ * the counter store (one atomic script per request, see counters/); this renders its refusal.
+ */
+export function rateLimitRefusal(ctx: ChainContext, rate: RateMeta): StageResult {
+  const retryAfter = Math.max(1, rate.reset - Math.floor(ctx.input.now.getTime() / 1000));
+  return {
+    outcome: 'BLOCK',
+    error: new GatewayError(
+      429,
+      {
+        // The refused request is the one past the limit: it is counted in the message, not in the window.
+        message: `Rate limit exceeded: ${rate.count + 1}/${rate.limit} requests per minute`,
+        type: 'rate_limit_error',
+        code: 'rate_limit',
+        gateway_error_code: 'GW_RATE_001',
+        remediation: `Retry after ${retryAfter} seconds and keep to ${rate.limit} requests per minute, or ask an admin to raise rpm_limit.`,
+      },
+      { 'Retry-After': String(retryAfter) },
+    ),
+    events: [
+      {
+        type: 'guardrail.triggered',
+        data: { guardrail: 'rate_limit', current_count: rate.count, rpm_limit: rate.limit, model: ctx.input.model, timestamp: ctx.timestamp },
+      },
+    ],
+  };
+}
+
+/** X-RateLimit-* values: what is left in the window after this request. */
+export function rateLimitHeaders(rate: RateMeta): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(rate.limit),
+    'X-RateLimit-Remaining': String(Math.max(0, rate.limit - rate.count)),
+    'X-RateLimit-Reset': String(rate.reset),
+  };
+}

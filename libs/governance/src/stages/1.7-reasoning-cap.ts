@@ -1,0 +1,74 @@
+import { GatewayError } from '@svc/platform';
+import { ALLOW, ChainContext, StageResult } from '../chain/context';
+
+/**
+ * Stage 1.7, reasoning token cap (DECISIONS.md): policy `max_reasoning_tokens` (none by default)
+ * against the request's `max_completion_tokens` and `reasoning_effort` (format A) or
+ * `thinking.budget_tokens` (format B). An effort level counts as the token budget below, the
+ * reasoning budget vendors give each level; `none` counts as 0.
+ */
+export const REASONING_EFFORT_TOKENS: Readonly<Record<string, number>> = Object.freeze({
+  none: 0,
+  minimal: 1_024,
+  low: 4_096,
+  medium: 16_384,
+  high: 32_768,
+  xhigh: 65_536,
+});
+
+export interface ReasoningAsk {
+  field: string;
+  tokens: number;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function positive(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : null;
+}
+
+/** What the request asks for, by field; the largest decides. */
+export function reasoningAsks(body: unknown): ReasoningAsk[] {
+  if (!isObject(body)) return [];
+  const asks: ReasoningAsk[] = [];
+  const completion = positive(body.max_completion_tokens);
+  if (completion !== null) asks.push({ field: 'max_completion_tokens', tokens: completion });
+  const effort = typeof body.reasoning_effort === 'string' ? body.reasoning_effort : isObject(body.reasoning) ? body.reasoning.effort : undefined;
+  if (typeof effort === 'string' && Object.hasOwn(REASONING_EFFORT_TOKENS, effort.toLowerCase())) {
+    asks.push({ field: typeof body.reasoning_effort === 'string' ? 'reasoning_effort' : 'reasoning.effort', tokens: REASONING_EFFORT_TOKENS[effort.toLowerCase()] });
+  }
+  if (isObject(body.thinking) && body.thinking.type !== 'disabled') {
+    const budget = positive(body.thinking.budget_tokens);
+    if (budget !== null) asks.push({ field: 'thinking.budget_tokens', tokens: budget });
+  }
+  return asks;
+}
+
+/** The largest reasoning budget the request asks for, or null (kept on the usage record). */
+export function reasoningTokens(body: unknown): number | null {
+  const asks = reasoningAsks(body);
+  return asks.length > 0 ? Math.max(...asks.map((ask) => ask.tokens)) : null;
+}
+
+export function reasoningCapStage(ctx: ChainContext): StageResult {
+  const asks = reasoningAsks(ctx.input.body);
+  ctx.findings.reasoning_tokens = asks.length > 0 ? Math.max(...asks.map((ask) => ask.tokens)) : null;
+  const cap = ctx.policy.max_reasoning_tokens;
+  if (cap === null) return ALLOW;
+  const over = asks.find((ask) => ask.tokens > cap);
+  if (!over) return ALLOW;
+  const value = over.field.endsWith('effort') ? `${over.tokens} tokens (${over.field})` : `${over.tokens} tokens`;
+  return {
+    outcome: 'BLOCK',
+    error: new GatewayError(403, {
+      message: `The request asks for ${value} in ${over.field}, above the organization's reasoning cap of ${cap} tokens.`,
+      type: 'permission_error',
+      code: 'reasoning_cap_exceeded',
+      gateway_error_code: 'GW_REASONING_001',
+      param: over.field,
+      remediation: `Set ${over.field} to at most ${cap} tokens (or a lower reasoning effort), or ask an admin to raise max_reasoning_tokens.`,
+    }),
+  };
+}

@@ -1,0 +1,45 @@
+import { contextFor, chatBody } from '../chain/governance.fixtures';
+import { costOf } from '../cost/price-lookup';
+import { budgetRefusal, estimateStage } from './2-cost-estimate';
+
+describe('stage 2, cost estimate', () => {
+  it('estimates input with the tokenizer and output from max_tokens at the price table', () => {
+    const ctx = contextFor({ input: { model: 'gpt-4o', body: chatBody('Hello there, how are you?', { model: 'gpt-4o', max_tokens: 1000 }) } });
+    expect(estimateStage(ctx).outcome).toBe('ALLOW');
+    expect(ctx.estimate?.output_tokens).toBe(1000);
+    expect(ctx.estimate?.input_tokens).toBeGreaterThan(5);
+    expect(ctx.estimate?.estimated_cost).toBeCloseTo(costOf('gpt-4o', { input_tokens: ctx.estimate?.input_tokens, output_tokens: 1000 }), 12);
+  });
+
+  it('assumes 4096 output tokens without max_tokens', () => {
+    const ctx = contextFor({ input: { body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } } });
+    estimateStage(ctx);
+    expect(ctx.estimate?.output_tokens).toBe(4096);
+  });
+
+  it('refuses an estimate above the per-request cap with cost_limit GW_COST_001', () => {
+    const ctx = contextFor({ profile: { policy: { max_cost_per_request: 0.01 } }, input: { model: 'gpt-4o', body: chatBody('hi', { max_tokens: 10_000 }) } });
+    const result = estimateStage(ctx);
+    if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(result.error.status).toBe(403);
+    expect(result.error.body).toMatchObject({ type: 'permission_error', code: 'cost_limit', gateway_error_code: 'GW_COST_001' });
+    expect(result.error.body.message).toContain('$0.01');
+  });
+
+  it.each([
+    ['daily_budget', 'daily_budget', 'GW_COST_002'],
+    ['auto_stop', 'daily_budget', 'GW_COST_002'],
+    ['monthly_budget', 'monthly_budget', 'GW_COST_003'],
+  ] as const)('renders %s as 403 %s with a budget.exceeded event', (kind, code, gw) => {
+    const ctx = contextFor({ profile: { autoStopBudgets: [{ id: 'budget_1', name: 'Team cap', limit: 5 }] } });
+    estimateStage(ctx);
+    const result = budgetRefusal(ctx, kind, { daySpent: 99.5, dayReserved: 0.25, monthSpent: 1999, monthReserved: 0 });
+    if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(result.error.status).toBe(403);
+    expect(result.error.body).toMatchObject({ type: 'permission_error', code, gateway_error_code: gw });
+    expect(result.error.body.remediation).toBeTruthy();
+    expect(result.events?.[0]).toMatchObject({ type: 'budget.exceeded', data: { blocked_by: code, daily_spent: 99.5, model: 'gpt-4o-mini' } });
+    if (kind === 'auto_stop') expect(result.error.body.message).toContain('"Team cap"');
+    if (kind === 'daily_budget') expect(result.error.body.message).toContain('$0.25 in flight');
+  });
+});

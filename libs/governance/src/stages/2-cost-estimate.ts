@@ -1,0 +1,83 @@
+import { GatewayError } from '@svc/platform';
+import { roundUsd } from '../cost/price-lookup';
+import { estimateCost } from '../cost/estimate';
+import { ALLOW, ChainContext, StageResult } from '../chain/context';
+import { usd } from '../chain/format';
+
+/**
+ * Stage 2, cost estimate. In process: input tokens with the model family's tokenizer, output from
+ * `max_tokens`/`max_completion_tokens` or 4096, the price table, and the per-request cap
+ * (`cost_limit`). The daily and monthly budgets and the daily named budgets with `auto_stop` are
+ * checked in the counter script, which reserves the estimate atomically (`budgetRefusal`).
+ */
+export function estimateStage(ctx: ChainContext): StageResult {
+  const estimate = estimateCost(ctx.input.model, ctx.input.body);
+  ctx.estimate = estimate;
+  const cap = ctx.policy.max_cost_per_request;
+  if (estimate.estimated_cost <= cap) return ALLOW;
+  return {
+    outcome: 'BLOCK',
+    error: new GatewayError(403, {
+      message: `Estimated cost ${usd(estimate.estimated_cost)} (${estimate.input_tokens} input + ${estimate.output_tokens} max output tokens) exceeds the per-request limit of ${usd(cap)}.`,
+      type: 'permission_error',
+      code: 'cost_limit',
+      gateway_error_code: 'GW_COST_001',
+      remediation: 'Lower max_tokens or shorten the prompt, use a cheaper model, or ask an admin to raise max_cost_per_request.',
+    }),
+  };
+}
+
+export type BudgetRefusalKind = 'daily_budget' | 'auto_stop' | 'monthly_budget';
+
+export interface BudgetState {
+  daySpent: number;
+  dayReserved: number;
+  monthSpent: number;
+  monthReserved: number;
+}
+
+/** The 403 of a budget the reservation would overshoot, with its `budget.exceeded` event. */
+export function budgetRefusal(ctx: ChainContext, kind: BudgetRefusalKind, state: BudgetState): StageResult {
+  const estimate = ctx.estimate?.estimated_cost ?? 0;
+  const policy = ctx.policy;
+  const inFlight = (reserved: number) => (reserved > 0 ? ` and ${usd(reserved)} in flight` : '');
+  let message: string;
+  let dailyBudget = policy.daily_budget;
+  let remediation = 'Wait for the budget period to reset, lower the request cost, or ask an admin to raise the budget.';
+  if (kind === 'daily_budget') {
+    message = `Daily budget of ${usd(policy.daily_budget)} would be exceeded: ${usd(state.daySpent)} spent${inFlight(state.dayReserved)} today, this request is estimated at ${usd(estimate)}.`;
+    remediation = 'The daily budget resets at 00:00 UTC; lower max_tokens or use a cheaper model, or ask an admin to raise daily_budget.';
+  } else if (kind === 'auto_stop') {
+    const budget = [...ctx.profile.autoStopBudgets].sort((a, b) => a.limit - b.limit)[0];
+    dailyBudget = budget?.limit ?? policy.daily_budget;
+    message = `Daily budget "${budget?.name ?? 'auto-stop'}" of ${usd(dailyBudget)} is reached (auto_stop): ${usd(state.daySpent)} spent${inFlight(state.dayReserved)} today.`;
+    remediation = 'Requests resume at 00:00 UTC; an admin can raise the named budget or turn off its auto_stop.';
+  } else {
+    message = `Monthly budget of ${usd(policy.monthly_budget)} would be exceeded: ${usd(state.monthSpent)} spent${inFlight(state.monthReserved)} this month, this request is estimated at ${usd(estimate)}.`;
+    remediation = 'The monthly budget resets on the 1st (UTC); lower the request cost, or ask an admin to raise monthly_budget.';
+  }
+  const code = kind === 'monthly_budget' ? 'monthly_budget' : 'daily_budget';
+  return {
+    outcome: 'BLOCK',
+    error: new GatewayError(403, {
+      message,
+      type: 'permission_error',
+      code,
+      gateway_error_code: code === 'daily_budget' ? 'GW_COST_002' : 'GW_COST_003',
+      remediation,
+    }),
+    events: [
+      {
+        type: 'budget.exceeded',
+        data: {
+          blocked_by: code,
+          daily_spent: roundUsd(state.daySpent),
+          daily_budget: dailyBudget,
+          model: ctx.input.model,
+          estimated_cost: roundUsd(estimate),
+          timestamp: ctx.timestamp,
+        },
+      },
+    ],
+  };
+}

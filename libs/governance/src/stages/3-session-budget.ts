@@ -1,0 +1,51 @@
+import { GatewayError } from '@svc/platform';
+import { ChainContext, ResolvedSession, StageResult } from '../chain/context';
+import { usd } from '../chain/format';
+
+/**
+ * Stage 3, runner session budget (DECISIONS.md "Runner session budget (3)"). It runs only when the
+ * request carries `X-Runner-ID`, `X-Session-ID` and an `X-Runner-Proof` that verifies for exactly
+ * that runner and session, and the session is alive; otherwise the stage is skipped, as SPEC.md
+ * says ("runs only when ... trusted"). The session's spent plus reserved plus this estimate must
+ * stay within its budget (default 5 USD, settable per runner): the counter script checks and
+ * reserves it with the other budgets.
+ */
+
+export interface SessionRecord {
+  runnerId: string;
+  state: string;
+  budgetUsd: number;
+  spentUsd: number;
+}
+
+export interface SessionStageDeps {
+  /** Checks `X-Runner-Proof` against the runner and session ids (HMAC, constant time). */
+  verifyProof(runnerId: string, sessionId: string, proof: string): boolean;
+  /** The session of the organization, or null (cached by the caller). */
+  findSession(ctx: ChainContext, sessionId: string): Promise<SessionRecord | null>;
+}
+
+const LIVE_STATES = new Set(['starting', 'active', 'stopping']);
+
+/** The session to charge, or null when stage 3 does not apply to this request. */
+export async function resolveSession(ctx: ChainContext, deps: SessionStageDeps): Promise<ResolvedSession | null> {
+  const runner = ctx.input.runner;
+  if (!runner || !deps.verifyProof(runner.runnerId, runner.sessionId, runner.proof)) return null;
+  const session = await deps.findSession(ctx, runner.sessionId);
+  if (!session || session.runnerId !== runner.runnerId || !LIVE_STATES.has(session.state)) return null;
+  return { runnerId: runner.runnerId, sessionId: runner.sessionId, budgetUsd: session.budgetUsd, spentUsd: session.spentUsd };
+}
+
+export function sessionRefusal(ctx: ChainContext, session: ResolvedSession, usedUsd: number): StageResult {
+  const estimate = ctx.estimate?.estimated_cost ?? 0;
+  return {
+    outcome: 'BLOCK',
+    error: new GatewayError(403, {
+      message: `Runner session ${session.sessionId} would exceed its budget of ${usd(session.budgetUsd)}: ${usd(usedUsd)} used, this request is estimated at ${usd(estimate)}.`,
+      type: 'permission_error',
+      code: 'session_budget_exceeded',
+      gateway_error_code: 'GW_SESSION_BUDGET_001',
+      remediation: "Start a new runner session, lower the request cost, or raise the runner's session budget.",
+    }),
+  };
+}

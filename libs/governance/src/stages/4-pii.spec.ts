@@ -1,0 +1,90 @@
+import { chatBody, contextFor } from '../chain/governance.fixtures';
+import { piiStage, PiiFindingSummary } from './4-pii';
+import { PresidioNerClient } from './ner-client';
+import { JsonServer, startJsonServer } from './http-stub.testing';
+
+const CARD = '4111 1111 1111 1111';
+
+function deps(ner: PresidioNerClient | null = null) {
+  const warnings: PiiFindingSummary[][] = [];
+  const nerErrors: unknown[] = [];
+  return { warnings, nerErrors, ner, onWarning: (f: PiiFindingSummary[]) => warnings.push(f), onNerError: (err: unknown) => nerErrors.push(err) };
+}
+
+describe('stage 4, PII scan', () => {
+  it('allows clean text', async () => {
+    expect((await piiStage(contextFor({ input: { body: chatBody('Summarize the meeting notes.') } }), deps())).outcome).toBe('ALLOW');
+  });
+
+  it('blocks a card number by default, naming type and field but never the value', async () => {
+    const ctx = contextFor({ input: { body: chatBody(`Charge ${CARD} please`) } });
+    const result = await piiStage(ctx, deps());
+    if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(result.error.status).toBe(403);
+    expect(result.error.body).toMatchObject({ type: 'permission_error', code: 'pii_detected', gateway_error_code: 'GW_PII_001', param: 'messages[0].content' });
+    expect(result.error.body.message).toContain('credit_card in messages[0].content');
+    expect(JSON.stringify(result)).not.toContain('4111');
+    expect(result.events?.[0]).toMatchObject({
+      type: 'guardrail.triggered',
+      data: { guardrail: 'pii_detected', model: 'gpt-4o-mini', details: { pii_types: ['credit_card'], field: 'messages[0].content' } },
+    });
+    expect(ctx.findings.pii_types).toEqual(['credit_card']);
+  });
+
+  it('flags MEDIUM findings and everything under pii_action flag or allow', async () => {
+    const email = deps();
+    expect((await piiStage(contextFor({ input: { body: chatBody('Mail jane.doe@example.com') } }), email)).outcome).toBe('ALLOW');
+    expect(email.warnings[0]).toEqual([{ type: 'email', severity: 'MEDIUM', path: 'messages[0].content', count: 1 }]);
+    for (const action of ['flag', 'allow'] as const) {
+      const d = deps();
+      expect((await piiStage(contextFor({ profile: { policy: { pii_action: action } }, input: { body: chatBody(`card ${CARD}`) } }), d)).outcome).toBe('ALLOW');
+      expect(d.warnings).toHaveLength(1);
+    }
+  });
+
+  it('is off with pii_scan_enabled false, and scans system, tool results and embeddings input', async () => {
+    expect((await piiStage(contextFor({ profile: { policy: { pii_scan_enabled: false } }, input: { body: chatBody(`card ${CARD}`) } }), deps())).outcome).toBe('ALLOW');
+    const system = await piiStage(contextFor({ input: { format: 'anthropic', body: { system: 'key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD', messages: [] } } }), deps());
+    expect(system.outcome === 'BLOCK' && system.error.body.message).toContain('in system');
+    const tool = await piiStage(
+      contextFor({ input: { body: { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'SSN 123-45-6789' }] }] } } }),
+      deps(),
+    );
+    expect(tool.outcome === 'BLOCK' && tool.error.body.message).toContain('ssn in messages[0].content[0].content');
+    const embeddings = await piiStage(contextFor({ input: { endpoint: 'embeddings', body: { model: 'text-embedding-3-small', input: ['ok', `card ${CARD}`] } } }), deps());
+    expect(embeddings.outcome === 'BLOCK' && embeddings.error.body.message).toContain('credit_card in input[1]');
+  });
+
+  describe('with a Presidio-compatible analyzer', () => {
+    let analyzer: JsonServer;
+    let answer: { status?: number; body: unknown; delayMs?: number };
+    beforeAll(async () => {
+      analyzer = await startJsonServer(() => answer);
+    });
+    afterAll(() => analyzer.close());
+
+    it('adds its entities by field, blocks CRITICAL ones and flags the rest', async () => {
+      const text = 'Passport of John Smith: X1234567';
+      answer = { body: [{ entity_type: 'PERSON', start: 12, end: 22, score: 0.85 }, { entity_type: 'US_PASSPORT', start: 24, end: 32, score: 0.9 }] };
+      const ctx = contextFor({ input: { body: chatBody(text) } });
+      const result = await piiStage(ctx, deps(new PresidioNerClient(analyzer.url, { timeoutMs: 2000 })));
+      expect(analyzer.requests.at(-1)).toEqual({ path: '/analyze', body: { text, language: 'en' } });
+      if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+      expect(result.error.body.message).toContain('us_passport in messages[0].content');
+      expect(ctx.findings.pii_types).toEqual(expect.arrayContaining(['person', 'us_passport']));
+    });
+
+    it('fails open on a slow or failing analyzer: the patterns decide', async () => {
+      answer = { body: [], delayMs: 500 };
+      const slow = deps(new PresidioNerClient(analyzer.url, { timeoutMs: 50 }));
+      const started = Date.now();
+      expect((await piiStage(contextFor({ input: { body: chatBody('John Smith') } }), slow)).outcome).toBe('ALLOW');
+      expect(Date.now() - started).toBeLessThan(300);
+      expect(slow.nerErrors).toHaveLength(1);
+      answer = { status: 500, body: { error: 'down' } };
+      const failing = deps(new PresidioNerClient(analyzer.url, { timeoutMs: 2000 }));
+      expect((await piiStage(contextFor({ input: { body: chatBody(`card ${CARD}`) } }), failing)).outcome).toBe('BLOCK');
+      expect(failing.nerErrors).toHaveLength(1);
+    });
+  });
+});

@@ -1,0 +1,89 @@
+import { GatewayError } from '@svc/platform';
+import { roundUsd } from '../cost/price-lookup';
+import { ApprovalsService } from '../approvals/approvals.service';
+import { requestHash } from '../approvals/request-hash';
+import { ALLOW, ChainContext, StageResult } from '../chain/context';
+import { usd } from '../chain/format';
+
+/**
+ * Stage 6, HITL gate. An estimate above `hitl_cost_threshold` needs a reviewer's approval bound to
+ * the organization, the model and the SHA-256 of the canonical body:
+ * - no approval yet, or the last one expired or was already used: a new pending approval, 202;
+ * - pending: the same approval again, 202;
+ * - approved and unused: consumed (once) and the request proceeds;
+ * - rejected: 403 `approval_rejected` for as long as the same request is re-submitted.
+ * A caller with `admin:write` on a plan that includes it may skip the gate (`hitlBypass`).
+ */
+
+export type HitlApprovals = Pick<ApprovalsService, 'findLatestForRequest' | 'request' | 'consume' | 'retryAfterSeconds'>;
+
+export function bypassesGate(ctx: ChainContext): boolean {
+  const scopes = ctx.input.principal.scopes;
+  return ctx.input.hitlBypass === true && (scopes.includes('admin:write') || scopes.includes('gateway_admin'));
+}
+
+export async function hitlStage(ctx: ChainContext, approvals: HitlApprovals): Promise<StageResult> {
+  const estimate = ctx.estimate?.estimated_cost ?? 0;
+  const threshold = ctx.policy.hitl_cost_threshold;
+  if (estimate <= threshold || bypassesGate(ctx)) return ALLOW;
+  const { input } = ctx;
+  const hash = requestHash(input.body);
+  const latest = await approvals.findLatestForRequest(ctx.orgId, input.model, hash);
+  if (latest?.status === 'approved' && latest.consumed_at === null) {
+    if (await approvals.consume(ctx.orgId, latest._id, hash)) return ALLOW;
+  }
+  if (latest?.status === 'rejected') {
+    const by = latest.rejected_by ? ` by ${latest.rejected_by}` : '';
+    const reason = latest.rejection_reason ? `: ${latest.rejection_reason}` : '';
+    return {
+      outcome: 'BLOCK',
+      error: new GatewayError(403, {
+        message: `Approval ${latest._id} for this request was rejected${by}${reason}`,
+        type: 'permission_error',
+        code: 'approval_rejected',
+        gateway_error_code: 'GW_HITL_001',
+        remediation: 'Change the request (a cheaper model, fewer max_tokens) or ask a reviewer why it was rejected.',
+      }),
+    };
+  }
+  const reuse = latest?.status === 'pending' && latest.expires_at.getTime() > input.now.getTime() ? latest : null;
+  const approval =
+    reuse ??
+    (await approvals.request(ctx.orgId, {
+      model: input.model,
+      provider: input.provider,
+      estimatedCost: estimate,
+      hitlThreshold: threshold,
+      requestHash: hash,
+      requestId: input.requestId,
+      keyId: input.principal.keyId,
+    }));
+  const retryAfter = approval.retry_after_seconds || approvals.retryAfterSeconds;
+  return {
+    outcome: 'NEEDS_APPROVAL',
+    approval: {
+      status: 'pending_approval',
+      approval_id: approval._id,
+      retry_after_seconds: retryAfter,
+      message: `The estimated cost of ${usd(estimate)} is above the approval threshold of ${usd(threshold)}. Poll GET /v1/approvals/${approval._id}/status and send the same request again once it is approved.`,
+      estimated_cost: roundUsd(estimate),
+      model: input.model,
+    },
+    headers: { 'Retry-After': String(retryAfter), 'X-SVC-Approval-ID': approval._id },
+    events: reuse
+      ? []
+      : [
+          {
+            type: 'approval.requested',
+            data: {
+              request_id: input.requestId,
+              model: input.model,
+              estimated_cost: roundUsd(estimate),
+              hitl_threshold: threshold,
+              approval_id: approval._id,
+              timestamp: ctx.timestamp,
+            },
+          },
+        ],
+  };
+}

@@ -1,0 +1,98 @@
+import { All, Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiGoneResponse, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { OrgId, Repositories } from '@svc/domain';
+import { REPOSITORIES } from '@svc/runtime';
+import { OrgAuthGuard } from '../auth/org-auth.guard';
+import { Caller, OrgPrincipal } from '../auth/org-principal';
+import { OrgRoute } from '../common/org-access';
+import { orgErrors } from '../common/org-errors';
+import { Collection, PageQueryDto, pageOf } from '../common/pagination';
+import { AgentHealth, agentHealth, agentsHealth, AgentSample, UNATTRIBUTED_AGENT } from './agent-health';
+
+/** At most this many recent usage records are read for agent health. */
+const MAX_SAMPLES = 50_000;
+const SCOPES = ['agents:read', 'admin:read'];
+const DESCRIPTION =
+  'From the usage records of the last `window_hours` (default 24, max 168), keyed on the agent (the `X-SVC-Agent` header, else the API key name). ' +
+  'score = 100 × (1 − error rate) minus up to 30 points for a slow p95 and up to 20 for governance blocks; healthy ≥ 90, degraded ≥ 70, else unhealthy. ' +
+  'error_rate is the share of proxied requests that ended with a status ≥ 400.';
+
+export class AgentHealthQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ default: 24, minimum: 1, maximum: 168 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(168)
+  window_hours?: number;
+}
+
+export class AgentWindowQueryDto {
+  @ApiPropertyOptional({ default: 24, minimum: 1, maximum: 168 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(168)
+  window_hours?: number;
+}
+
+@ApiTags('agents')
+@Controller('api/v1/agents')
+@UseGuards(OrgAuthGuard)
+export class AgentsController {
+  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
+
+  @Get('health')
+  @OrgRoute({ summary: 'Health of every agent', level: 'read', scopes: SCOPES, description: DESCRIPTION })
+  @ApiOkResponse({ description: '`{items, total, offset, limit}` of agents, busiest first' })
+  async list(@Caller() caller: OrgPrincipal, @Query() query: AgentHealthQueryDto): Promise<Collection<AgentHealth>> {
+    const page = pageOf(query);
+    const all = agentsHealth(await this.samples(caller.orgId, query.window_hours ?? 24));
+    return { items: all.slice(page.offset, page.offset + page.limit), total: all.length, ...page };
+  }
+
+  @Get(':agent_name/health')
+  @OrgRoute({ summary: "One agent's health", level: 'read', scopes: SCOPES, description: `${DESCRIPTION} 404 when the agent has no requests in the window.` })
+  @ApiOkResponse({ description: 'score, status, p50/p95 latency, error rate' })
+  async one(@Caller() caller: OrgPrincipal, @Param('agent_name') name: string, @Query() query: AgentWindowQueryDto): Promise<AgentHealth> {
+    const samples = (await this.samples(caller.orgId, query.window_hours ?? 24)).filter((s) => (s.agent ?? UNATTRIBUTED_AGENT) === name);
+    if (samples.length === 0) throw orgErrors.notFound('Agent', name);
+    return agentHealth(name, samples);
+  }
+
+  private samples(orgId: OrgId, hours: number): Promise<AgentSample[]> {
+    const from = new Date(Date.now() - hours * 3_600_000);
+    return this.repositories.usage.aggregateUsage<AgentSample>(orgId, [
+      { $match: { created_at: { $gte: from } } },
+      { $sort: { created_at: -1 } },
+      { $limit: MAX_SAMPLES },
+      { $project: { _id: 0, agent: 1, latency_ms: 1, status_code: 1, blocked_by: 1, cost: 1, created_at: 1 } },
+    ]);
+  }
+}
+
+/** SPEC.md "Versioning": the former `/api/v1/admin/agents/*` routes answer 410 to every method. */
+@ApiTags('agents')
+@Controller('api/v1/admin/agents')
+export class RemovedAgentsController {
+  @All()
+  @ApiOperation({ summary: 'Removed: use /api/v1/agents/health', description: 'Every method and sub-path answers 410 `GONE`.' })
+  @ApiGoneResponse({ description: '`{error: {code: GONE, ...}}`' })
+  root(): never {
+    throw gone();
+  }
+
+  @All('*')
+  @ApiOperation({ summary: 'Removed: use /api/v1/agents/{agent_name}/health', description: 'Every method and sub-path answers 410 `GONE`.' })
+  @ApiGoneResponse({ description: '`{error: {code: GONE, ...}}`' })
+  any(): never {
+    throw gone();
+  }
+}
+
+function gone() {
+  return orgErrors.gone('The /api/v1/admin/agents routes were removed; use GET /api/v1/agents/health and /api/v1/agents/{agent_name}/health');
+}

@@ -1,0 +1,129 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ACCESS_TOKEN_REVOCATIONS, AccessTokenRevocations, ACCESS_TOKEN_TTL_SECONDS, InvalidTokenError, REFRESH_TOKEN_TTL_SECONDS, RefreshClaims, TokenService } from '@svc/auth';
+import { asOrgId, DuplicateKeyError, hashPassword, Repositories, UserEntity, verifyPassword } from '@svc/domain';
+import { APP_CONFIG, AppConfig, ConflictError, LOGGER, Logger } from '@svc/platform';
+import { REPOSITORIES } from '@svc/runtime';
+import { orgErrors } from '../common/org-errors';
+import type { RegisterDto, TokenResponseDto } from './dto/auth.dto';
+import { LoginThrottle } from './login-throttle';
+import type { OrgPrincipal } from './org-principal';
+
+const LOGIN_FAILED = 'Invalid e-mail or password';
+
+/** Login, refresh-token rotation with reuse detection, logout and sign-up. */
+@Injectable()
+export class AuthService {
+  /** A real hash to verify against when the e-mail is unknown, so both failures take as long. */
+  private dummyHash: Promise<string> | null = null;
+
+  constructor(
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(ACCESS_TOKEN_REVOCATIONS) private readonly revocations: AccessTokenRevocations,
+    private readonly tokens: TokenService,
+    private readonly throttle: LoginThrottle,
+  ) {}
+
+  async login(email: string, password: string, ip: string): Promise<TokenResponseDto> {
+    await this.throttle.assertAllowed(email, ip);
+    const user = await this.repositories.users.findByEmailForLogin(email);
+    let ok = false;
+    if (user) ok = await verifyPassword(user.password_hash, password);
+    else await verifyPassword(await (this.dummyHash ??= hashPassword('not-a-real-password-0000')), password);
+    if (!user || !ok) {
+      await this.throttle.recordFailure(email, ip);
+      throw orgErrors.unauthorized(LOGIN_FAILED);
+    }
+    await this.throttle.recordSuccess(email, ip);
+    await this.repositories.users.recordLogin(asOrgId(user.org_id), user._id);
+    return this.issueSession(user);
+  }
+
+  /**
+   * Rotates a refresh token: the presented one is marked used (exactly once) and a new one of the
+   * same family is returned. Presenting a used or revoked token again revokes the whole family.
+   */
+  async refresh(refreshToken: string): Promise<TokenResponseDto> {
+    const claims = this.verifyRefresh(refreshToken);
+    const orgId = asOrgId(claims.org_id);
+    const user = await this.repositories.users.findById(orgId, claims.sub);
+    if (!user) {
+      await this.repositories.refreshTokens.revokeFamily(orgId, claims.fam);
+      throw orgErrors.unauthorized('The user of this refresh token no longer exists');
+    }
+    const next = this.tokens.issueRefresh({ id: user._id, org_id: user.org_id }, claims.fam);
+    const used = await this.repositories.refreshTokens.markUsed(orgId, claims.jti, next.claims.jti);
+    if (!used) {
+      const record = await this.repositories.refreshTokens.findById(orgId, claims.jti);
+      if (!record) throw orgErrors.unauthorized('Invalid or expired refresh token');
+      const revoked = await this.repositories.refreshTokens.revokeFamily(orgId, record.family_id);
+      this.logger.warn({ org_id: orgId, user_id: user._id, family_id: record.family_id, revoked }, 'refresh token reuse: family revoked');
+      throw orgErrors.unauthorized('This refresh token was already used or revoked; every session of this login has been revoked', {
+        reason: 'refresh_token_reuse',
+      });
+    }
+    await this.repositories.refreshTokens.issueWithId(orgId, next.claims.jti, {
+      user_id: user._id,
+      family_id: used.family_id,
+      ttl_ms: REFRESH_TOKEN_TTL_SECONDS * 1000,
+    });
+    const access = this.tokens.issueAccess({ id: user._id, org_id: user.org_id, role: user.role, email: user.email });
+    return { access_token: access.token, refresh_token: next.token, token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS };
+  }
+
+  /**
+   * Ends a session: the caller's access token is revoked until it expires, and the refresh token's
+   * family (when it is the caller's own) is revoked, so neither works any more.
+   */
+  async logout(principal: OrgPrincipal, refreshToken: string | undefined): Promise<void> {
+    if (principal.token) await this.revocations.revoke(principal.token.jti, new Date(principal.token.exp * 1000));
+    if (!refreshToken) return;
+    let claims: RefreshClaims;
+    try {
+      claims = this.tokens.verify(refreshToken, 'refresh');
+    } catch {
+      return;
+    }
+    if (claims.sub !== principal.userId || claims.org_id !== principal.orgId) return;
+    await this.repositories.refreshTokens.revokeFamily(principal.orgId, claims.fam);
+  }
+
+  /** DECISIONS.md "More organizations and members": a new organization (free, active) and its Owner. */
+  async register(input: RegisterDto): Promise<TokenResponseDto> {
+    if (!this.config.SIGNUP_ENABLED) throw orgErrors.notFound('Route POST /api/v1/auth/register');
+    const passwordHash = await hashPassword(input.password);
+    const organization = await this.repositories.organizations.create({ name: input.org_name.trim(), plan: 'free', subscription_status: 'active' });
+    const orgId = asOrgId(organization._id);
+    let user: UserEntity;
+    try {
+      user = await this.repositories.users.create(orgId, { email: input.email, role: 'Owner', password_hash: passwordHash, name: input.name ?? null });
+    } catch (error) {
+      await this.repositories.organizations.delete(orgId);
+      if (error instanceof DuplicateKeyError) {
+        throw new ConflictError('resource_already_exists', 'An account with this e-mail already exists', { resource_type: 'user' });
+      }
+      throw error;
+    }
+    return this.issueSession(user);
+  }
+
+  private async issueSession(user: UserEntity): Promise<TokenResponseDto> {
+    const access = this.tokens.issueAccess({ id: user._id, org_id: user.org_id, role: user.role, email: user.email });
+    const refresh = this.tokens.issueRefresh({ id: user._id, org_id: user.org_id });
+    await this.repositories.refreshTokens.issueWithId(asOrgId(user.org_id), refresh.claims.jti, {
+      user_id: user._id,
+      family_id: refresh.claims.fam,
+      ttl_ms: REFRESH_TOKEN_TTL_SECONDS * 1000,
+    });
+    return { access_token: access.token, refresh_token: refresh.token, token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS };
+  }
+
+  private verifyRefresh(token: string): RefreshClaims {
+    try {
+      return this.tokens.verify(token, 'refresh');
+    } catch (error) {
+      throw orgErrors.unauthorized(error instanceof InvalidTokenError ? `Invalid refresh token: ${error.message}` : 'Invalid refresh token');
+    }
+  }
+}

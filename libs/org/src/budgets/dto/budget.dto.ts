@@ -1,0 +1,149 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsPositive,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { ALERT_CHANNELS, AlertChannel, BUDGET_TYPES, BudgetType } from '@svc/domain';
+
+export class BudgetAlertInputDto {
+  @ApiProperty({ minimum: 0, maximum: 100, example: 80, description: 'Percent of the limit' })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(100)
+  threshold!: number;
+
+  @ApiProperty({ enum: ALERT_CHANNELS, isArray: true, example: ['webhook'] })
+  @IsArray()
+  @ArrayMaxSize(3)
+  @ArrayUnique()
+  @IsIn(ALERT_CHANNELS, { each: true })
+  channels!: AlertChannel[];
+}
+
+export class CreateBudgetDto {
+  @ApiProperty({ minLength: 1, maxLength: 120, example: 'Daily cap' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(120)
+  name!: string;
+
+  @ApiPropertyOptional({ enum: BUDGET_TYPES, default: 'monthly' })
+  @IsOptional()
+  @IsIn(BUDGET_TYPES)
+  type?: BudgetType;
+
+  @ApiProperty({ description: 'USD, greater than 0', example: 50 })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @IsPositive()
+  @Max(1_000_000_000)
+  limit!: number;
+
+  @ApiPropertyOptional({ type: [BudgetAlertInputDto] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => BudgetAlertInputDto)
+  alerts?: BudgetAlertInputDto[];
+
+  @ApiPropertyOptional({ default: false, description: 'Daily budgets only: the gateway refuses the organization\'s requests once the limit is reached' })
+  @IsOptional()
+  @IsBoolean()
+  auto_stop?: boolean;
+}
+
+export class UpdateBudgetDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 120 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(120)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: BUDGET_TYPES })
+  @IsOptional()
+  @IsIn(BUDGET_TYPES)
+  type?: BudgetType;
+
+  @ApiPropertyOptional({ description: 'USD, greater than 0' })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @IsPositive()
+  @Max(1_000_000_000)
+  limit?: number;
+
+  @ApiPropertyOptional({ type: [BudgetAlertInputDto], description: 'Replaces the alerts (their triggered state is recomputed)' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => BudgetAlertInputDto)
+  alerts?: BudgetAlertInputDto[];
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  auto_stop?: boolean;
+}
+
+export class BudgetPageQueryDto {
+  @ApiPropertyOptional({ default: 1, minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page?: number;
+
+  @ApiPropertyOptional({ default: 25, minimum: 1, maximum: 200 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  page_size?: number;
+}
+
+export class BudgetAlertDto {
+  @ApiProperty() threshold!: number;
+  @ApiProperty({ enum: ALERT_CHANNELS, isArray: true }) channels!: AlertChannel[];
+  @ApiProperty() triggered!: boolean;
+  @ApiProperty({ nullable: true, type: String }) triggered_at!: string | null;
+}
+
+export class BudgetDto {
+  @ApiProperty({ example: 'budget_...' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: BUDGET_TYPES }) type!: BudgetType;
+  @ApiProperty() limit!: number;
+  @ApiProperty({ description: "The organization's gateway spend in the current UTC period" }) current!: number;
+  @ApiProperty({ description: 'current / limit, percent' }) utilization!: number;
+  @ApiProperty() period_start!: string;
+  @ApiProperty() period_end!: string;
+  @ApiProperty({ type: [BudgetAlertDto] }) alerts!: BudgetAlertDto[];
+  @ApiProperty() auto_stop!: boolean;
+  @ApiProperty() created_at!: string;
+  @ApiProperty() updated_at!: string;
+}
+
+export class BudgetListDto {
+  @ApiProperty({ type: [BudgetDto] }) budgets!: BudgetDto[];
+  @ApiProperty({ description: 'Number of budgets of the organization' }) total!: number;
+  @ApiProperty() page!: number;
+  @ApiProperty() page_size!: number;
+  @ApiProperty({ description: 'Same as total' }) total_count!: number;
+  @ApiProperty() has_more!: boolean;
+}

@@ -1,0 +1,54 @@
+import { buildCostReport, seriesKeys, trendOf } from './cost-report';
+
+describe('cost report', () => {
+  const now = new Date('2030-03-13T10:30:00Z'); // a Wednesday
+
+  it('covers the period with hourly, daily and weekly (Monday) keys', () => {
+    const from = new Date('2030-03-12T10:30:00Z');
+    const hourly = seriesKeys(from, now, 'hourly');
+    expect(hourly).toHaveLength(25);
+    expect(hourly[0]).toBe('2030-03-12T10:00:00Z');
+    expect(hourly.at(-1)).toBe('2030-03-13T10:00:00Z');
+    expect(seriesKeys(new Date('2030-03-06T10:30:00Z'), now, 'daily')).toEqual([
+      '2030-03-06', '2030-03-07', '2030-03-08', '2030-03-09', '2030-03-10', '2030-03-11', '2030-03-12', '2030-03-13',
+    ]);
+    expect(seriesKeys(new Date('2030-02-27T00:00:00Z'), now, 'weekly')).toEqual(['2030-02-25', '2030-03-04', '2030-03-11']);
+  });
+
+  it('calls a change of more than 10 % between the halves a trend', () => {
+    expect(trendOf(10, 12)).toBe('increasing');
+    expect(trendOf(10, 10.5)).toBe('stable');
+    expect(trendOf(10, 8)).toBe('decreasing');
+    expect(trendOf(0, 0)).toBe('stable');
+    expect(trendOf(0, 1)).toBe('increasing');
+  });
+
+  it('builds totals, groups, a zero-filled series and projections', () => {
+    const report = buildCostReport({
+      period: '7d',
+      granularity: 'weekly',
+      now,
+      totalCost: 0.7,
+      halves: [0.2, 0.5],
+      byProvider: [{ key: 'openai', cost: 0.6, requests: 3 }, { key: null, cost: 0.1, requests: 1 }],
+      byAgent: [{ key: 'bot', cost: 0.7, executions: 4, avg_latency_ms: 123.456 }],
+      buckets: [
+        { bucket: '2030-03-08', cost: 0.2, requests: 1 },
+        { bucket: '2030-03-11', cost: 0.3, requests: 2 },
+        { bucket: '2030-03-13', cost: 0.2, requests: 1 },
+      ],
+      monthlyBudget: 30,
+    });
+    expect(report.total_cost).toBe(0.7);
+    expect(report.by_provider).toEqual({
+      openai: { cost: 0.6, requests: 3, avg_cost_per_request: 0.2 },
+      unknown: { cost: 0.1, requests: 1, avg_cost_per_request: 0.1 },
+    });
+    expect(report.by_agent).toEqual({ bot: { cost: 0.7, executions: 4, avg_latency_ms: 123.46 } });
+    expect(report.time_series).toEqual([
+      { date: '2030-03-04', cost: 0.2, requests: 1 },
+      { date: '2030-03-11', cost: 0.5, requests: 3 },
+    ]);
+    expect(report.projections).toEqual({ monthly_estimate: 3, trend: 'increasing', budget_utilization: 10 });
+  });
+});

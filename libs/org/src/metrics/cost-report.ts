@@ -1,0 +1,137 @@
+import { round2, usd } from '../common/org-errors';
+
+export const PERIODS = { '24h': 1, '7d': 7, '30d': 30, '90d': 90 } as const;
+export type Period = keyof typeof PERIODS;
+export const GRANULARITIES = ['hourly', 'daily', 'weekly'] as const;
+export type Granularity = (typeof GRANULARITIES)[number];
+export type Trend = 'increasing' | 'stable' | 'decreasing';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Relative change between the two halves of the period beyond which the trend is not `stable`. */
+export const TREND_THRESHOLD = 0.1;
+
+export interface Bucket {
+  /** UTC hour (`2025-01-31T13`) or day (`2025-01-31`), as grouped by the store. */
+  bucket: string;
+  cost: number;
+  requests: number;
+}
+
+export interface CostReportInput {
+  period: Period;
+  granularity: Granularity;
+  now: Date;
+  totalCost: number;
+  /** Cost of the first and second half of the period (trend). */
+  halves: [number, number];
+  byProvider: { key: string | null; cost: number; requests: number }[];
+  byAgent: { key: string | null; cost: number; executions: number; avg_latency_ms: number }[];
+  /** Hourly buckets for `hourly`, daily buckets otherwise. */
+  buckets: Bucket[];
+  monthlyBudget: number;
+}
+
+export interface CostReport {
+  period: Period;
+  granularity: Granularity;
+  from: string;
+  to: string;
+  total_cost: number;
+  by_provider: Record<string, { cost: number; requests: number; avg_cost_per_request: number }>;
+  by_agent: Record<string, { cost: number; executions: number; avg_latency_ms: number }>;
+  time_series: { date: string; cost: number; requests: number }[];
+  projections: { monthly_estimate: number; trend: Trend; budget_utilization: number };
+}
+
+export function periodRange(period: Period, now: Date): { from: Date; to: Date; mid: Date } {
+  const span = PERIODS[period] * DAY;
+  return { from: new Date(now.getTime() - span), to: now, mid: new Date(now.getTime() - span / 2) };
+}
+
+/** The series keys covering [from, to]: UTC hours, days, or ISO weeks (their Monday). */
+export function seriesKeys(from: Date, to: Date, granularity: Granularity): string[] {
+  const keys: string[] = [];
+  const step = granularity === 'hourly' ? HOUR : granularity === 'daily' ? DAY : 7 * DAY;
+  let cursor = granularity === 'hourly' ? floorHour(from) : granularity === 'daily' ? floorDay(from) : mondayOf(from);
+  while (cursor <= to.getTime()) {
+    keys.push(seriesKey(new Date(cursor), granularity));
+    cursor += step;
+  }
+  return keys;
+}
+
+/** `2025-01-31T13:00:00Z` (hourly), `2025-01-31` (daily) or the Monday `2025-01-27` (weekly). */
+export function seriesKey(date: Date, granularity: Granularity): string {
+  if (granularity === 'hourly') return `${new Date(floorHour(date)).toISOString().slice(0, 13)}:00:00Z`;
+  if (granularity === 'daily') return date.toISOString().slice(0, 10);
+  return new Date(mondayOf(date)).toISOString().slice(0, 10);
+}
+
+/** Up more than 10 % from the first half of the period to the second: increasing; down more: decreasing. */
+export function trendOf(first: number, second: number): Trend {
+  if (first <= 0) return second > 0 ? 'increasing' : 'stable';
+  const change = (second - first) / first;
+  if (change > TREND_THRESHOLD) return 'increasing';
+  if (change < -TREND_THRESHOLD) return 'decreasing';
+  return 'stable';
+}
+
+/**
+ * SPEC.md "GET /api/v1/admin/metrics/cost-optimization" from grouped usage. Costs are the `cost`
+ * of proxied requests; `requests`/`executions` count proxied (not blocked) requests. The monthly
+ * estimate is the period's average daily cost times 30; budget utilization is that estimate as a
+ * percentage of the effective monthly budget.
+ */
+export function buildCostReport(input: CostReportInput): CostReport {
+  const { from, to } = periodRange(input.period, input.now);
+  const byProvider: CostReport['by_provider'] = {};
+  for (const row of input.byProvider) {
+    byProvider[row.key ?? 'unknown'] = {
+      cost: usd(row.cost),
+      requests: row.requests,
+      avg_cost_per_request: row.requests ? usd(row.cost / row.requests) : 0,
+    };
+  }
+  const byAgent: CostReport['by_agent'] = {};
+  for (const row of input.byAgent) {
+    byAgent[row.key ?? 'unattributed'] = { cost: usd(row.cost), executions: row.executions, avg_latency_ms: round2(row.avg_latency_ms) };
+  }
+  const series = new Map(seriesKeys(from, to, input.granularity).map((key) => [key, { cost: 0, requests: 0 }]));
+  for (const bucket of input.buckets) {
+    const date = new Date(bucket.bucket.length === 10 ? `${bucket.bucket}T00:00:00Z` : `${bucket.bucket}:00:00Z`);
+    const slot = series.get(seriesKey(date, input.granularity));
+    if (!slot) continue;
+    slot.cost += bucket.cost;
+    slot.requests += bucket.requests;
+  }
+  const monthlyEstimate = (input.totalCost / PERIODS[input.period]) * 30;
+  return {
+    period: input.period,
+    granularity: input.granularity,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    total_cost: usd(input.totalCost),
+    by_provider: byProvider,
+    by_agent: byAgent,
+    time_series: [...series].map(([date, slot]) => ({ date, cost: usd(slot.cost), requests: slot.requests })),
+    projections: {
+      monthly_estimate: usd(monthlyEstimate),
+      trend: trendOf(input.halves[0], input.halves[1]),
+      budget_utilization: input.monthlyBudget > 0 ? round2((monthlyEstimate / input.monthlyBudget) * 100) : 0,
+    },
+  };
+}
+
+function floorHour(date: Date): number {
+  return Math.floor(date.getTime() / HOUR) * HOUR;
+}
+
+function floorDay(date: Date): number {
+  return Math.floor(date.getTime() / DAY) * DAY;
+}
+
+function mondayOf(date: Date): number {
+  const day = floorDay(date);
+  return day - ((new Date(day).getUTCDay() + 6) % 7) * DAY;
+}

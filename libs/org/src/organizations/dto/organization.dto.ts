@@ -1,0 +1,45 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { ORG_ROLES, OrgRole, SUBSCRIPTION_STATUSES, SubscriptionStatus } from '@svc/domain';
+
+export class AddMemberDto {
+  @ApiProperty({ example: 'ada@example.com' })
+  @IsEmail()
+  @MaxLength(320)
+  email!: string;
+
+  @ApiProperty({ minLength: 12, maxLength: 256 })
+  @IsString()
+  @MinLength(12)
+  @MaxLength(256)
+  password!: string;
+
+  @ApiProperty({ enum: ORG_ROLES, example: 'Member' })
+  @IsIn(ORG_ROLES)
+  role!: OrgRole;
+
+  @ApiPropertyOptional({ maxLength: 120 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(120)
+  name?: string;
+}
+
+export class UpdateOrganizationDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 120 })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(120)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: ['free', 'starter', 'growth', 'enterprise', 'pro', 'team'], description: 'Only with PLAN_ADMIN_ENABLED=true; `pro` = starter, `team` = growth' })
+  @IsOptional()
+  @IsIn(['free', 'starter', 'growth', 'enterprise', 'pro', 'team'])
+  plan?: string;
+
+  @ApiPropertyOptional({ enum: SUBSCRIPTION_STATUSES, description: 'Only with PLAN_ADMIN_ENABLED=true' })
+  @IsOptional()
+  @IsIn(SUBSCRIPTION_STATUSES)
+  subscription_status?: SubscriptionStatus;
+}

@@ -1,0 +1,124 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { EVENT_TYPES } from '@svc/events';
+
+const EVENTS_DESCRIPTION = `Catalog event types (${EVENT_TYPES.join(', ')}); the aliases cost.exceeded and approval.required are accepted and stored as budget.exceeded and approval.requested`;
+
+export class CreateWebhookDto {
+  @ApiProperty({ example: 'https://hooks.example.com/svc', description: 'https:// (http:// only with WEBHOOK_ALLOW_HTTP=true); must resolve to a public address' })
+  @IsString()
+  @MaxLength(2048)
+  url!: string;
+
+  @ApiProperty({ type: [String], example: ['budget.exceeded', 'guardrail.triggered'], description: EVENTS_DESCRIPTION })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  events!: string[];
+
+  @ApiPropertyOptional({ minLength: 16, maxLength: 256, writeOnly: true, description: 'Signing secret (write-only). Omit it and one is generated and returned once.' })
+  @IsOptional()
+  @IsString()
+  @MinLength(16)
+  @MaxLength(256)
+  secret?: string;
+
+  @ApiPropertyOptional({ maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+}
+
+export class UpdateWebhookDto {
+  @ApiPropertyOptional({ description: 'New receiver URL (same rules as on create)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  url?: string;
+
+  @ApiPropertyOptional({ type: [String], description: EVENTS_DESCRIPTION })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  events?: string[];
+
+  @ApiPropertyOptional({ enum: ['active', 'disabled'], description: '`active` re-enables a disabled webhook and resets its failure count' })
+  @IsOptional()
+  @IsIn(['active', 'disabled'])
+  status?: 'active' | 'disabled';
+
+  @ApiPropertyOptional({ minLength: 16, maxLength: 256, writeOnly: true, description: 'Replaces the signing secret' })
+  @IsOptional()
+  @IsString()
+  @MinLength(16)
+  @MaxLength(256)
+  secret?: string;
+
+  @ApiPropertyOptional({ maxLength: 500, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+}
+
+export class TestDeliveryDto {
+  @ApiPropertyOptional({ description: 'The webhook to deliver to (or give its `url`)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  webhook_id?: string;
+
+  @ApiPropertyOptional({ description: "A registered webhook's URL, when `webhook_id` is not given" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  url?: string;
+
+  @ApiPropertyOptional({ description: 'The event `data` to send; a sample marked `test: true` by default' })
+  @IsOptional()
+  @IsObject()
+  payload?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: "Event type of the test event; default: the webhook's first subscribed type" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  event_type?: string;
+}
+
+export class ChatIntegrationDto {
+  @ApiProperty({ example: 'https://hooks.slack.com/services/T000/B000/XXXX', description: 'Slack-compatible incoming-webhook URL (same outbound rules as webhooks)' })
+  @IsString()
+  @MaxLength(2048)
+  url!: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'Event types to post; empty or absent = every event' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  events?: string[];
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+}
+
+export class WebhookDto {
+  @ApiProperty({ example: 'whk_...' }) id!: string;
+  @ApiProperty() url!: string;
+  @ApiProperty({ type: [String] }) events!: string[];
+  @ApiProperty({ enum: ['active', 'disabled'] }) status!: string;
+  @ApiProperty() created_at!: string;
+  @ApiProperty() updated_at!: string;
+  @ApiProperty({ nullable: true, type: String }) description!: string | null;
+  @ApiProperty() consecutive_failures!: number;
+  @ApiProperty({ nullable: true, type: String }) disabled_reason!: string | null;
+  @ApiProperty({ nullable: true, type: String }) last_delivery_at!: string | null;
+  @ApiPropertyOptional({ description: 'Only on create, and only when the secret was generated' }) secret?: string;
+}

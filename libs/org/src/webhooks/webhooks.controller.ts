@@ -1,0 +1,149 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { OrgAuthGuard } from '../auth/org-auth.guard';
+import { Caller, OrgPrincipal } from '../auth/org-principal';
+import { OrgRoute } from '../common/org-access';
+import { Collection, PageQueryDto, pageOf } from '../common/pagination';
+import { ChatIntegrationService, ChatIntegrationView } from './chat-integration.service';
+import { ChatIntegrationDto, CreateWebhookDto, TestDeliveryDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
+import { DeliveryDto, QueuedDelivery, WebhooksService } from './webhooks.service';
+
+const READ = ['webhooks:read', 'admin:read'];
+const WRITE = ['webhooks:write', 'admin:write'];
+const UPDATE_TEXT = 'Only the fields sent change (PUT and PATCH alike). `status: active` re-enables a disabled webhook and resets its failure count.';
+
+@ApiTags('webhooks')
+@Controller('api/v1/admin/webhooks')
+@UseGuards(OrgAuthGuard)
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @HttpCode(201)
+  @OrgRoute({
+    summary: 'Register a webhook',
+    level: 'admin',
+    scopes: WRITE,
+    description:
+      'The URL must be https:// (unless WEBHOOK_ALLOW_HTTP=true) and resolve only to public addresses (unless ' +
+      'OUTBOUND_ALLOW_PRIVATE_NETWORKS=true): 400 `URL_NOT_ALLOWED` otherwise. `secret` is write-only and stored encrypted; ' +
+      'without one a secret is generated and returned once, as `secret`, in this response. A second webhook for the same URL: 409 `webhook_endpoint_duplicate`.',
+  })
+  @ApiCreatedResponse({ type: WebhookDto })
+  create(@Caller() caller: OrgPrincipal, @Body() body: CreateWebhookDto): Promise<WebhookDto> {
+    return this.webhooks.create(caller.orgId, body);
+  }
+
+  @Get()
+  @OrgRoute({ summary: 'List webhooks', level: 'read', scopes: READ })
+  @ApiOkResponse({ description: '`{items, total, offset, limit}`; secrets are never returned' })
+  list(@Caller() caller: OrgPrincipal, @Query() query: PageQueryDto): Promise<Collection<WebhookDto>> {
+    return this.webhooks.list(caller.orgId, pageOf(query));
+  }
+
+  @Get(':id')
+  @OrgRoute({ summary: 'One webhook', level: 'read', scopes: READ })
+  @ApiOkResponse({ type: WebhookDto })
+  get(@Caller() caller: OrgPrincipal, @Param('id') id: string): Promise<WebhookDto> {
+    return this.webhooks.get(caller.orgId, id);
+  }
+
+  @Put(':id')
+  @OrgRoute({ summary: 'Update a webhook (partial)', level: 'admin', scopes: WRITE, description: UPDATE_TEXT })
+  @ApiOkResponse({ type: WebhookDto })
+  put(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
+    return this.webhooks.update(caller.orgId, id, body);
+  }
+
+  @Patch(':id')
+  @OrgRoute({ summary: 'Update a webhook (partial)', level: 'admin', scopes: WRITE, description: UPDATE_TEXT })
+  @ApiOkResponse({ type: WebhookDto })
+  patch(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
+    return this.webhooks.update(caller.orgId, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @OrgRoute({ summary: 'Delete a webhook and its delivery history', level: 'admin', scopes: WRITE })
+  @ApiNoContentResponse()
+  async remove(@Caller() caller: OrgPrincipal, @Param('id') id: string): Promise<void> {
+    await this.webhooks.remove(caller.orgId, id);
+  }
+
+  @Get(':id/deliveries')
+  @OrgRoute({ summary: 'Delivery attempts of a webhook, newest first', level: 'read', scopes: READ })
+  @ApiOkResponse({ description: '`{items, total, offset, limit}` with status code, latency and retry count' })
+  deliveries(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Query() query: PageQueryDto): Promise<Collection<DeliveryDto>> {
+    return this.webhooks.deliveries(caller.orgId, id, pageOf(query));
+  }
+
+  @Post(':id/deliveries/:delivery_id/retry')
+  @HttpCode(202)
+  @OrgRoute({
+    summary: 'Retry a dead-lettered delivery',
+    level: 'operate',
+    scopes: WRITE,
+    description: 'Puts the stored event back on the delivery queue with a fresh retry schedule. 409 when the delivery is not a dead letter or the webhook is disabled.',
+  })
+  @ApiAcceptedResponse({ description: '`{status: queued, webhook_id, event_id, event_type, job_id, delivery_id}`' })
+  retry(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Param('delivery_id') deliveryId: string): Promise<QueuedDelivery> {
+    return this.webhooks.retryDeadLetter(caller.orgId, id, deliveryId);
+  }
+}
+
+@ApiTags('webhooks')
+@Controller('api/v1/webhooks')
+@UseGuards(OrgAuthGuard)
+export class WebhookTestController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post('deliver')
+  @HttpCode(202)
+  @OrgRoute({
+    summary: 'Send a test delivery to a registered webhook',
+    level: 'operate',
+    scopes: WRITE,
+    description:
+      'Authenticate with `X-API-Key` (a bearer access token works too). Enqueues one signed test event for the webhook named by ' +
+      '`webhook_id` (or by its registered `url`); only registered webhooks of the caller\'s organization can be targeted. ' +
+      'The event `data` is `payload`, or a sample marked `test: true`.',
+  })
+  @ApiAcceptedResponse({ description: '`{status: queued, webhook_id, event_id, event_type, job_id}`' })
+  deliver(@Caller() caller: OrgPrincipal, @Body() body: TestDeliveryDto): Promise<QueuedDelivery> {
+    return this.webhooks.testDelivery(caller.orgId, body);
+  }
+}
+
+@ApiTags('integrations')
+@Controller('api/v1/admin/integrations/chat')
+@UseGuards(OrgAuthGuard)
+export class ChatIntegrationController {
+  constructor(private readonly chat: ChatIntegrationService) {}
+
+  @Put()
+  @OrgRoute({
+    summary: 'Set the team-chat integration',
+    level: 'admin',
+    scopes: WRITE,
+    description: 'A Slack-compatible incoming-webhook URL, same outbound rules as webhooks; stored encrypted, shown only as `url_hint`. Replaces any previous one.',
+  })
+  @ApiOkResponse({ description: 'The integration' })
+  put(@Caller() caller: OrgPrincipal, @Body() body: ChatIntegrationDto): Promise<ChatIntegrationView> {
+    return this.chat.put(caller.orgId, body);
+  }
+
+  @Get()
+  @OrgRoute({ summary: 'The team-chat integration', level: 'read', scopes: READ })
+  @ApiOkResponse({ description: 'The integration; 404 when none is set' })
+  get(@Caller() caller: OrgPrincipal): Promise<ChatIntegrationView> {
+    return this.chat.get(caller.orgId);
+  }
+
+  @Delete()
+  @HttpCode(204)
+  @OrgRoute({ summary: 'Remove the team-chat integration', level: 'admin', scopes: WRITE })
+  @ApiNoContentResponse()
+  async remove(@Caller() caller: OrgPrincipal): Promise<void> {
+    await this.chat.remove(caller.orgId);
+  }
+}

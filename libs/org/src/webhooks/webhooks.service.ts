@@ -1,0 +1,204 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DuplicateKeyError, OrgId, randomAlphanumeric, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
+import { createEvent, EVENT_BUS, EVENT_SOURCES, EventBus, EventType, isGatewayEvent, QUEUES, webhookDeliveryJobOptions, GatewayEvent } from '@svc/events';
+import { APP_CONFIG, AppConfig, ConflictError } from '@svc/platform';
+import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
+import { orgErrors } from '../common/org-errors';
+import { collection, Collection } from '../common/pagination';
+import type { CreateWebhookDto, TestDeliveryDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
+import { canonicalEventTypes } from './event-types';
+import { checkReceiverUrl } from './outbound-url';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function toWebhookDto(webhook: WebhookEntity): WebhookDto {
+  return {
+    id: webhook._id,
+    url: webhook.url,
+    events: webhook.events,
+    status: webhook.status,
+    created_at: webhook.created_at.toISOString(),
+    updated_at: webhook.updated_at.toISOString(),
+    description: webhook.description,
+    consecutive_failures: webhook.consecutive_failures,
+    disabled_reason: webhook.disabled_reason,
+    last_delivery_at: iso(webhook.last_delivery_at),
+  };
+}
+
+export function toDeliveryDto(delivery: WebhookDeliveryEntity) {
+  return {
+    id: delivery._id,
+    webhook_id: delivery.webhook_id,
+    event_id: delivery.event_id,
+    event_type: delivery.event_type,
+    status: delivery.status,
+    status_code: delivery.status_code,
+    latency_ms: delivery.latency_ms,
+    retry_count: delivery.retry_count,
+    error: delivery.error,
+    dead_letter: delivery.dead_letter,
+    created_at: delivery.created_at.toISOString(),
+    last_attempt_at: iso(delivery.last_attempt_at),
+    next_attempt_at: iso(delivery.next_attempt_at),
+    delivered_at: iso(delivery.delivered_at),
+  };
+}
+
+export type DeliveryDto = ReturnType<typeof toDeliveryDto>;
+
+export interface QueuedDelivery {
+  status: 'queued';
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  job_id: string;
+  delivery_id?: string;
+}
+
+@Injectable()
+export class WebhooksService {
+  constructor(
+    @Inject(REPOSITORIES) private readonly repositories: Repositories,
+    @Inject(SECRET_CIPHER) private readonly cipher: SecretCipher,
+    @Inject(EVENT_BUS) private readonly bus: EventBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(orgId: OrgId, input: CreateWebhookDto): Promise<WebhookDto> {
+    const events = canonicalEventTypes(input.events);
+    const url = await checkReceiverUrl(input.url, this.config);
+    const generated = input.secret ? undefined : `whsec_${randomAlphanumeric(40)}`;
+    const secret = input.secret ?? (generated as string);
+    let webhook: WebhookEntity;
+    try {
+      webhook = await this.repositories.webhooks.create(orgId, {
+        url,
+        events,
+        secret: this.cipher.encrypt(orgId, secret),
+        description: input.description ?? null,
+      });
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw await this.duplicate(orgId, url);
+      throw error;
+    }
+    return { ...toWebhookDto(webhook), ...(generated ? { secret: generated } : {}) };
+  }
+
+  async list(orgId: OrgId, page: { offset: number; limit: number }): Promise<Collection<WebhookDto>> {
+    return collection(await this.repositories.webhooks.list(orgId, page), page, toWebhookDto);
+  }
+
+  async get(orgId: OrgId, id: string): Promise<WebhookDto> {
+    return toWebhookDto(await this.find(orgId, id));
+  }
+
+  /** PUT and PATCH alike: only the fields sent change. */
+  async update(orgId: OrgId, id: string, input: UpdateWebhookDto): Promise<WebhookDto> {
+    const current = await this.find(orgId, id);
+    const patch: Partial<WebhookEntity> = {};
+    if (input.events !== undefined) patch.events = canonicalEventTypes(input.events);
+    if (input.url !== undefined) patch.url = await checkReceiverUrl(input.url, this.config);
+    if (input.secret !== undefined) patch.secret = this.cipher.encrypt(orgId, input.secret);
+    if (input.description !== undefined) patch.description = input.description;
+    let updated: WebhookEntity | null = current;
+    if (Object.keys(patch).length) {
+      try {
+        updated = await this.repositories.webhooks.updateById(orgId, id, patch);
+      } catch (error) {
+        if (error instanceof DuplicateKeyError && patch.url) throw await this.duplicate(orgId, patch.url);
+        throw error;
+      }
+    }
+    if (input.status === 'active') updated = await this.repositories.webhooks.enable(orgId, id);
+    if (input.status === 'disabled' && updated?.status === 'active') {
+      updated = await this.repositories.webhooks.disable(orgId, id, 'disabled by a user');
+    }
+    if (!updated) throw orgErrors.notFound('Webhook', id);
+    return toWebhookDto(updated);
+  }
+
+  async remove(orgId: OrgId, id: string): Promise<void> {
+    if (!(await this.repositories.webhooks.deleteById(orgId, id))) throw orgErrors.notFound('Webhook', id);
+    await this.repositories.webhookDeliveries.deleteByWebhook(orgId, id);
+  }
+
+  async deliveries(orgId: OrgId, id: string, page: { offset: number; limit: number }): Promise<Collection<DeliveryDto>> {
+    await this.find(orgId, id);
+    return collection(await this.repositories.webhookDeliveries.listByWebhook(orgId, id, page), page, toDeliveryDto);
+  }
+
+  /** Puts a dead letter back on the `webhook-delivery` queue; the dispatcher records the new attempts on it. */
+  async retryDeadLetter(orgId: OrgId, webhookId: string, deliveryId: string): Promise<QueuedDelivery> {
+    const webhook = await this.find(orgId, webhookId);
+    if (webhook.status !== 'active') {
+      throw orgErrors.conflict('WEBHOOK_DISABLED', 'The webhook is disabled; re-enable it (status: active) before retrying');
+    }
+    const existing = await this.repositories.webhookDeliveries.findById(orgId, deliveryId);
+    if (!existing || existing.webhook_id !== webhookId) throw orgErrors.notFound('Delivery', deliveryId);
+    if (!existing.dead_letter) throw orgErrors.conflict('NOT_A_DEAD_LETTER', 'Only dead-lettered deliveries can be retried');
+    const event = parseEvent(existing.payload);
+    if (!event) throw orgErrors.conflict('PAYLOAD_UNREADABLE', 'The stored payload of this delivery is not a valid event');
+    const requeued = await this.repositories.webhookDeliveries.requeueDeadLetter(orgId, webhookId, deliveryId);
+    if (!requeued) throw orgErrors.conflict('NOT_A_DEAD_LETTER', 'Only dead-lettered deliveries can be retried');
+    const options = webhookDeliveryJobOptions(event.id, webhookId, this.config.WEBHOOK_RETRY_BASE_MS);
+    // A fresh job id: the original job may still be retained by the queue, which would ignore the add.
+    const jobId = await this.bus
+      .queue(QUEUES.webhookDelivery)
+      .add(event.type, { event, webhookId, attempt: 1, retryOfDeliveryId: deliveryId }, { ...options, jobId: `${options.jobId}.retry-${Date.now().toString(36)}` });
+    return { status: 'queued', webhook_id: webhookId, event_id: event.id, event_type: event.type, job_id: jobId, delivery_id: deliveryId };
+  }
+
+  /** Enqueues a test event for one registered webhook of the organization (never an arbitrary URL). */
+  async testDelivery(orgId: OrgId, input: TestDeliveryDto): Promise<QueuedDelivery> {
+    if (!input.webhook_id && !input.url) throw orgErrors.validation('Give webhook_id or the url of a registered webhook', 'webhook_id');
+    let webhook: WebhookEntity | null = null;
+    if (input.webhook_id) webhook = await this.find(orgId, input.webhook_id);
+    else {
+      const url = normalizeUrl(input.url as string);
+      webhook = (await this.repositories.webhooks.list(orgId, { limit: 1, filter: { url } })).items[0] ?? null;
+      if (!webhook) throw orgErrors.notFound('Webhook with this URL');
+    }
+    if (input.url && input.webhook_id && normalizeUrl(input.url) !== webhook.url) {
+      throw orgErrors.validation('url does not match the webhook', 'url');
+    }
+    const type: EventType = input.event_type ? canonicalEventTypes([input.event_type], 'event_type')[0] : (webhook.events[0] as EventType);
+    const data = input.payload ?? { test: true, message: 'Test delivery from the organization API', timestamp: new Date().toISOString() };
+    const event = createEvent(type, orgId, data as never, EVENT_SOURCES.orgApi) as GatewayEvent;
+    const jobId = await this.bus
+      .queue(QUEUES.webhookDelivery)
+      .add(event.type, { event, webhookId: webhook._id, attempt: 1 }, webhookDeliveryJobOptions(event.id, webhook._id, this.config.WEBHOOK_RETRY_BASE_MS));
+    return { status: 'queued', webhook_id: webhook._id, event_id: event.id, event_type: event.type, job_id: jobId };
+  }
+
+  private async find(orgId: OrgId, id: string): Promise<WebhookEntity> {
+    const webhook = await this.repositories.webhooks.findById(orgId, id);
+    if (!webhook) throw orgErrors.notFound('Webhook', id);
+    return webhook;
+  }
+
+  private async duplicate(orgId: OrgId, url: string): Promise<ConflictError> {
+    const existing = (await this.repositories.webhooks.list(orgId, { limit: 1, filter: { url } })).items[0];
+    return new ConflictError('webhook_endpoint_duplicate', 'A webhook for this URL already exists', {
+      resource_type: 'webhook',
+      conflicting_id: existing?._id ?? null,
+    });
+  }
+}
+
+function normalizeUrl(url: string): string {
+  try {
+    return new URL(url.trim()).href;
+  } catch {
+    return url.trim();
+  }
+}
+
+function parseEvent(payload: string): GatewayEvent | null {
+  try {
+    const parsed: unknown = JSON.parse(payload);
+    return isGatewayEvent(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}

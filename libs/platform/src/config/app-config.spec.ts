@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './app-config';
+import { configSchema } from './config.schema';
+
+describe('loadConfig', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.GATEWAY_PORT).toBe(8002);
+    expect(config.ORG_API_PORT).toBe(8001);
+    expect(config.GATEWAY_ADMIN_PORT).toBe(8003);
+    expect(config.RUNNER_CONTROL_PLANE_PORT).toBe(8004);
+    expect(config.WEBHOOK_DISPATCHER_PORT).toBe(8005);
+    expect(config.DATA_DIR).toBe('./.data');
+    expect(config.REDIS_URL).toBeUndefined();
+    expect(config.WEBHOOK_RETRY_BASE_MS).toBe(1000);
+    expect(config.SIGNUP_ENABLED).toBe(false);
+    expect(config.BOOTSTRAP_ORG_PLAN).toBe('growth');
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('parses booleans, numbers and lists', () => {
+    const config = loadConfig({ SIGNUP_ENABLED: 'true', WEBHOOK_RETRY_BASE_MS: '20', TRUSTED_PROXIES: '10.0.0.1, 10.0.0.2' });
+    expect(config.SIGNUP_ENABLED).toBe(true);
+    expect(config.WEBHOOK_RETRY_BASE_MS).toBe(20);
+    expect(config.TRUSTED_PROXIES).toEqual(['10.0.0.1', '10.0.0.2']);
+  });
+
+  it('names every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ GATEWAY_PORT: '70000', SIGNUP_ENABLED: 'maybe', MONGODB_URI: 'postgres://x' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.map((p) => p.variable).sort();
+    expect(problems).toEqual(['GATEWAY_PORT', 'MONGODB_URI', 'SIGNUP_ENABLED']);
+    expect((error as ConfigError).message).toContain('SIGNUP_ENABLED: must be one of true, false');
+  });
+
+  it('collects <PROVIDER>_BASE_URL and <PROVIDER>_API_KEY by lower-case provider id', () => {
+    const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1/', GROQ_API_KEY: 'gsk_x' });
+    expect(config.providerBaseUrls).toEqual({ openai: 'http://127.0.0.1:9/v1' });
+    expect(config.providerApiKeys).toEqual({ groq: 'gsk_x' });
+    expect(() => loadConfig({ MISTRAL_BASE_URL: 'ftp://x' })).toThrow(/MISTRAL_BASE_URL/);
+  });
+
+  it('is documented: the README table lists every variable', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', '..', '..', 'README.md'), 'utf8');
+    const missing = Object.keys(configSchema.shape).filter((name) => !readme.includes(`| \`${name}\``));
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,0 +1,60 @@
+import { INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ErrorSurface } from '../errors/errors';
+import { SurfaceExceptionFilter } from '../errors/exception.filter';
+import { NestPinoLogger } from '../logging/nest-logger';
+import { useJsonBodies } from './json-body';
+import { createValidationPipe } from './validation';
+
+export interface HttpAppOptions {
+  /** Service name, used in logs and the OpenAPI title. */
+  name: string;
+  surface: ErrorSurface;
+  logger: Logger;
+  /** Largest body Fastify buffers, in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** OpenAPI document served at /docs (interactive) and /docs/json. */
+  docs?: { title: string; description: string; version: string };
+  /** Prefix of generated request ids (`gw_` on the gateway surfaces). */
+  requestIdPrefix?: string;
+  /** Requests under this path prefix get their body unread (see useJsonBodies). */
+  rawBodyPrefix?: string;
+}
+
+/** Creates a NestJS application on Fastify with the surface's error format, validation and docs. */
+export async function createHttpApp(module: Type<unknown>, options: HttpAppOptions): Promise<NestFastifyApplication> {
+  const prefix = options.requestIdPrefix ?? (options.surface === 'gateway' ? 'gw_' : 'req_');
+  const adapter = new FastifyAdapter({
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    genReqId: () => `${prefix}${randomUUID().replace(/-/g, '')}`,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    trustProxy: false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
+    logger: new NestPinoLogger(options.logger.child({ component: 'nest' })),
+    abortOnError: false,
+    bodyParser: false,
+  });
+  useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix });
+  app.useGlobalFilters(new SurfaceExceptionFilter(options.surface, options.logger));
+  app.useGlobalPipes(createValidationPipe());
+  if (options.docs) setupDocs(app, options.docs);
+  return app;
+}
+
+function setupDocs(app: INestApplication, docs: NonNullable<HttpAppOptions['docs']>): void {
+  const config = new DocumentBuilder()
+    .setTitle(docs.title)
+    .setDescription(docs.description)
+    .setVersion(docs.version)
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-SVC-API-Key' }, 'gateway-key')
+    .addBearerAuth()
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+}

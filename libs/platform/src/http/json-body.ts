@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MalformedJsonError } from '../errors/errors';
+
+export interface BodyOptions {
+  /**
+   * Requests whose URL starts with this prefix get their body as the unread request stream
+   * (`request.body` is the stream), whatever its content type: the proxy reads it itself, with the
+   * organization's size limit, after authenticating from the headers.
+   */
+  rawBodyPrefix?: string;
+}
+
+/**
+ * JSON is the only body these APIs take: Fastify's text/plain parser is removed (so other types
+ * get 415), and JSON is parsed here so a malformed body raises an error that keeps its code.
+ */
+export function useJsonBodies(fastify: FastifyInstance, options: BodyOptions = {}): void {
+  const raw = (request: FastifyRequest) => options.rawBodyPrefix !== undefined && request.url.startsWith(options.rawBodyPrefix);
+  fastify.removeContentTypeParser(['application/json', 'text/plain']);
+  fastify.addContentTypeParser('application/json', (request, payload, done) => {
+    if (raw(request)) {
+      done(null, payload);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const limit = request.routeOptions.bodyLimit ?? fastify.initialConfig.bodyLimit ?? 1024 * 1024;
+    payload.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        payload.removeAllListeners('data');
+        const error = Object.assign(new Error(`Request body is too large (limit ${limit} bytes)`), {
+          code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+          statusCode: 413,
+        });
+        done(error, undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    payload.on('error', (error) => done(error, undefined));
+    payload.on('end', () => {
+      if (size > limit) return;
+      const text = Buffer.concat(chunks, size).toString('utf8');
+      if (text.length === 0) {
+        done(new MalformedJsonError('Body cannot be empty when Content-Type is application/json'), undefined);
+        return;
+      }
+      try {
+        done(null, JSON.parse(text));
+      } catch (error) {
+        done(new MalformedJsonError(`Body is not valid JSON: ${(error as Error).message}`), undefined);
+      }
+    });
+  });
+  if (options.rawBodyPrefix !== undefined) {
+    fastify.addContentTypeParser('*', (request, payload, done) => {
+      if (raw(request)) done(null, payload);
+      else done(Object.assign(new Error(`Unsupported Media Type: ${request.headers['content-type']}`), { statusCode: 415 }), undefined);
+    });
+  }
+}

@@ -1,0 +1,3 @@
+export * from './outbound-address';
+export * from './outbound-url';
+export * from './outbound-agent';

@@ -1,0 +1,79 @@
+import ipaddr from 'ipaddr.js';
+
+/** Why an outbound destination was refused. */
+export type OutboundBlockReason =
+  | 'invalid_url'
+  | 'scheme_not_allowed'
+  | 'http_not_allowed'
+  | 'credentials_in_url'
+  | 'unresolvable'
+  | 'blocked_address';
+
+/**
+ * A destination the service refuses to call (DECISIONS.md "Outbound safety"): callers turn it into
+ * their surface's 400 (registration) or a failed attempt (delivery, discovery).
+ */
+export class OutboundBlockedError extends Error {
+  constructor(
+    readonly reason: OutboundBlockReason,
+    message: string,
+    /** The refused address and the range it belongs to, when the refusal is about an address. */
+    readonly address: string | null = null,
+    readonly range: string | null = null,
+  ) {
+    super(message);
+    this.name = 'OutboundBlockedError';
+  }
+}
+
+/** The cloud metadata endpoint, named on its own in messages (it is also link-local). */
+export const METADATA_ADDRESSES: ReadonlySet<string> = new Set(['169.254.169.254', 'fd00:ec2::254']);
+
+/**
+ * Parses an IP literal (brackets allowed) in any form WHATWG and inet_aton accept: dotted decimal,
+ * a single decimal number (`2852039166`), octal (`0251.0376.0251.0376`) and hex (`0xa9fea9fe`).
+ * IPv4-mapped IPv6 (`::ffff:127.0.0.1`) is unwrapped to its IPv4 address. Null for a host name.
+ */
+export function parseIpLiteral(host: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const value = host.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  if (ipaddr.IPv6.isValid(value)) parsed = ipaddr.IPv6.parse(value);
+  else if (ipaddr.IPv4.isValid(value)) parsed = ipaddr.IPv4.parse(value);
+  else return null;
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address();
+  return parsed;
+}
+
+/**
+ * The special range an address belongs to (`loopback`, `private`, `linkLocal`, `carrierGradeNat`,
+ * `uniqueLocal`, `multicast`, `unspecified`, `metadata`, ...), or null for a public unicast address.
+ * Only plain unicast passes: every special-purpose range of IANA's registries is refused, including
+ * IPv6 transition ranges (6to4, Teredo, NAT64) that can embed an internal IPv4 address.
+ */
+export function blockedRange(address: string): string | null {
+  const parsed = parseIpLiteral(address);
+  if (!parsed) return 'invalid';
+  const normalized = parsed.toNormalizedString();
+  if (METADATA_ADDRESSES.has(parsed.toString()) || METADATA_ADDRESSES.has(normalized)) return 'metadata';
+  const range = parsed.range();
+  return range === 'unicast' ? null : range;
+}
+
+/** Whether a host string is an IP literal (in any accepted numeric form). */
+export function isIpLiteral(host: string): boolean {
+  return parseIpLiteral(host) !== null;
+}
+
+/** Throws OutboundBlockedError when the address is not public unicast (unless private networks are allowed). */
+export function assertPublicAddress(address: string, allowPrivate: boolean, host = address): void {
+  if (allowPrivate) return;
+  const range = blockedRange(address);
+  if (range === null) return;
+  const shown = host === address ? address : `${host} (${address})`;
+  throw new OutboundBlockedError(
+    'blocked_address',
+    `Outbound requests to ${shown} are not allowed: the address is in a ${range} range`,
+    address,
+    range,
+  );
+}

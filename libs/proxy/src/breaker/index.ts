@@ -1,0 +1,2 @@
+export * from './provider-breaker';
+export * from './breaker-registry';

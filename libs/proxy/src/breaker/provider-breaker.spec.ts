@@ -1,0 +1,91 @@
+import { BreakerOpenError, BreakerState, ProviderBreaker, UpstreamFailure } from './provider-breaker';
+import { BreakerRegistry } from './breaker-registry';
+
+const fail = () => Promise.reject(new UpstreamFailure('503'));
+const ok = () => Promise.resolve('ok');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function breaker(recoveryTimeoutMs = 100, failureWindowMs = 60_000) {
+  const changes: BreakerState[] = [];
+  const b = new ProviderBreaker('p', { failureThreshold: 5, failureWindowMs, recoveryTimeoutMs }, (_p, s) => changes.push(s));
+  return { b, changes };
+}
+
+describe('ProviderBreaker', () => {
+  it('opens after 5 failures in the window and then refuses without calling', async () => {
+    const { b, changes } = breaker();
+    for (let i = 0; i < 4; i++) await expect(b.run(fail)).rejects.toBeInstanceOf(UpstreamFailure);
+    expect(b.state).toBe('closed');
+    expect(b.record().failure_count).toBe(4);
+    await expect(b.run(fail)).rejects.toBeInstanceOf(UpstreamFailure);
+    expect(b.state).toBe('open');
+    const action = jest.fn(ok);
+    await expect(b.run(action)).rejects.toBeInstanceOf(BreakerOpenError);
+    expect(action).not.toHaveBeenCalled();
+    expect(changes).toEqual(['open']);
+    const record = b.record();
+    expect(record).toMatchObject({ provider: 'p', state: 'open', failure_threshold: 5, failure_window_seconds: 60, recovery_timeout_seconds: 0.1 });
+    expect(record.retry_after_seconds).toBeGreaterThanOrEqual(0);
+    expect(typeof record.last_failure_time).toBe('number');
+    b.shutdown();
+  });
+
+  it('does not count 4xx-like errors (anything but UpstreamFailure)', async () => {
+    const { b } = breaker();
+    for (let i = 0; i < 10; i++) await expect(b.run(() => Promise.reject(new Error('400')))).rejects.toThrow('400');
+    expect(b.state).toBe('closed');
+    expect(b.record().failure_count).toBe(0);
+    b.shutdown();
+  });
+
+  it('forgets failures older than the window', async () => {
+    const { b } = breaker(100, 80);
+    for (let i = 0; i < 4; i++) await expect(b.run(fail)).rejects.toThrow();
+    await sleep(120);
+    await expect(b.run(fail)).rejects.toThrow();
+    expect(b.state).toBe('closed');
+    b.shutdown();
+  });
+
+  it('lets exactly one probe through when half-open; its success closes the breaker', async () => {
+    const { b, changes } = breaker(50);
+    for (let i = 0; i < 5; i++) await expect(b.run(fail)).rejects.toThrow();
+    await sleep(80);
+    expect(b.state).toBe('half_open');
+    let release: () => void = () => undefined;
+    const probe = b.run(() => new Promise<string>((resolve) => (release = () => resolve('probe'))));
+    await expect(b.run(ok)).rejects.toBeInstanceOf(BreakerOpenError);
+    release();
+    await expect(probe).resolves.toBe('probe');
+    expect(b.state).toBe('closed');
+    await expect(b.run(ok)).resolves.toBe('ok');
+    expect(changes).toEqual(['open', 'half_open', 'closed']);
+    b.shutdown();
+  });
+
+  it('re-opens for another recovery period when the probe fails', async () => {
+    const { b } = breaker(50);
+    for (let i = 0; i < 5; i++) await expect(b.run(fail)).rejects.toThrow();
+    await sleep(80);
+    await expect(b.run(fail)).rejects.toBeInstanceOf(UpstreamFailure);
+    expect(b.state).toBe('open');
+    await expect(b.run(ok)).rejects.toBeInstanceOf(BreakerOpenError);
+    await sleep(80);
+    await expect(b.run(ok)).resolves.toBe('ok');
+    b.shutdown();
+  });
+});
+
+describe('BreakerRegistry', () => {
+  it('reports healthy, degraded and unhealthy from the breakers', async () => {
+    const registry = new BreakerRegistry({ failureThreshold: 1, failureWindowMs: 60_000, recoveryTimeoutMs: 60_000 });
+    expect(registry.overall()).toBe('healthy');
+    await registry.for('a').run(ok);
+    await expect(registry.for('b').run(fail)).rejects.toThrow();
+    expect(registry.overall()).toBe('degraded');
+    await expect(registry.for('a').run(fail)).rejects.toThrow();
+    expect(registry.overall()).toBe('unhealthy');
+    expect(registry.records().map((r) => r.provider).sort()).toEqual(['a', 'b']);
+    registry.shutdown();
+  });
+});

@@ -1,0 +1,166 @@
+import CircuitBreaker from 'opossum';
+import { performance } from 'node:perf_hooks';
+
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** SPEC.md "Provider circuit-breaker record". */
+export interface BreakerRecord {
+  provider: string;
+  state: BreakerState;
+  failure_count: number;
+  failure_threshold: number;
+  failure_window_seconds: number;
+  recovery_timeout_seconds: number;
+  last_failure_time: number | null;
+  last_success_time: number | null;
+  retry_after_seconds: number | null;
+}
+
+export interface BreakerOptions {
+  failureThreshold: number;
+  failureWindowMs: number;
+  recoveryTimeoutMs: number;
+}
+
+export const DEFAULT_BREAKER_OPTIONS: BreakerOptions = {
+  failureThreshold: 5,
+  failureWindowMs: 60_000,
+  recoveryTimeoutMs: 30_000,
+};
+
+/** Thrown by `run` when the breaker refuses the call (open, or half-open with its probe in flight). */
+export class BreakerOpenError extends Error {
+  constructor(
+    readonly provider: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`Circuit breaker for ${provider} is open`);
+    this.name = 'BreakerOpenError';
+  }
+}
+
+/**
+ * An error that counts against the breaker: 5xx, timeouts and connection errors. Anything else
+ * thrown by the action (4xx, the client going away) passes through without counting.
+ */
+export class UpstreamFailure extends Error {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = 'UpstreamFailure';
+  }
+}
+
+type Action = () => Promise<unknown>;
+
+/**
+ * One provider's breaker, per DECISIONS.md: `failureThreshold` failures within `failureWindowMs`
+ * open it; after `recoveryTimeoutMs` it is half-open and lets exactly one probe through; the
+ * probe's success closes it, its failure re-opens it for another recovery period.
+ *
+ * opossum holds the state machine and its timers. It counts failures as a percentage and lets every
+ * request through while half-open, so this wrapper counts failures in the window itself (opossum's
+ * own opening is disabled with an unreachable volume threshold) and gates the half-open probe.
+ */
+export class ProviderBreaker {
+  private readonly breaker: CircuitBreaker<[Action], unknown>;
+  private failures: number[] = [];
+  private probeInFlight = false;
+  private openedAt = 0;
+  private lastFailure: number | null = null;
+  private lastSuccess: number | null = null;
+
+  constructor(
+    readonly provider: string,
+    readonly options: BreakerOptions = DEFAULT_BREAKER_OPTIONS,
+    onStateChange?: (provider: string, state: BreakerState) => void,
+  ) {
+    this.breaker = new CircuitBreaker((action: Action) => action(), {
+      name: provider,
+      timeout: false,
+      resetTimeout: options.recoveryTimeoutMs,
+      volumeThreshold: Number.MAX_SAFE_INTEGER,
+      rollingCountTimeout: options.failureWindowMs,
+      errorFilter: (error: unknown) => !(error instanceof UpstreamFailure),
+    });
+    this.breaker.on('open', () => {
+      this.openedAt = Date.now();
+      onStateChange?.(provider, 'open');
+    });
+    this.breaker.on('halfOpen', () => onStateChange?.(provider, 'half_open'));
+    this.breaker.on('close', () => {
+      this.failures = [];
+      onStateChange?.(provider, 'closed');
+    });
+    this.breaker.on('failure', () => this.recordFailure());
+    this.breaker.on('success', () => {
+      this.lastSuccess = performance.now() / 1000;
+    });
+  }
+
+  get state(): BreakerState {
+    if (this.breaker.opened) return 'open';
+    if (this.breaker.halfOpen) return 'half_open';
+    return 'closed';
+  }
+
+  /** Runs `action` through the breaker; throws BreakerOpenError without calling it when refused. */
+  async run<T>(action: () => Promise<T>): Promise<T> {
+    const state = this.state;
+    if (state === 'open' || (state === 'half_open' && this.probeInFlight)) {
+      throw new BreakerOpenError(this.provider, this.retryAfterSeconds() ?? 1);
+    }
+    const probe = state === 'half_open';
+    if (probe) this.probeInFlight = true;
+    try {
+      return (await this.breaker.fire(action as Action)) as T;
+    } catch (error) {
+      if ((error as { code?: string }).code === 'EOPENBREAKER') {
+        throw new BreakerOpenError(this.provider, this.retryAfterSeconds() ?? 1);
+      }
+      throw error;
+    } finally {
+      if (probe) this.probeInFlight = false;
+    }
+  }
+
+  /** Counts a failure observed after `run` returned (e.g. an upstream stream that broke midway). */
+  reportFailure(): void {
+    this.recordFailure();
+  }
+
+  record(): BreakerRecord {
+    const now = Date.now();
+    return {
+      provider: this.provider,
+      state: this.state,
+      failure_count: this.failures.filter((at) => at > now - this.options.failureWindowMs).length,
+      failure_threshold: this.options.failureThreshold,
+      failure_window_seconds: this.options.failureWindowMs / 1000,
+      recovery_timeout_seconds: this.options.recoveryTimeoutMs / 1000,
+      last_failure_time: this.lastFailure,
+      last_success_time: this.lastSuccess,
+      retry_after_seconds: this.state === 'open' ? this.retryAfterSeconds() : null,
+    };
+  }
+
+  shutdown(): void {
+    this.breaker.shutdown();
+  }
+
+  private retryAfterSeconds(): number | null {
+    if (this.state !== 'open') return this.state === 'half_open' ? 1 : null;
+    const remainingMs = this.openedAt + this.options.recoveryTimeoutMs - Date.now();
+    return Math.max(0, Math.ceil(remainingMs / 1000));
+  }
+
+  private recordFailure(): void {
+    const now = Date.now();
+    this.lastFailure = performance.now() / 1000;
+    this.failures = this.failures.filter((at) => at > now - this.options.failureWindowMs);
+    this.failures.push(now);
+    if (this.breaker.closed && this.failures.length >= this.options.failureThreshold) this.breaker.open();
+  }
+}

@@ -1,0 +1,41 @@
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApprovalsService } from '@svc/governance';
+import { listModels } from '../providers';
+import { ProxyService } from '../pipeline/proxy.service';
+
+/** `GET /v1/models` (SPEC.md): the registry's models, routable by their listed ids. No provider key needed. */
+@ApiTags('proxy')
+@ApiSecurity('gateway-key')
+@Controller('v1')
+export class ModelsController {
+  constructor(
+    private readonly proxy: ProxyService,
+    private readonly approvals: ApprovalsService,
+  ) {}
+
+  @Get('models')
+  @ApiOperation({ summary: 'List models', description: 'Scope: gateway:read. `{object: "list", data: [{id, object: "model", created: 0, owned_by, description}]}`' })
+  @ApiOkResponse({ description: 'Model list in format A' })
+  async models(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const principal = await this.proxy.authenticate(request, reply, 'gateway:read');
+    await reply.send(listModels(await this.proxy.registry(principal)));
+  }
+
+  @Get('approvals/:approval_id/status')
+  @ApiOperation({ summary: 'Poll a HITL approval', description: 'Gateway key of the organization. `{approval_id, status, org_id, model, estimated_cost, retry_after_seconds, created_at}` plus `approved_by`, `approved_at` once approved; 404 `not_found` (param `approval_id`) for an unknown id.' })
+  async approvalStatus(@Param('approval_id') approvalId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const principal = await this.proxy.authenticate(request, reply, 'gateway:read');
+    await reply.send(await this.approvals.status(principal.orgId, approvalId));
+  }
+
+  @Get(':provider/models')
+  @ApiOperation({ summary: "One provider's models (the OpenAI SDK's models.list() with baseURL {base_url}/v1/{provider})", description: 'Scope: gateway:read.' })
+  async providerModels(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const principal = await this.proxy.authenticate(request, reply, 'gateway:read');
+    const definition = await this.proxy.provider(principal, provider);
+    const all = listModels(await this.proxy.registry(principal));
+    await reply.send({ object: 'list', data: all.data.filter((model) => model.owned_by === definition.id) });
+  }
+}

@@ -1,0 +1,99 @@
+import { All, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiExcludeEndpoint, ApiHeader, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ProxyService } from '../pipeline/proxy.service';
+
+const GATEWAY_KEY = ApiHeader({ name: 'X-SVC-API-Key', required: false, description: 'Gateway key (or Authorization: Bearer svc_..., or ?api_key=). Scope gateway:write.' });
+const PROVIDER_KEY = ApiHeader({ name: 'X-Provider-Key', required: false, description: 'Upstream provider key; not needed when a secret is stored or the deployment sets <PROVIDER>_API_KEY.' });
+const PASSTHROUGH_BODY = ApiBody({ schema: { type: 'object', additionalProperties: true }, description: 'The provider format body; fields the gateway does not read are forwarded unchanged.' });
+
+/** SPEC.md "Endpoints: Gateway proxy". Bodies are read by the pipeline itself, with the organization's size limit. */
+@ApiTags('proxy')
+@ApiSecurity('gateway-key')
+@Controller('v1')
+export class ProxyController {
+  constructor(private readonly proxy: ProxyService) {}
+
+  @Post('chat/completions')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Chat completions (format A); the provider is detected from the model, or `provider/model`', description: 'Scope: gateway:write. Supports `stream`, `Idempotency-Key`.' })
+  @GATEWAY_KEY
+  @PROVIDER_KEY
+  @ApiHeader({ name: 'Idempotency-Key', required: false })
+  @PASSTHROUGH_BODY
+  chat(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.proxy.handle({ kind: 'chat' }, request, reply);
+  }
+
+  @Post('embeddings')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Embeddings (format A)', description: 'Scope: gateway:write.' })
+  @GATEWAY_KEY
+  @PROVIDER_KEY
+  @PASSTHROUGH_BODY
+  embeddings(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.proxy.handle({ kind: 'embeddings' }, request, reply);
+  }
+
+  @Post('messages')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Messages (format B)', description: 'Scope: gateway:write. The gateway sends x-api-key and anthropic-version 2023-06-01 upstream.' })
+  @GATEWAY_KEY
+  @PROVIDER_KEY
+  @PASSTHROUGH_BODY
+  messages(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.proxy.handle({ kind: 'messages', endpointProvider: 'anthropic' }, request, reply);
+  }
+
+  @Post(':provider/chat/completions')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Chat completions on a named provider (A, C and every D provider)', description: 'Scope: gateway:write.' })
+  @ApiParam({ name: 'provider', example: 'openai' })
+  @GATEWAY_KEY
+  @PROVIDER_KEY
+  @PASSTHROUGH_BODY
+  providerChat(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.proxy.handle({ kind: 'chat', endpointProvider: provider }, request, reply);
+  }
+
+  @Post(':provider/embeddings')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Embeddings on a named provider', description: 'Scope: gateway:write.' })
+  @ApiParam({ name: 'provider', example: 'openai' })
+  @GATEWAY_KEY
+  @PROVIDER_KEY
+  @PASSTHROUGH_BODY
+  providerEmbeddings(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.proxy.handle({ kind: 'embeddings', endpointProvider: provider }, request, reply);
+  }
+
+  @Post(':provider/messages')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Messages on a named format-B provider', description: 'Scope: gateway:write.' })
+  @ApiParam({ name: 'provider', example: 'anthropic' })
+  @GATEWAY_KEY
+  @PROVIDER_KEY
+  @PASSTHROUGH_BODY
+  providerMessages(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.proxy.handle({ kind: 'messages', endpointProvider: provider }, request, reply);
+  }
+
+  @Post(':provider/v1/messages')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Messages, SDK-style path (Anthropic SDK with baseURL {base_url}/v1/anthropic)', description: 'Scope: gateway:write.' })
+  @ApiParam({ name: 'provider', example: 'anthropic' })
+  @GATEWAY_KEY
+  @PROVIDER_KEY
+  @PASSTHROUGH_BODY
+  sdkMessages(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.proxy.handle({ kind: 'messages', endpointProvider: provider }, request, reply);
+  }
+
+  /** `ANY /v1/{provider_d}/{path}`: everything below a D provider's base URL (not in the public schema). */
+  @All(':provider/*')
+  @ApiExcludeEndpoint()
+  passthrough(@Param('provider') provider: string, @Param('*') path: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.proxy.handle({ kind: 'passthrough', endpointProvider: provider, path }, request, reply);
+  }
+}
+

@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { Principal } from '@svc/auth';
+import { Repositories } from '@svc/domain';
+import { GatewayError, invalidRequest } from '@svc/platform';
+import { REPOSITORIES } from '@svc/runtime';
+
+/**
+ * DECISIONS.md "Idempotency-Key" on chat completions: kept 24 h per organization. The same key and
+ * body replays the stored answer with `Idempotent-Replayed: true`; another body is 409
+ * `idempotency_key_reused`; a request still in flight is 409 `idempotency_key_in_progress`.
+ * Streaming answers are not stored, and a failed request releases its key so it can be retried.
+ */
+@Injectable()
+export class IdempotencyGate {
+  static readonly REPLAYED = '\u0000replayed';
+
+  constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
+
+  /** The key to complete or release later; REPLAYED when the stored answer was sent; undefined without a key. */
+  async begin(principal: Principal, header: string | string[] | undefined, body: Buffer, reply: FastifyReply): Promise<string | undefined> {
+    if (header === undefined) return undefined;
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw invalidRequest('Idempotency-Key must be 1 to 255 visible ASCII characters', 'Idempotency-Key');
+    const bodyHash = createHash('sha256').update(body).digest('hex');
+    const claim = await this.repositories.idempotency.claim(principal.orgId, key, bodyHash);
+    if (claim.claimed) return key;
+    const record = claim.record;
+    if (record.body_hash !== bodyHash) {
+      throw new GatewayError(409, {
+        message: 'This Idempotency-Key was used with a different request body',
+        type: 'invalid_request_error',
+        code: 'idempotency_key_reused',
+        param: 'Idempotency-Key',
+        remediation: 'Use a new Idempotency-Key for a different request.',
+      });
+    }
+    if (record.state !== 'completed' || !record.response) {
+      throw new GatewayError(409, {
+        message: 'A request with this Idempotency-Key is still in progress',
+        type: 'invalid_request_error',
+        code: 'idempotency_key_in_progress',
+        param: 'Idempotency-Key',
+        remediation: 'Wait for the first request to finish, then retry to get its stored answer.',
+      });
+    }
+    for (const [name, value] of Object.entries(record.response.headers)) reply.header(name, value);
+    reply.header('Idempotent-Replayed', 'true');
+    await reply.status(record.response.status_code).send(record.response.body);
+    return IdempotencyGate.REPLAYED;
+  }
+
+  async complete(principal: Principal, key: string, status: number, body: { text: string; contentType: string }): Promise<void> {
+    await this.repositories.idempotency.complete(principal.orgId, key, {
+      status_code: status,
+      headers: { 'content-type': body.contentType },
+      body: body.text,
+    });
+  }
+
+  async release(principal: Principal, key: string): Promise<void> {
+    await this.repositories.idempotency.release(principal.orgId, key);
+  }
+}

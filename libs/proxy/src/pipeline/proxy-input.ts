@@ -1,0 +1,74 @@
+import { GatewayError, invalidRequest } from '@svc/platform';
+
+export type ProxyKind = 'chat' | 'messages' | 'embeddings' | 'passthrough';
+
+/** What the gateway reads of a body; everything else passes through untouched (forward-compatible). */
+export interface ReadFields {
+  model: string;
+  stream: boolean;
+}
+
+const AGENT = /^[\x20-\x7e]{1,120}$/;
+
+/** Validates the few fields the gateway itself reads, per route kind (SPEC.md request tables). */
+export function readFields(kind: ProxyKind, body: Record<string, unknown> | undefined, format: 'openai' | 'anthropic'): ReadFields {
+  if (kind === 'passthrough') {
+    const model = typeof body?.model === 'string' ? body.model : '';
+    return { model, stream: body?.stream === true };
+  }
+  if (!body) throw invalidRequest('A JSON body is required', null);
+  if (typeof body.model !== 'string' || body.model.trim() === '') throw invalidRequest('`model` is required and must be a string', 'model');
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') throw invalidRequest('`stream` must be a boolean', 'stream');
+  if (kind === 'embeddings') {
+    const input = body.input;
+    const ok = typeof input === 'string' || (Array.isArray(input) && input.length > 0);
+    if (!ok) throw invalidRequest('`input` is required: a string or a non-empty array', 'input');
+    return { model: body.model, stream: false };
+  }
+  if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalidRequest('`messages` is required and must be a non-empty array', 'messages');
+  body.messages.forEach((message, index) => {
+    if (typeof message !== 'object' || message === null || typeof (message as { role?: unknown }).role !== 'string') {
+      throw invalidRequest(`messages[${index}] must be an object with a string \`role\``, `messages[${index}].role`);
+    }
+  });
+  if (body.max_tokens !== undefined && !(Number.isInteger(body.max_tokens) && (body.max_tokens as number) > 0)) {
+    throw invalidRequest('`max_tokens` must be a positive integer', 'max_tokens');
+  }
+  if (format === 'anthropic') {
+    if (body.max_tokens === undefined) throw invalidRequest('`max_tokens` is required', 'max_tokens');
+    if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system)) {
+      throw invalidRequest('`system` must be a string or an array of content blocks', 'system');
+    }
+  } else if (body.temperature !== undefined && !(typeof body.temperature === 'number' && body.temperature >= 0 && body.temperature <= 2)) {
+    throw invalidRequest('`temperature` must be a number between 0 and 2', 'temperature');
+  }
+  return { model: body.model, stream: body.stream === true };
+}
+
+/** `X-SVC-Agent` (1–120 printable characters) or the API key's name. */
+export function agentName(header: string | string[] | undefined, keyName: string | null): string {
+  if (header === undefined) return keyName ?? 'unknown';
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!AGENT.test(value)) throw invalidRequest('X-SVC-Agent must be 1 to 120 printable ASCII characters', 'X-SVC-Agent');
+  return value;
+}
+
+/** `X-Runner-ID`, `X-Session-ID`, `X-Runner-Proof`, when all three are present. */
+export function runnerHeaders(headers: Record<string, string | string[] | undefined>): { runnerId: string; sessionId: string; proof: string } | null {
+  const one = (name: string) => {
+    const value = headers[name];
+    return typeof value === 'string' && value ? value : undefined;
+  };
+  const runnerId = one('x-runner-id');
+  const sessionId = one('x-session-id');
+  const proof = one('x-runner-proof');
+  return runnerId && sessionId && proof ? { runnerId, sessionId, proof } : null;
+}
+
+export function unsupportedEndpoint(provider: string, what: string): GatewayError {
+  return new GatewayError(400, {
+    message: `${provider} does not offer ${what} through the gateway`,
+    type: 'invalid_request_error',
+    code: 'unsupported_endpoint',
+  });
+}

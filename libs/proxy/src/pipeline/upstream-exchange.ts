@@ -1,0 +1,203 @@
+import { once } from 'node:events';
+import type { FastifyReply } from 'fastify';
+import { GatewayError } from '@svc/platform';
+import { BreakerOpenError, ProviderBreaker, UpstreamFailure } from '../breaker/provider-breaker';
+import type { ProviderDefinition } from '../providers';
+import {
+  createSseUsageTracker,
+  extractUsage,
+  forwardResponseHeaders,
+  fromGeminiError,
+  fromGeminiResponse,
+  GeminiSseTranslator,
+  PreparedUpstreamRequest,
+  TokenUsage,
+} from '../upstream';
+import { ClientAbortedError, UpstreamClient, UpstreamResponse } from '../transport/upstream-client';
+
+/** A 5xx from the provider: counts against the breaker, yet its body still goes to the client. */
+class UpstreamStatusFailure extends UpstreamFailure {
+  constructor(readonly response: UpstreamResponse) {
+    super(`upstream answered ${response.status}`);
+  }
+}
+
+export interface ExchangeResult {
+  status: number;
+  usage: TokenUsage | undefined;
+  /** Milliseconds until the provider's response headers arrived. */
+  upstreamLatencyMs: number | null;
+  /** The body sent to the client, when it was buffered (non-streaming), for idempotent replay. */
+  bufferedBody?: { text: string; contentType: string };
+  /** The client went away before the end. */
+  aborted: boolean;
+}
+
+export interface ExchangeInput {
+  provider: ProviderDefinition;
+  request: PreparedUpstreamRequest;
+  breaker: ProviderBreaker;
+  client: UpstreamClient;
+  reply: FastifyReply;
+  /** Sets headers that every response carries (governance, request id). */
+  headers: Record<string, string>;
+  /** Translate a chat answer from the provider's own format to format A (provider C). */
+  translate: boolean;
+  /** The model name to report in translated answers (what the client asked for). */
+  model: string;
+  /** The client asked for the final usage chunk (`stream_options.include_usage`). */
+  includeUsage: boolean;
+}
+
+/** Sends the request through the provider's breaker and relays the answer, streaming or not. */
+export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
+  const { reply } = input;
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  };
+  reply.raw.once('close', onClose);
+  const started = performance.now();
+  let response: UpstreamResponse;
+  try {
+    response = await input.breaker.run(async () => {
+      const answer = await input.client.send(input.request, abort.signal);
+      if (answer.status >= 500) throw new UpstreamStatusFailure(answer);
+      return answer;
+    });
+  } catch (error) {
+    if (error instanceof UpstreamStatusFailure) response = error.response;
+    else throw upstreamError(error, input.provider.id);
+  }
+  const upstreamLatencyMs = Math.round((performance.now() - started) * 100) / 100;
+  const contentType = String(response.headers['content-type'] ?? '');
+  try {
+    if (input.request.stream && response.status === 200 && contentType.includes('text/event-stream')) {
+      return { ...(await relayStream(input, response, abort.signal)), upstreamLatencyMs };
+    }
+    return { ...(await relayBuffered(input, response, contentType)), upstreamLatencyMs };
+  } finally {
+    reply.raw.off('close', onClose);
+  }
+}
+
+async function relayBuffered(input: ExchangeInput, response: UpstreamResponse, contentType: string): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
+  let text = await response.body.text();
+  let status = response.status;
+  let outType = contentType || 'application/json';
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const usage = response.status < 400 ? extractUsage(input.provider.format, parsed) : undefined;
+  if (input.translate && parsed !== undefined) {
+    if (status < 400) {
+      text = JSON.stringify(fromGeminiResponse(parsed as Parameters<typeof fromGeminiResponse>[0], { model: input.model }));
+    } else {
+      const translated = fromGeminiError(status, parsed);
+      status = translated.status;
+      text = JSON.stringify(translated.body);
+    }
+    outType = 'application/json';
+  }
+  const reply = input.reply;
+  if (!input.translate) for (const [name, value] of Object.entries(forwardResponseHeaders(response.headers))) reply.header(name, value);
+  for (const [name, value] of Object.entries(input.headers)) reply.header(name, value);
+  reply.status(status).header('content-type', outType);
+  await reply.send(text);
+  return { status, usage, bufferedBody: { text, contentType: outType }, aborted: false };
+}
+
+async function relayStream(input: ExchangeInput, response: UpstreamResponse, signal: AbortSignal): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
+  const { reply } = input;
+  const raw = reply.raw;
+  reply.hijack();
+  const headers: Record<string, string | number | string[]> = {};
+  for (const [name, value] of Object.entries({ ...reply.getHeaders(), ...input.headers })) {
+    if (value !== undefined) headers[name.toLowerCase()] = value as string | number | string[];
+  }
+  raw.writeHead(200, {
+    ...headers,
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  const tracker = input.translate ? undefined : createSseUsageTracker(input.provider.format);
+  const translator = input.translate ? new GeminiSseTranslator({ model: input.model, includeUsage: input.includeUsage }) : undefined;
+  const write = async (chunk: string | Uint8Array) => {
+    if (chunk.length === 0 || raw.destroyed) return;
+    if (!raw.write(chunk)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+  };
+  let failed = false;
+  try {
+    for await (const chunk of response.body) {
+      const bytes = chunk as Buffer;
+      if (translator) await write(translator.feed(bytes));
+      else {
+        tracker?.feed(bytes);
+        await write(bytes);
+      }
+    }
+    if (translator) await write(translator.end());
+    else tracker?.end();
+  } catch (error) {
+    if (!signal.aborted) {
+      failed = true;
+      input.breaker.reportFailure();
+      await write(streamErrorEvent(input.provider.format === 'anthropic', error));
+    }
+  }
+  if (!raw.destroyed) raw.end();
+  const usage = translator ? translatedUsage(translator) : tracker?.usage;
+  return { status: failed ? 502 : 200, usage, aborted: signal.aborted };
+}
+
+function translatedUsage(translator: GeminiSseTranslator): TokenUsage | undefined {
+  const usage = translator.translator.usage;
+  if (!usage) return undefined;
+  return {
+    inputTokens: usage.prompt_tokens,
+    outputTokens: usage.completion_tokens,
+    totalTokens: usage.total_tokens,
+    cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    cacheCreationInputTokens: 0,
+    reasoningTokens: 0,
+  };
+}
+
+/** Ends a broken stream in the client's own format, so SDKs raise instead of hanging or truncating silently. */
+function streamErrorEvent(anthropic: boolean, error: unknown): string {
+  const message = `The upstream stream failed: ${(error as Error).message ?? 'connection lost'}`;
+  if (anthropic) return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message } })}\n\n`;
+  return `data: ${JSON.stringify({ error: { message, type: 'api_error', param: null, code: 'upstream_stream_error' } })}\n\n`;
+}
+
+/** Maps a failed exchange to the gateway's answer: open breaker 503, deadline 504, connection 502. */
+export function upstreamError(error: unknown, provider: string): Error {
+  if (error instanceof BreakerOpenError) {
+    return new GatewayError(
+      503,
+      {
+        message: `The circuit breaker for ${provider} is open after repeated upstream failures; retry in ${error.retryAfterSeconds} s`,
+        type: 'service_unavailable',
+        code: 'circuit_breaker_open',
+        remediation: 'Retry after the Retry-After delay, or route to another provider.',
+      },
+      { 'Retry-After': String(error.retryAfterSeconds) },
+    );
+  }
+  if (error instanceof ClientAbortedError) return error;
+  if (error instanceof UpstreamFailure) {
+    const timeout = /timeout|deadline/.test(error.message);
+    return new GatewayError(timeout ? 504 : 502, {
+      message: `${provider}: ${error.message}`,
+      type: 'api_error',
+      code: timeout ? 'upstream_timeout' : 'upstream_unavailable',
+      remediation: 'Retry later; if it persists, check the provider status or the base URL configuration.',
+    });
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}

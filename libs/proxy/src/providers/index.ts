@@ -1,0 +1,5 @@
+export * from './types';
+export * from './catalog';
+export * from './registry';
+export * from './routing';
+export * from './models';

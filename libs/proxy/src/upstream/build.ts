@@ -1,0 +1,28 @@
+import { ProviderDefinition, ProviderFormat } from '../providers/types';
+import { buildAnthropicChatRequest } from './anthropic';
+import { buildGeminiRequest } from './gemini';
+import { buildOpenAIChatRequest } from './openai';
+import { UpstreamInput, PreparedUpstreamRequest } from './types';
+
+/**
+ * How a format-A chat-completions request (generic or provider-scoped route) reaches each format,
+ * as data: A/D natively; B through the vendor's OpenAI-compatible endpoint (the answer is format A);
+ * C translated both ways.
+ */
+export const CHAT_ADAPTERS: Readonly<
+  Record<ProviderFormat, { build: (input: UpstreamInput) => PreparedUpstreamRequest; translatedResponse: boolean }>
+> = {
+  openai: { build: buildOpenAIChatRequest, translatedResponse: false },
+  anthropic: { build: buildAnthropicChatRequest, translatedResponse: false },
+  gemini: { build: buildGeminiRequest, translatedResponse: true },
+};
+
+/** The upstream request for a format-A chat-completions body routed to `input.provider`. */
+export function buildChatCompletionsRequest(input: UpstreamInput): PreparedUpstreamRequest {
+  return CHAT_ADAPTERS[input.provider.format].build(input);
+}
+
+/** Whether the upstream answer to a chat-completions request must be translated to format A (provider C). */
+export function needsResponseTranslation(provider: ProviderDefinition): boolean {
+  return CHAT_ADAPTERS[provider.format].translatedResponse;
+}

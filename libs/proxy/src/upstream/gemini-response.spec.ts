@@ -1,0 +1,179 @@
+import {
+  GEMINI_ERROR_API_KEY_INVALID,
+  GEMINI_ERROR_NOT_FOUND,
+  GEMINI_ERROR_QUOTA,
+  GEMINI_FUNCTION_CALL_RESPONSE,
+  GEMINI_MAX_TOKENS_RESPONSE,
+  GEMINI_PROMPT_BLOCKED_RESPONSE,
+  GEMINI_SAFETY_RESPONSE,
+  GEMINI_TEXT_RESPONSE,
+  GEMINI_THINKING_RESPONSE,
+  GEMINI_TWO_CANDIDATES_RESPONSE,
+} from './fixtures/gemini.fixtures';
+import { fromGeminiError, fromGeminiResponse, mapFinishReason } from './gemini-response';
+import { extractUsage } from './usage';
+
+let counter = 0;
+const options = { model: 'gemini-2.0-flash', created: 1_750_000_000, newId: (prefix: string) => `${prefix}${++counter}` };
+
+beforeEach(() => {
+  counter = 0;
+});
+
+describe('generate-content → chat.completion', () => {
+  it('translates a text answer with usage', () => {
+    expect(fromGeminiResponse(GEMINI_TEXT_RESPONSE, options)).toEqual({
+      id: 'chatcmpl-mG3eaJ2dKfGmz7IPkPqA0Qs',
+      object: 'chat.completion',
+      created: 1_750_000_000,
+      model: 'gemini-2.0-flash',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'The capital of France is Paris.', refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+    });
+  });
+
+  it('leaves thought summaries out and counts thinking as completion tokens', () => {
+    const completion = fromGeminiResponse(GEMINI_THINKING_RESPONSE, { model: 'gemini-2.5-flash' });
+    expect(completion.choices[0].message.content).toBe('42');
+    expect(completion.model).toBe('gemini-2.5-flash');
+    expect(completion.usage).toEqual({
+      prompt_tokens: 20,
+      completion_tokens: 514,
+      total_tokens: 534,
+      prompt_tokens_details: { cached_tokens: 8 },
+      completion_tokens_details: { reasoning_tokens: 512 },
+    });
+    expect(Math.abs(completion.created - Date.now() / 1000)).toBeLessThan(5);
+    expect(extractUsage('openai', completion)).toEqual({
+      inputTokens: 20,
+      outputTokens: 514,
+      totalTokens: 534,
+      cachedInputTokens: 8,
+      cacheCreationInputTokens: 0,
+      reasoningTokens: 512,
+    });
+  });
+
+  it('turns function calls into tool_calls with finish_reason tool_calls', () => {
+    const completion = fromGeminiResponse(GEMINI_FUNCTION_CALL_RESPONSE, options);
+    expect(completion.choices).toEqual([
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          refusal: null,
+          tool_calls: [
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"location":"Boston, MA","unit":"celsius"}' },
+              extra_content: { google: { thought_signature: 'CiQBVKhc7nNUDm1OEoHcvWf8zBnNq0Wu3zCPKc4b9jQ=' } },
+            },
+            { id: 'call_2', type: 'function', function: { name: 'get_time', arguments: '{"timezone":"America/New_York"}' } },
+          ],
+        },
+        finish_reason: 'tool_calls',
+        logprobs: null,
+      },
+    ]);
+  });
+
+  it('maps MAX_TOKENS to length and safety stops to content_filter', () => {
+    expect(fromGeminiResponse(GEMINI_MAX_TOKENS_RESPONSE, options).choices[0]).toMatchObject({
+      message: { content: 'Once upon a' },
+      finish_reason: 'length',
+    });
+    expect(fromGeminiResponse(GEMINI_SAFETY_RESPONSE, options).choices[0]).toMatchObject({
+      message: { content: '' },
+      finish_reason: 'content_filter',
+    });
+  });
+
+  it('answers a blocked prompt with an empty content_filter choice', () => {
+    const completion = fromGeminiResponse(GEMINI_PROMPT_BLOCKED_RESPONSE, options);
+    expect(completion.id).toBe('chatcmpl-1');
+    expect(completion.choices).toEqual([
+      { index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', logprobs: null },
+    ]);
+    expect(completion.usage).toEqual({ prompt_tokens: 9, completion_tokens: 0, total_tokens: 9 });
+  });
+
+  it('keeps one choice per candidate', () => {
+    const choices = fromGeminiResponse(GEMINI_TWO_CANDIDATES_RESPONSE, options).choices;
+    expect(choices.map((c) => [c.index, c.message.content])).toEqual([
+      [0, 'Heads'],
+      [1, 'Tails'],
+    ]);
+  });
+
+  it.each([
+    ['STOP', false, 'stop'],
+    ['STOP', true, 'tool_calls'],
+    ['MAX_TOKENS', false, 'length'],
+    ['SAFETY', false, 'content_filter'],
+    ['RECITATION', false, 'content_filter'],
+    ['BLOCKLIST', false, 'content_filter'],
+    ['OTHER', false, 'stop'],
+    [undefined, false, null],
+  ])('finishReason %s (tools %s) → %s', (reason, tools, expected) => {
+    expect(mapFinishReason(reason, tools)).toBe(expected);
+  });
+});
+
+describe('Gemini errors → format-A errors', () => {
+  it('an invalid key becomes 401 authentication_error', () => {
+    expect(fromGeminiError(400, GEMINI_ERROR_API_KEY_INVALID)).toEqual({
+      status: 401,
+      body: {
+        error: {
+          message: 'API key not valid. Please pass a valid API key.',
+          type: 'authentication_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
+      },
+    });
+  });
+
+  it('quota errors (array-wrapped) become rate_limit_error', () => {
+    expect(fromGeminiError(429, GEMINI_ERROR_QUOTA)).toEqual({
+      status: 429,
+      body: {
+        error: {
+          message: 'You exceeded your current quota, please check your plan and billing details.',
+          type: 'rate_limit_error',
+          param: null,
+          code: 'rate_limit_exceeded',
+        },
+      },
+    });
+  });
+
+  it('unknown models become not_found_error', () => {
+    const translated = fromGeminiError(404, GEMINI_ERROR_NOT_FOUND);
+    expect(translated.status).toBe(404);
+    expect(translated.body.error).toMatchObject({ type: 'not_found_error', code: 'model_not_found' });
+    expect(translated.body.error.message).toContain('gemini-9.9-ultra');
+  });
+
+  it('a body that is not a Google error still yields the format-A shape', () => {
+    expect(fromGeminiError(502, '<html>Bad Gateway</html>')).toEqual({
+      status: 502,
+      body: { error: { message: '<html>Bad Gateway</html>', type: 'api_error', param: null, code: 'upstream_502' } },
+    });
+    expect(fromGeminiError(503, { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }).body.error).toEqual({
+      message: 'The model is overloaded.',
+      type: 'api_error',
+      param: null,
+      code: 'service_unavailable',
+    });
+  });
+});

@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import { GatewayErrorBody } from '@svc/platform';
+import {
+  ChatCompletion,
+  GeminiCandidate,
+  GeminiErrorBody,
+  GeminiGenerateContentResponse,
+  GeminiPart,
+  GeminiUsageMetadata,
+  OpenAIFinishReason,
+  OpenAIToolCall,
+  OpenAIUsage,
+} from './gemini-types';
+import { isJsonObject } from './types';
+
+/** Options shared by the response and stream translators (injectable for deterministic tests). */
+export interface GeminiTranslationOptions {
+  /** The model name to report when Gemini sends no `modelVersion`. */
+  model: string;
+  /** Unix seconds; defaults to now. */
+  created?: number;
+  /** Makes ids: `chatcmpl-...`, `call_...`. Defaults to random hex. */
+  newId?: (prefix: 'chatcmpl-' | 'call_') => string;
+}
+
+export const defaultNewId = (prefix: string): string => `${prefix}${randomBytes(12).toString('hex')}`;
+
+const FINISH_REASONS: Record<string, OpenAIFinishReason> = {
+  STOP: 'stop',
+  MAX_TOKENS: 'length',
+  SAFETY: 'content_filter',
+  RECITATION: 'content_filter',
+  BLOCKLIST: 'content_filter',
+  PROHIBITED_CONTENT: 'content_filter',
+  SPII: 'content_filter',
+  IMAGE_SAFETY: 'content_filter',
+};
+
+/**
+ * Gemini `finishReason` → format A. A candidate that called functions finishes with `tool_calls`;
+ * unknown reasons (OTHER, LANGUAGE, MALFORMED_FUNCTION_CALL...) map to `stop`.
+ */
+export function mapFinishReason(reason: string | undefined, calledTools: boolean): OpenAIFinishReason | null {
+  if (!reason || reason === 'FINISH_REASON_UNSPECIFIED') return null;
+  const mapped = FINISH_REASONS[reason] ?? 'stop';
+  return mapped === 'stop' && calledTools ? 'tool_calls' : mapped;
+}
+
+/** Answer text of the parts (thought summaries are not part of the answer). */
+export function partsText(parts: readonly GeminiPart[]): string {
+  return parts
+    .filter((p) => typeof p.text === 'string' && !p.thought)
+    .map((p) => p.text)
+    .join('');
+}
+
+/** Function-call parts → format-A tool calls; Gemini's thought signature rides in `extra_content.google`. */
+export function partsToolCalls(parts: readonly GeminiPart[], newId: (prefix: 'call_') => string): OpenAIToolCall[] {
+  return parts
+    .filter((p) => p.functionCall)
+    .map((p) => {
+      const call = p.functionCall as NonNullable<GeminiPart['functionCall']>;
+      const toolCall: OpenAIToolCall & { extra_content?: unknown } = {
+        id: call.id ?? newId('call_'),
+        type: 'function',
+        function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
+      };
+      if (p.thoughtSignature) toolCall.extra_content = { google: { thought_signature: p.thoughtSignature } };
+      return toolCall;
+    });
+}
+
+/**
+ * `usageMetadata` → format-A usage. Thinking tokens are billed as output, so they count toward
+ * `completion_tokens` (and `completion_tokens_details.reasoning_tokens`), as OpenAI reports reasoning.
+ */
+export function mapUsage(usage: GeminiUsageMetadata | undefined): OpenAIUsage | undefined {
+  if (!usage) return undefined;
+  const prompt = (usage.promptTokenCount ?? 0) + (usage.toolUsePromptTokenCount ?? 0);
+  const reasoning = usage.thoughtsTokenCount ?? 0;
+  const completion = (usage.candidatesTokenCount ?? 0) + reasoning;
+  const mapped: OpenAIUsage = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: usage.totalTokenCount ?? prompt + completion,
+  };
+  if (usage.cachedContentTokenCount) mapped.prompt_tokens_details = { cached_tokens: usage.cachedContentTokenCount };
+  if (reasoning) mapped.completion_tokens_details = { reasoning_tokens: reasoning };
+  return mapped;
+}
+
+function candidateIndex(candidate: GeminiCandidate, position: number): number {
+  return typeof candidate.index === 'number' ? candidate.index : position;
+}
+
+/** A non-streaming generate-content response → a format-A `chat.completion`. */
+export function fromGeminiResponse(response: GeminiGenerateContentResponse, options: GeminiTranslationOptions): ChatCompletion {
+  const newId = options.newId ?? defaultNewId;
+  const candidates = response.candidates ?? [];
+  const choices: ChatCompletion['choices'] = candidates.map((candidate, position) => {
+    const parts = candidate.content?.parts ?? [];
+    const toolCalls = partsToolCalls(parts, newId);
+    const text = partsText(parts);
+    return {
+      index: candidateIndex(candidate, position),
+      message: {
+        role: 'assistant',
+        content: text === '' && toolCalls.length ? null : text,
+        ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+        refusal: null,
+      },
+      finish_reason: mapFinishReason(candidate.finishReason, toolCalls.length > 0) ?? 'stop',
+      logprobs: null,
+    };
+  });
+  if (!choices.length && response.promptFeedback?.blockReason) {
+    // The prompt itself was blocked: no candidates at all.
+    choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', logprobs: null });
+  }
+  const completion: ChatCompletion = {
+    id: response.responseId ? `chatcmpl-${response.responseId}` : newId('chatcmpl-'),
+    object: 'chat.completion',
+    created: options.created ?? Math.floor(Date.now() / 1000),
+    model: response.modelVersion ?? options.model,
+    choices,
+  };
+  const usage = mapUsage(response.usageMetadata);
+  if (usage) completion.usage = usage;
+  return completion;
+}
+
+const ERROR_TYPES: Record<string, { type: string; code: string; status?: number }> = {
+  INVALID_ARGUMENT: { type: 'invalid_request_error', code: 'invalid_request' },
+  FAILED_PRECONDITION: { type: 'invalid_request_error', code: 'failed_precondition' },
+  OUT_OF_RANGE: { type: 'invalid_request_error', code: 'invalid_request' },
+  UNAUTHENTICATED: { type: 'authentication_error', code: 'invalid_api_key', status: 401 },
+  PERMISSION_DENIED: { type: 'permission_error', code: 'permission_denied' },
+  NOT_FOUND: { type: 'not_found_error', code: 'model_not_found' },
+  RESOURCE_EXHAUSTED: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+  CANCELLED: { type: 'api_error', code: 'cancelled' },
+  DEADLINE_EXCEEDED: { type: 'api_error', code: 'timeout' },
+  UNAVAILABLE: { type: 'api_error', code: 'service_unavailable' },
+  INTERNAL: { type: 'api_error', code: 'internal_error' },
+};
+
+export interface TranslatedError {
+  status: number;
+  body: { error: GatewayErrorBody };
+}
+
+/**
+ * A Gemini error body (`{error: {code, message, status, details}}`, possibly wrapped in an array)
+ * → the format-A error shape. An invalid API key (400 `API_KEY_INVALID`) becomes 401
+ * `authentication_error`, as format-A clients expect.
+ */
+export function fromGeminiError(status: number, body: unknown): TranslatedError {
+  const first = Array.isArray(body) ? body[0] : body;
+  const error = isJsonObject(first) && isJsonObject(first.error) ? (first as GeminiErrorBody).error ?? {} : {};
+  const grpcStatus = typeof error.status === 'string' ? error.status : undefined;
+  const keyInvalid = (error.details ?? []).some((d) => isJsonObject(d) && d.reason === 'API_KEY_INVALID');
+  const known = keyInvalid ? ERROR_TYPES.UNAUTHENTICATED : grpcStatus ? ERROR_TYPES[grpcStatus] : undefined;
+  const fallbackType = status >= 500 ? 'api_error' : status === 429 ? 'rate_limit_error' : 'invalid_request_error';
+  const message =
+    typeof error.message === 'string' && error.message
+      ? error.message
+      : typeof first === 'string' && first
+        ? first
+        : `Upstream provider returned HTTP ${status}`;
+  return {
+    status: known?.status ?? status,
+    body: {
+      error: {
+        message,
+        type: known?.type ?? fallbackType,
+        param: null,
+        code: known?.code ?? (grpcStatus ? grpcStatus.toLowerCase() : `upstream_${status}`),
+      },
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { createParser } from 'eventsource-parser';
+import { GEMINI_STREAM_FUNCTION_CALL, GEMINI_STREAM_TEXT, geminiSse } from './fixtures/gemini.fixtures';
+import { GeminiSseTranslator, GeminiStreamTranslator, SSE_DONE } from './gemini-stream';
+import { SseUsageTracker } from './usage';
+
+const fixed = { model: 'gemini-2.0-flash', created: 1_750_000_000, newId: (prefix: string) => `${prefix}fixed` };
+
+/** Splits a string into byte chunks of the given sizes (cycling), cutting through multi-byte characters. */
+function chunks(text: string, sizes: number[]): Uint8Array[] {
+  const bytes = new TextEncoder().encode(text);
+  const out: Uint8Array[] = [];
+  for (let at = 0, i = 0; at < bytes.length; i++) {
+    const size = sizes[i % sizes.length];
+    out.push(bytes.slice(at, at + size));
+    at += size;
+  }
+  return out;
+}
+
+/** The data payloads of an SSE text, as a client would parse them. */
+function events(sse: string): string[] {
+  const data: string[] = [];
+  const parser = createParser({ onEvent: (e) => data.push(e.data) });
+  parser.feed(sse);
+  return data;
+}
+
+describe('GeminiStreamTranslator', () => {
+  it('emits a role chunk, content deltas, a finish chunk and the usage chunk', () => {
+    const translator = new GeminiStreamTranslator({ ...fixed, includeUsage: true });
+    const out = [...GEMINI_STREAM_TEXT.flatMap((e) => translator.push(e)), ...translator.end()];
+    const base = { id: 'chatcmpl-c3RyZWFtLXJlc3BvbnNl', object: 'chat.completion.chunk', created: 1_750_000_000, model: 'gemini-2.0-flash' };
+    const choice = (delta: object, finish_reason: string | null) => ({ ...base, choices: [{ index: 0, delta, finish_reason, logprobs: null }], usage: null });
+    expect(out).toEqual([
+      choice({ role: 'assistant', content: '' }, null),
+      choice({ content: 'The' }, null),
+      choice({ content: ' capital of France is Paris' }, null),
+      choice({ content: '. Bon appétit 🇫🇷' }, null),
+      choice({}, 'stop'),
+      { ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: 12, total_tokens: 23 } },
+    ]);
+    expect(translator.completed).toBe(true);
+  });
+
+  it('omits the usage chunk and the usage field when the client did not ask', () => {
+    const translator = new GeminiStreamTranslator(fixed);
+    const out = [...GEMINI_STREAM_TEXT.flatMap((e) => translator.push(e)), ...translator.end()];
+    expect(out).toHaveLength(5);
+    for (const chunk of out) expect(chunk).not.toHaveProperty('usage');
+    expect(translator.usage).toEqual({ prompt_tokens: 11, completion_tokens: 12, total_tokens: 23 });
+  });
+
+  it('streams function calls as tool_calls deltas', () => {
+    const translator = new GeminiStreamTranslator({ ...fixed, model: 'gemini-2.5-flash' });
+    const out = GEMINI_STREAM_FUNCTION_CALL.flatMap((e) => translator.push(e));
+    expect(out.map((c) => ('choices' in c ? c.choices[0] : c))).toEqual([
+      { index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null },
+      {
+        index: 0,
+        delta: {
+          tool_calls: [{ index: 0, id: 'call_fixed', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }],
+        },
+        finish_reason: null,
+        logprobs: null,
+      },
+      { index: 0, delta: {}, finish_reason: 'tool_calls', logprobs: null },
+    ]);
+  });
+
+  it('turns an in-stream error object into an error event', () => {
+    const translator = new GeminiStreamTranslator(fixed);
+    translator.push(GEMINI_STREAM_TEXT[0]);
+    const out = translator.push({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } });
+    expect(out).toEqual([{ error: { message: 'The model is overloaded.', type: 'api_error', param: null, code: 'service_unavailable' } }]);
+    expect(translator.completed).toBe(false);
+    expect(translator.errored).toBe(true);
+  });
+});
+
+describe('GeminiSseTranslator (bytes in, format-A SSE out)', () => {
+  const upstream = geminiSse(GEMINI_STREAM_TEXT);
+
+  it.each([[[1]], [[3, 7]], [[13]], [[64, 5]], [[100000]]])('gives the same output for chunk sizes %j', (sizes) => {
+    const sse = new GeminiSseTranslator({ ...fixed, includeUsage: true });
+    const text = chunks(upstream, sizes).map((c) => sse.feed(c)).join('') + sse.end();
+    const data = events(text);
+    expect(data[data.length - 1]).toBe('[DONE]');
+    expect(text.endsWith(SSE_DONE)).toBe(true);
+    const parsed = data.slice(0, -1).map((d) => JSON.parse(d));
+    expect(parsed.map((c) => c.choices[0]?.delta?.content ?? null).join('')).toBe('The capital of France is Paris. Bon appétit 🇫🇷');
+    expect(parsed[parsed.length - 1].usage).toEqual({ prompt_tokens: 11, completion_tokens: 12, total_tokens: 23 });
+
+    // The gateway's own usage tracker reads the translated stream like any format-A stream.
+    const tracker = new SseUsageTracker('openai');
+    for (const piece of chunks(text, [5])) tracker.feed(piece);
+    tracker.end();
+    expect(tracker.completed).toBe(true);
+    expect(tracker.usage).toMatchObject({ inputTokens: 11, outputTokens: 12, totalTokens: 23 });
+  });
+
+  it('handles a last event without the trailing blank line', () => {
+    const sse = new GeminiSseTranslator(fixed);
+    const text = sse.feed(upstream.trimEnd()) + sse.end();
+    expect(events(text).slice(-2)).toEqual([expect.stringContaining('"finish_reason":"stop"'), '[DONE]']);
+  });
+
+  it('ends a truncated stream with an error event instead of [DONE]', () => {
+    const sse = new GeminiSseTranslator(fixed);
+    const text = sse.feed(geminiSse(GEMINI_STREAM_TEXT.slice(0, 2))) + sse.end();
+    const data = events(text);
+    expect(data).not.toContain('[DONE]');
+    expect(JSON.parse(data[data.length - 1])).toEqual({
+      error: {
+        message: 'The upstream stream ended before the response was complete',
+        type: 'api_error',
+        param: null,
+        code: 'upstream_stream_incomplete',
+      },
+    });
+  });
+});

@@ -1,0 +1,208 @@
+import { createParser, EventSourceParser } from 'eventsource-parser';
+import { GatewayErrorBody } from '@svc/platform';
+import {
+  defaultNewId,
+  fromGeminiError,
+  GeminiTranslationOptions,
+  mapFinishReason,
+  mapUsage,
+  partsText,
+  partsToolCalls,
+} from './gemini-response';
+import { ChatCompletionChunk, ChatCompletionChunkDelta, GeminiGenerateContentResponse, GeminiUsageMetadata, OpenAIFinishReason, OpenAIUsage } from './gemini-types';
+import { isJsonObject } from './types';
+
+export interface GeminiStreamOptions extends GeminiTranslationOptions {
+  /** Emit the final `choices: []` usage chunk (the client sent `stream_options.include_usage: true`). */
+  includeUsage?: boolean;
+}
+
+/** What the translator emits: format-A chunks, or an error event (`data: {"error": ...}`). */
+export type StreamEvent = ChatCompletionChunk | { error: GatewayErrorBody };
+
+/** The terminating event of a format-A stream. */
+export const SSE_DONE = 'data: [DONE]\n\n';
+
+export function encodeSseEvent(event: StreamEvent): string {
+  return `data: ${JSON.stringify(event)}\n\n`;
+}
+
+/** Largest single SSE event accepted from the upstream, in characters. */
+const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+/**
+ * Turns the data objects of Gemini's `streamGenerateContent?alt=sse` into format-A
+ * `chat.completion.chunk`s: a first chunk with `delta.role` per choice, content and tool-call
+ * deltas, a chunk with `finish_reason`, and (when asked) a final usage chunk. State is a few
+ * counters per choice; no text is retained.
+ */
+export class GeminiStreamTranslator {
+  private id?: string;
+  private model?: string;
+  private readonly created: number;
+  private readonly newId: (prefix: 'chatcmpl-' | 'call_') => string;
+  private readonly started = new Set<number>();
+  private readonly finished = new Set<number>();
+  private readonly toolCallCounts = new Map<number, number>();
+  private lastUsage?: GeminiUsageMetadata;
+  private failed = false;
+
+  constructor(private readonly options: GeminiStreamOptions) {
+    this.created = options.created ?? Math.floor(Date.now() / 1000);
+    this.newId = options.newId ?? defaultNewId;
+  }
+
+  /** Format-A usage from the latest `usageMetadata` (Gemini repeats the running totals on every chunk). */
+  get usage(): OpenAIUsage | undefined {
+    return mapUsage(this.lastUsage);
+  }
+
+  /** True once Gemini sent an error object in the stream (already emitted as an error event). */
+  get errored(): boolean {
+    return this.failed;
+  }
+
+  /** True once every choice has finished and no error arrived. */
+  get completed(): boolean {
+    return !this.failed && this.started.size > 0 && [...this.started].every((i) => this.finished.has(i));
+  }
+
+  /** Translates one Gemini SSE data object. */
+  push(data: unknown): StreamEvent[] {
+    if (isJsonObject(data) && isJsonObject(data.error)) {
+      this.failed = true;
+      const status = typeof data.error.code === 'number' ? data.error.code : 500;
+      return [fromGeminiError(status, data).body];
+    }
+    if (!isJsonObject(data)) return [];
+    const response = data as GeminiGenerateContentResponse;
+    this.id ??= response.responseId ? `chatcmpl-${response.responseId}` : this.newId('chatcmpl-');
+    this.model ??= response.modelVersion ?? this.options.model;
+    if (response.usageMetadata) this.lastUsage = response.usageMetadata;
+    const events: StreamEvent[] = [];
+    const candidates = response.candidates ?? [];
+    if (!candidates.length && response.promptFeedback?.blockReason) {
+      this.start(0, events);
+      this.finish(0, 'content_filter', events);
+    }
+    candidates.forEach((candidate, position) => {
+      const index = typeof candidate.index === 'number' ? candidate.index : position;
+      if (this.finished.has(index)) return;
+      this.start(index, events);
+      const parts = candidate.content?.parts ?? [];
+      const text = partsText(parts);
+      if (text) events.push(this.chunk(index, { content: text }, null));
+      const calls = partsToolCalls(parts, this.newId);
+      if (calls.length) {
+        const offset = this.toolCallCounts.get(index) ?? 0;
+        this.toolCallCounts.set(index, offset + calls.length);
+        events.push(this.chunk(index, { tool_calls: calls.map((call, k) => ({ index: offset + k, ...call })) }, null));
+      }
+      const reason = mapFinishReason(candidate.finishReason, (this.toolCallCounts.get(index) ?? 0) > 0);
+      if (reason) this.finish(index, reason, events);
+    });
+    return events;
+  }
+
+  /** The closing events once the upstream ended: the usage chunk, if asked for and known. */
+  end(): StreamEvent[] {
+    const usage = this.usage;
+    if (!this.options.includeUsage || !usage || this.failed) return [];
+    return [{ ...this.base(), choices: [], usage }];
+  }
+
+  private start(index: number, events: StreamEvent[]): void {
+    if (this.started.has(index)) return;
+    this.started.add(index);
+    events.push(this.chunk(index, { role: 'assistant', content: '' }, null));
+  }
+
+  private finish(index: number, reason: OpenAIFinishReason, events: StreamEvent[]): void {
+    this.finished.add(index);
+    events.push(this.chunk(index, {}, reason));
+  }
+
+  private base(): Omit<ChatCompletionChunk, 'choices'> {
+    return {
+      id: this.id ?? (this.id = this.newId('chatcmpl-')),
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model ?? this.options.model,
+    };
+  }
+
+  private chunk(index: number, delta: ChatCompletionChunkDelta, finishReason: OpenAIFinishReason | null): ChatCompletionChunk {
+    const chunk: ChatCompletionChunk = { ...this.base(), choices: [{ index, delta, finish_reason: finishReason, logprobs: null }] };
+    if (this.options.includeUsage) chunk.usage = null;
+    return chunk;
+  }
+}
+
+/**
+ * Byte-level wrapper: feed the upstream body as it arrives, write what comes back to the client.
+ * Ends with the usage chunk and `data: [DONE]` when Gemini finished every choice; a stream that
+ * stops early ends with an error event instead, so clients do not mistake it for a full answer.
+ */
+export class GeminiSseTranslator {
+  readonly translator: GeminiStreamTranslator;
+  private readonly decoder = new TextDecoder();
+  private readonly parser: EventSourceParser;
+  private output = '';
+  private broken = false;
+
+  constructor(options: GeminiStreamOptions) {
+    this.translator = new GeminiStreamTranslator(options);
+    this.parser = createParser({
+      maxBufferSize: MAX_EVENT_CHARS,
+      onEvent: (event) => {
+        let data: unknown;
+        try {
+          data = JSON.parse(event.data);
+        } catch {
+          return;
+        }
+        for (const out of this.translator.push(data)) this.output += encodeSseEvent(out);
+      },
+      // Unknown fields and bad retry values are ignorable; only an oversized event ends parsing.
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') this.broken = true;
+      },
+    });
+  }
+
+  /** Translated SSE text for this piece of the upstream body (possibly empty). */
+  feed(chunk: Uint8Array | string): string {
+    if (!this.broken) this.parser.feed(typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }));
+    return this.take();
+  }
+
+  /** The closing SSE text once the upstream body ended. */
+  end(): string {
+    if (!this.broken) {
+      const rest = this.decoder.decode();
+      if (rest) this.parser.feed(rest);
+      // A last event without its closing blank line still counts (lenient, like most SSE clients).
+      this.parser.feed('\n\n');
+    }
+    if (this.translator.completed) {
+      for (const out of this.translator.end()) this.output += encodeSseEvent(out);
+      this.output += SSE_DONE;
+    } else if (!this.translator.errored) {
+      this.output += encodeSseEvent({
+        error: {
+          message: 'The upstream stream ended before the response was complete',
+          type: 'api_error',
+          param: null,
+          code: 'upstream_stream_incomplete',
+        },
+      });
+    }
+    return this.take();
+  }
+
+  private take(): string {
+    const out = this.output;
+    this.output = '';
+    return out;
+  }
+}

@@ -1,0 +1,239 @@
+import { invalidRequest } from '@svc/platform';
+import {
+  GeminiContent,
+  GeminiFunctionDeclaration,
+  GeminiGenerateContentRequest,
+  GeminiGenerationConfig,
+  GeminiPart,
+} from './gemini-types';
+import { baseUrlOf, finalizeRequest, requireJsonObject } from './request';
+import { isJsonObject, JsonObject, UpstreamInput, PreparedUpstreamRequest } from './types';
+
+/** Gemini's API version path and methods (https://ai.google.dev/api/generate-content). */
+export const GEMINI_API_VERSION = 'v1beta';
+
+/**
+ * `{root}/v1beta/models/{model}:generateContent`, or `:streamGenerateContent?alt=sse` for streams.
+ * `models/x` and `tunedModels/x` names are used as they are. The key is added by the auth step.
+ */
+export function geminiUrl(baseUrl: string, model: string, stream: boolean): URL {
+  const name = /^(models|tunedModels)\//.test(model) ? model : `models/${model}`;
+  const [collection, ...rest] = name.split('/');
+  const id = rest.join('/');
+  if (!id || id.includes('/') || id.includes(':')) throw invalidRequest(`Invalid Gemini model name '${model}'`, 'model');
+  const url = new URL(
+    `${baseUrl.replace(/\/+$/, '')}/${GEMINI_API_VERSION}/${collection}/${encodeURIComponent(id)}:${stream ? 'streamGenerateContent' : 'generateContent'}`,
+  );
+  if (stream) url.searchParams.set('alt', 'sse');
+  return url;
+}
+
+/** Format-A body → Gemini generate-content request, then the upstream request with `?key=`. */
+export function buildGeminiRequest(input: UpstreamInput): PreparedUpstreamRequest {
+  const body = requireJsonObject(input.body);
+  const model = input.upstreamModel ?? (typeof body.model === 'string' ? body.model : '');
+  if (!model) throw invalidRequest('`model` is required', 'model');
+  const stream = body.stream === true;
+  return finalizeRequest({
+    provider: input.provider,
+    url: geminiUrl(baseUrlOf(input), model, stream),
+    method: 'POST',
+    apiKey: input.apiKey,
+    clientHeaders: input.clientHeaders,
+    body: { json: toGeminiRequest(body) },
+    stream,
+  });
+}
+
+/** Translates a format-A chat-completions body. Fields Gemini has no counterpart for are dropped. */
+export function toGeminiRequest(body: JsonObject): GeminiGenerateContentRequest {
+  if (!Array.isArray(body.messages)) throw invalidRequest('`messages` must be an array', 'messages');
+  const { contents, system } = translateMessages(body.messages);
+  const request: GeminiGenerateContentRequest = { contents };
+  if (system.length) request.systemInstruction = { parts: system };
+  const generationConfig = translateGenerationConfig(body);
+  if (Object.keys(generationConfig).length) request.generationConfig = generationConfig;
+  const declarations = translateTools(body.tools);
+  if (declarations.length) request.tools = [{ functionDeclarations: declarations }];
+  const toolConfig = translateToolChoice(body.tool_choice);
+  if (toolConfig) request.toolConfig = toolConfig;
+  return request;
+}
+
+function translateMessages(messages: unknown[]): { contents: GeminiContent[]; system: GeminiPart[] } {
+  const contents: GeminiContent[] = [];
+  const system: GeminiPart[] = [];
+  const toolNames = new Map<string, string>();
+  const push = (role: 'user' | 'model', parts: GeminiPart[]): void => {
+    if (!parts.length) return;
+    const last = contents[contents.length - 1];
+    // Gemini wants turns to alternate; consecutive messages of one role become one turn.
+    if (last && last.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  };
+  messages.forEach((message, i) => {
+    if (!isJsonObject(message)) throw invalidRequest(`messages[${i}] must be an object`, 'messages');
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        system.push(...contentParts(message.content, i).filter((p) => p.text !== undefined));
+        break;
+      case 'user':
+        push('user', contentParts(message.content, i));
+        break;
+      case 'assistant':
+        push('model', [...contentParts(message.content, i), ...functionCallParts(message.tool_calls, toolNames)]);
+        break;
+      case 'tool':
+      case 'function': {
+        const callId = typeof message.tool_call_id === 'string' ? message.tool_call_id : undefined;
+        const name = (callId && toolNames.get(callId)) ?? (typeof message.name === 'string' ? message.name : undefined);
+        if (!name) throw invalidRequest(`messages[${i}].tool_call_id does not match an earlier tool call`, 'messages');
+        push('user', [{ functionResponse: { name, response: functionResponse(message.content) } }]);
+        break;
+      }
+      default:
+        throw invalidRequest(`messages[${i}].role '${String(message.role)}' is not supported`, 'messages');
+    }
+  });
+  return { contents, system };
+}
+
+function contentParts(content: unknown, i: number): GeminiPart[] {
+  if (content === undefined || content === null) return [];
+  if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
+  if (!Array.isArray(content)) throw invalidRequest(`messages[${i}].content must be a string or an array`, 'messages');
+  return content.flatMap((part): GeminiPart[] => {
+    if (!isJsonObject(part)) return [];
+    switch (part.type) {
+      case 'text':
+        return typeof part.text === 'string' && part.text !== '' ? [{ text: part.text }] : [];
+      case 'image_url': {
+        const ref = isJsonObject(part.image_url) ? part.image_url.url : part.image_url;
+        return typeof ref === 'string' ? [mediaPart(ref, 'image/jpeg')] : [];
+      }
+      case 'input_audio': {
+        const audio = isJsonObject(part.input_audio) ? part.input_audio : {};
+        if (typeof audio.data !== 'string') return [];
+        return [{ inlineData: { mimeType: `audio/${typeof audio.format === 'string' ? audio.format : 'wav'}`, data: audio.data } }];
+      }
+      case 'file': {
+        const file = isJsonObject(part.file) ? part.file : {};
+        return typeof file.file_data === 'string' ? [mediaPart(file.file_data, 'application/pdf')] : [];
+      }
+      default:
+        throw invalidRequest(`messages[${i}].content part type '${String(part.type)}' is not supported by Gemini`, 'messages');
+    }
+  });
+}
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  heic: 'image/heic',
+  pdf: 'application/pdf',
+};
+
+/** `data:` URLs become inline data; other URLs file references with a MIME type guessed from the extension. */
+function mediaPart(ref: string, fallbackMime: string): GeminiPart {
+  const data = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s.exec(ref);
+  if (data) return { inlineData: { mimeType: data[1], data: data[2] } };
+  const extension = /\.([a-z0-9]+)(?:[?#].*)?$/i.exec(ref)?.[1]?.toLowerCase();
+  return { fileData: { mimeType: (extension && MIME_BY_EXTENSION[extension]) || fallbackMime, fileUri: ref } };
+}
+
+function functionCallParts(toolCalls: unknown, toolNames: Map<string, string>): GeminiPart[] {
+  if (!Array.isArray(toolCalls)) return [];
+  return toolCalls.flatMap((call): GeminiPart[] => {
+    if (!isJsonObject(call) || !isJsonObject(call.function) || typeof call.function.name !== 'string') return [];
+    const name = call.function.name;
+    if (typeof call.id === 'string') toolNames.set(call.id, name);
+    const part: GeminiPart = { functionCall: { name, args: parseArguments(call.function.arguments) } };
+    // Gemini's own OpenAI-compatible convention for round-tripping thought signatures.
+    const google = isJsonObject(call.extra_content) && isJsonObject(call.extra_content.google) ? call.extra_content.google : {};
+    if (typeof google.thought_signature === 'string') part.thoughtSignature = google.thought_signature;
+    return [part];
+  });
+}
+
+/** Tool-call arguments are a JSON string; a non-object value is wrapped so nothing is lost. */
+function parseArguments(raw: unknown): Record<string, unknown> {
+  if (isJsonObject(raw)) return raw;
+  if (typeof raw !== 'string' || raw.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return isJsonObject(parsed) ? parsed : { arguments: parsed };
+  } catch {
+    return { arguments: raw };
+  }
+}
+
+/** A tool result: a JSON object is passed as the response; anything else as `{content: ...}`. */
+function functionResponse(content: unknown): Record<string, unknown> {
+  const text = Array.isArray(content)
+    ? content.map((p) => (isJsonObject(p) && typeof p.text === 'string' ? p.text : '')).join('')
+    : content;
+  if (typeof text === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (isJsonObject(parsed)) return parsed;
+    } catch {
+      // plain text result
+    }
+  }
+  return { content: text ?? null };
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function translateGenerationConfig(body: JsonObject): GeminiGenerationConfig {
+  const config: GeminiGenerationConfig = {};
+  const set = <K extends keyof GeminiGenerationConfig>(key: K, value: GeminiGenerationConfig[K] | undefined): void => {
+    if (value !== undefined) config[key] = value;
+  };
+  set('temperature', num(body.temperature));
+  set('topP', num(body.top_p));
+  set('topK', num(body.top_k));
+  set('maxOutputTokens', num(body.max_completion_tokens) ?? num(body.max_tokens));
+  set('candidateCount', num(body.n));
+  set('presencePenalty', num(body.presence_penalty));
+  set('frequencyPenalty', num(body.frequency_penalty));
+  set('seed', num(body.seed));
+  if (typeof body.stop === 'string') config.stopSequences = [body.stop];
+  else if (Array.isArray(body.stop)) config.stopSequences = body.stop.filter((s): s is string => typeof s === 'string');
+  const format = isJsonObject(body.response_format) ? body.response_format : undefined;
+  if (format?.type === 'json_object') config.responseMimeType = 'application/json';
+  if (format?.type === 'json_schema') {
+    config.responseMimeType = 'application/json';
+    const schema = isJsonObject(format.json_schema) ? format.json_schema.schema : undefined;
+    if (schema !== undefined) config.responseJsonSchema = schema;
+  }
+  return config;
+}
+
+function translateTools(tools: unknown): GeminiFunctionDeclaration[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.flatMap((tool): GeminiFunctionDeclaration[] => {
+    if (!isJsonObject(tool) || tool.type !== 'function' || !isJsonObject(tool.function)) return [];
+    const fn = tool.function;
+    if (typeof fn.name !== 'string') return [];
+    const declaration: GeminiFunctionDeclaration = { name: fn.name };
+    if (typeof fn.description === 'string') declaration.description = fn.description;
+    // JSON Schema as OpenAI clients write it (additionalProperties, $defs...) needs the JSON-schema field.
+    if (isJsonObject(fn.parameters)) declaration.parametersJsonSchema = fn.parameters;
+    return [declaration];
+  });
+}
+
+function translateToolChoice(choice: unknown): GeminiGenerateContentRequest['toolConfig'] {
+  if (choice === 'auto') return { functionCallingConfig: { mode: 'AUTO' } };
+  if (choice === 'none') return { functionCallingConfig: { mode: 'NONE' } };
+  if (choice === 'required') return { functionCallingConfig: { mode: 'ANY' } };
+  if (isJsonObject(choice) && isJsonObject(choice.function) && typeof choice.function.name === 'string') {
+    return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.function.name] } };
+  }
+  return undefined;
+}

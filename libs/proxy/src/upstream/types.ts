@@ -1,0 +1,39 @@
+import type { HeaderBag } from '@svc/auth';
+import { ProviderDefinition } from '../providers/types';
+
+/**
+ * A request ready for the HTTP client: the caller adds the deadline (AbortSignal) and the breaker.
+ * Structurally a transport `UpstreamRequest` (`url`, `method`, `headers`, `body`) plus routing facts.
+ */
+export interface PreparedUpstreamRequest {
+  url: string;
+  method: string;
+  /** Lower-case names; `content-length` is set for bodies. */
+  headers: Record<string, string>;
+  body?: string | Buffer;
+  /** True when the response is an SSE stream. */
+  stream: boolean;
+  /** `url` with a query-string key masked, for logs. */
+  logUrl: string;
+}
+
+/** What every builder needs from the incoming request and the route. */
+export interface UpstreamInput {
+  provider: ProviderDefinition;
+  /** `resolveBaseUrl(provider, config.providerBaseUrls)`; defaults to the registry's base URL. */
+  baseUrl?: string;
+  /** The resolved provider key; absent for keyless self-hosted providers. */
+  apiKey?: string;
+  clientHeaders: HeaderBag;
+  /** The parsed JSON body (a passthrough object: unknown fields are kept). */
+  body: unknown;
+  /** `Route.upstreamModel`: replaces `body.model` when it differs (alias or `provider/` prefix). */
+  upstreamModel?: string;
+}
+
+/** A JSON object body as the gateway sees it: forward-compatible, only the read fields are typed. */
+export type JsonObject = Record<string, unknown>;
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

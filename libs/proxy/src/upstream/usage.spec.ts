@@ -1,0 +1,153 @@
+import { GEMINI_STREAM_TEXT, GEMINI_TEXT_RESPONSE, geminiSse } from './fixtures/gemini.fixtures';
+import { ANTHROPIC_STREAM, ANTHROPIC_STREAM_OVERLOADED, GROQ_STREAM, OPENAI_STREAM_WITH_USAGE } from './fixtures/sse.fixtures';
+import { createSseUsageTracker, extractUsage, SseUsageTracker, TokenUsage } from './usage';
+import { ProviderFormat } from '../providers/types';
+
+const usage = (u: Partial<TokenUsage> & Pick<TokenUsage, 'inputTokens' | 'outputTokens'>): TokenUsage => ({
+  totalTokens: u.inputTokens + u.outputTokens,
+  cachedInputTokens: 0,
+  cacheCreationInputTokens: 0,
+  reasoningTokens: 0,
+  ...u,
+});
+
+/** Feeds `text` as bytes cut at every `size` bytes, so multi-byte characters and lines are split. */
+function track(format: ProviderFormat, text: string, size: number): SseUsageTracker {
+  const tracker = createSseUsageTracker(format);
+  const bytes = new TextEncoder().encode(text);
+  for (let at = 0; at < bytes.length; at += size) tracker.feed(bytes.subarray(at, at + size));
+  tracker.end();
+  return tracker;
+}
+
+const SIZES = [1, 2, 3, 5, 7, 64, 1 << 20];
+
+describe('extractUsage (non-streaming bodies)', () => {
+  it('reads format A chat completions with cached and reasoning details', () => {
+    const body = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      choices: [],
+      usage: {
+        prompt_tokens: 1200,
+        completion_tokens: 300,
+        total_tokens: 1500,
+        prompt_tokens_details: { cached_tokens: 1024 },
+        completion_tokens_details: { reasoning_tokens: 256 },
+      },
+    };
+    expect(extractUsage('openai', body)).toEqual({
+      inputTokens: 1200,
+      outputTokens: 300,
+      totalTokens: 1500,
+      cachedInputTokens: 1024,
+      cacheCreationInputTokens: 0,
+      reasoningTokens: 256,
+    });
+  });
+
+  it('reads format A embeddings usage', () => {
+    const body = { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1] }], model: 'text-embedding-3-small', usage: { prompt_tokens: 8, total_tokens: 8 } };
+    expect(extractUsage('openai', body)).toEqual(usage({ inputTokens: 8, outputTokens: 0 }));
+  });
+
+  it('reads format B messages, counting cache reads and writes as input', () => {
+    const body = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Hi' }],
+      model: 'claude-sonnet-4-5',
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 25, output_tokens: 12, cache_read_input_tokens: 100, cache_creation_input_tokens: 40 },
+    };
+    expect(extractUsage('anthropic', body)).toEqual(
+      usage({ inputTokens: 165, outputTokens: 12, cachedInputTokens: 100, cacheCreationInputTokens: 40 }),
+    );
+  });
+
+  it('reads native Gemini usageMetadata', () => {
+    expect(extractUsage('gemini', GEMINI_TEXT_RESPONSE)).toEqual(usage({ inputTokens: 11, outputTokens: 7 }));
+  });
+
+  it('reads DeepSeek cache hits and Groq x_groq usage', () => {
+    expect(extractUsage('openai', { usage: { prompt_tokens: 50, completion_tokens: 5, prompt_cache_hit_tokens: 32 } })?.cachedInputTokens).toBe(32);
+    expect(extractUsage('openai', { x_groq: { usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } } })).toEqual(
+      usage({ inputTokens: 3, outputTokens: 4 }),
+    );
+  });
+
+  it('is undefined when there is none', () => {
+    expect(extractUsage('openai', { choices: [] })).toBeUndefined();
+    expect(extractUsage('anthropic', 'not json')).toBeUndefined();
+    expect(extractUsage('openai', { usage: null })).toBeUndefined();
+  });
+});
+
+describe('SseUsageTracker', () => {
+  it.each(SIZES)('format A: usage from the final chunk, complete on [DONE] (split every %i bytes)', (size) => {
+    const tracker = track('openai', OPENAI_STREAM_WITH_USAGE, size);
+    expect(tracker.usage).toEqual(usage({ inputTokens: 19, outputTokens: 10, cachedInputTokens: 6 }));
+    expect(tracker.completed).toBe(true);
+  });
+
+  it.each(SIZES)('format D with x_groq usage (split every %i bytes)', (size) => {
+    const tracker = track('openai', GROQ_STREAM, size);
+    expect(tracker.usage).toEqual(usage({ inputTokens: 12, outputTokens: 3 }));
+    expect(tracker.completed).toBe(true);
+  });
+
+  it.each(SIZES)('format B: input from message_start, output from message_delta (split every %i bytes)', (size) => {
+    const tracker = track('anthropic', ANTHROPIC_STREAM, size);
+    expect(tracker.usage).toEqual(usage({ inputTokens: 165, outputTokens: 15, cachedInputTokens: 100, cacheCreationInputTokens: 40 }));
+    expect(tracker.completed).toBe(true);
+  });
+
+  it.each(SIZES)('native Gemini: latest usageMetadata, complete on finishReason (split every %i bytes)', (size) => {
+    const tracker = track('gemini', geminiSse(GEMINI_STREAM_TEXT), size);
+    expect(tracker.usage).toEqual(usage({ inputTokens: 11, outputTokens: 12 }));
+    expect(tracker.completed).toBe(true);
+  });
+
+  it('accepts CRLF framing and string chunks', () => {
+    const tracker = createSseUsageTracker('openai');
+    tracker.feed(OPENAI_STREAM_WITH_USAGE.replace(/\n/g, '\r\n'));
+    tracker.end();
+    expect(tracker.usage?.inputTokens).toBe(19);
+    expect(tracker.completed).toBe(true);
+  });
+
+  it('knows a stream cut before [DONE] did not complete, keeping what it saw', () => {
+    const cut = OPENAI_STREAM_WITH_USAGE.slice(0, OPENAI_STREAM_WITH_USAGE.indexOf('data: [DONE]'));
+    const tracker = track('openai', cut, 9);
+    expect(tracker.usage?.totalTokens).toBe(29);
+    expect(tracker.completed).toBe(false);
+    const early = track('anthropic', ANTHROPIC_STREAM.slice(0, ANTHROPIC_STREAM.indexOf('event: message_delta')), 4);
+    expect(early.usage).toEqual(usage({ inputTokens: 165, outputTokens: 1, cachedInputTokens: 100, cacheCreationInputTokens: 40 }));
+    expect(early.completed).toBe(false);
+  });
+
+  it('counts the last event even without its closing blank line', () => {
+    const tracker = track('openai', OPENAI_STREAM_WITH_USAGE.trimEnd(), 11);
+    expect(tracker.completed).toBe(true);
+  });
+
+  it('marks B error events', () => {
+    const tracker = track('anthropic', ANTHROPIC_STREAM_OVERLOADED, 6);
+    expect(tracker.errored).toBe(true);
+    expect(tracker.completed).toBe(false);
+    expect(tracker.usage).toEqual(usage({ inputTokens: 30, outputTokens: 1 }));
+  });
+
+  it('marks format-A error events', () => {
+    const tracker = track('openai', 'data: {"error":{"message":"boom","type":"server_error"}}\n\n', 3);
+    expect(tracker.errored).toBe(true);
+    expect(tracker.usage).toBeUndefined();
+  });
+
+  it('ignores unknown SSE fields and comments', () => {
+    const tracker = track('openai', `: keep-alive\nfoo: bar\n\n${OPENAI_STREAM_WITH_USAGE}`, 8);
+    expect(tracker.completed).toBe(true);
+    expect(tracker.usage?.outputTokens).toBe(10);
+  });
+});

@@ -1,0 +1,195 @@
+import { createParser, EventSourceMessage, EventSourceParser } from 'eventsource-parser';
+import { ProviderFormat } from '../providers/types';
+import { mapUsage } from './gemini-response';
+import { GeminiUsageMetadata } from './gemini-types';
+import { isJsonObject, JsonObject } from './types';
+
+/**
+ * Token usage of one upstream call, the same for every format.
+ * `inputTokens` counts every prompt token, cached ones included (format A's `prompt_tokens`;
+ * for B the sum of `input_tokens`, `cache_read_input_tokens` and `cache_creation_input_tokens`).
+ * `outputTokens` includes reasoning tokens.
+ */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  /** Prompt tokens served from the provider's cache (priced lower). */
+  cachedInputTokens: number;
+  /** B: prompt tokens written to the cache (priced higher). */
+  cacheCreationInputTokens: number;
+  reasoningTokens: number;
+}
+
+const int = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v) : 0);
+const obj = (v: unknown): JsonObject => (isJsonObject(v) ? v : {});
+
+function usage(input: number, output: number, extra: Partial<TokenUsage> = {}, total?: number): TokenUsage {
+  return {
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: total || input + output,
+    cachedInputTokens: extra.cachedInputTokens ?? 0,
+    cacheCreationInputTokens: extra.cacheCreationInputTokens ?? 0,
+    reasoningTokens: extra.reasoningTokens ?? 0,
+  };
+}
+
+/** Format-A `usage` (chat completions, embeddings, a stream's last chunk); Groq's `x_groq.usage` too. */
+export function fromOpenAIUsage(raw: unknown): TokenUsage | undefined {
+  if (!isJsonObject(raw)) return undefined;
+  const cached = int(obj(raw.prompt_tokens_details).cached_tokens) || int(raw.prompt_cache_hit_tokens);
+  return usage(
+    int(raw.prompt_tokens),
+    int(raw.completion_tokens),
+    { cachedInputTokens: cached, reasoningTokens: int(obj(raw.completion_tokens_details).reasoning_tokens) },
+    int(raw.total_tokens),
+  );
+}
+
+/** Format-B `usage` (a message, `message_start.message.usage`, `message_delta.usage`). */
+export function fromAnthropicUsage(raw: unknown): TokenUsage | undefined {
+  if (!isJsonObject(raw)) return undefined;
+  const cacheRead = int(raw.cache_read_input_tokens);
+  const cacheWrite = int(raw.cache_creation_input_tokens);
+  return usage(int(raw.input_tokens) + cacheRead + cacheWrite, int(raw.output_tokens), {
+    cachedInputTokens: cacheRead,
+    cacheCreationInputTokens: cacheWrite,
+  });
+}
+
+/** Gemini's native `usageMetadata`. */
+export function fromGeminiUsage(raw: unknown): TokenUsage | undefined {
+  return isJsonObject(raw) ? fromOpenAIUsage(mapUsage(raw as GeminiUsageMetadata)) : undefined;
+}
+
+/**
+ * Usage of a non-streaming response body in the upstream's format (a translated C response is
+ * format A: pass `openai`). Undefined when the body carries none.
+ */
+export function extractUsage(format: ProviderFormat, body: unknown): TokenUsage | undefined {
+  if (!isJsonObject(body)) return undefined;
+  if (format === 'anthropic') return fromAnthropicUsage(body.usage);
+  if (format === 'gemini') return fromGeminiUsage(body.usageMetadata);
+  return fromOpenAIUsage(body.usage) ?? fromOpenAIUsage(obj(body.x_groq).usage);
+}
+
+const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+const ERROR_OBJECT = /"error"\s*:\s*\{/;
+
+/** Largest single SSE event the tracker buffers, in characters; a larger one stops tracking. */
+const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+/**
+ * Watches an SSE response as it is relayed, without keeping it: feed the raw bytes, read `usage`
+ * and `completed` at the end. Format A/D: usage from the final chunk (`include_usage`), completion
+ * on `data: [DONE]`. Format B: input from `message_start`, output from `message_delta` (cumulative),
+ * completion on `message_stop`. Gemini (untranslated): the latest `usageMetadata`, completion on a
+ * `finishReason`. Only events that can carry usage are parsed.
+ */
+export class SseUsageTracker {
+  private readonly parser: EventSourceParser;
+  private readonly decoder = new TextDecoder();
+  private current?: TokenUsage;
+  private done = false;
+  private failed = false;
+  private broken = false;
+  private anthropicStart?: JsonObject;
+
+  constructor(readonly format: ProviderFormat) {
+    this.parser = createParser({
+      maxBufferSize: MAX_EVENT_CHARS,
+      onEvent: (event) => this.onEvent(event),
+      // Unknown fields and bad retry values are ignorable; only an oversized event ends parsing.
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') this.broken = true;
+      },
+    });
+  }
+
+  /** The usage seen so far (final once the stream completed). */
+  get usage(): TokenUsage | undefined {
+    return this.current;
+  }
+
+  /** Whether the stream reached its documented end (`[DONE]`, `message_stop`, a finish reason). */
+  get completed(): boolean {
+    return this.done && !this.failed;
+  }
+
+  /** Whether an error event arrived in the stream. */
+  get errored(): boolean {
+    return this.failed;
+  }
+
+  feed(chunk: Uint8Array | string): void {
+    if (this.broken) return;
+    this.parser.feed(typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }));
+  }
+
+  /** Flushes a last event that had no trailing blank line. */
+  end(): void {
+    if (this.broken) return;
+    const rest = this.decoder.decode();
+    if (rest) this.parser.feed(rest);
+    // A last event without its closing blank line still counts (lenient, like most SSE clients).
+    this.parser.feed('\n\n');
+  }
+
+  private onEvent(event: EventSourceMessage): void {
+    const data = event.data;
+    if (this.format === 'anthropic') return this.onAnthropicEvent(event.event, data);
+    if (data === '[DONE]') {
+      this.done = true;
+      return;
+    }
+    if (this.format === 'gemini') {
+      if (!data.includes('"usageMetadata"') && !data.includes('"finishReason"') && !ERROR_OBJECT.test(data)) return;
+      const parsed = parse(data);
+      if (isJsonObject(parsed.error)) this.failed = true;
+      this.current = fromGeminiUsage(parsed.usageMetadata) ?? this.current;
+      const candidates = Array.isArray(parsed.candidates) ? parsed.candidates : [];
+      if (candidates.some((c) => isJsonObject(c) && typeof c.finishReason === 'string')) this.done = true;
+      return;
+    }
+    // Most chunks carry `"usage":null` (include_usage) or nothing: only an object is worth parsing.
+    if (!USAGE_OBJECT.test(data) && !ERROR_OBJECT.test(data)) return;
+    const parsed = parse(data);
+    if (isJsonObject(parsed.error)) this.failed = true;
+    this.current = fromOpenAIUsage(parsed.usage) ?? fromOpenAIUsage(obj(parsed.x_groq).usage) ?? this.current;
+  }
+
+  private onAnthropicEvent(name: string | undefined, data: string): void {
+    // The frequent content_block_* events never carry usage; skip them unparsed.
+    if (name !== undefined && !['message_start', 'message_delta', 'message_stop', 'error'].includes(name)) return;
+    const parsed = parse(data);
+    const type = parsed.type ?? name;
+    if (type === 'message_start') {
+      this.anthropicStart = obj(obj(parsed.message).usage);
+      this.current = fromAnthropicUsage(this.anthropicStart);
+    } else if (type === 'message_delta' && isJsonObject(parsed.usage)) {
+      // message_delta counts are cumulative; fields it omits keep their message_start values.
+      this.current = fromAnthropicUsage({ ...this.anthropicStart, ...stripNulls(parsed.usage) });
+    } else if (type === 'message_stop') {
+      this.done = true;
+    } else if (type === 'error') {
+      this.failed = true;
+    }
+  }
+}
+
+export function createSseUsageTracker(format: ProviderFormat): SseUsageTracker {
+  return new SseUsageTracker(format);
+}
+
+function parse(data: string): JsonObject {
+  try {
+    return obj(JSON.parse(data));
+  } catch {
+    return {};
+  }
+}
+
+function stripNulls(value: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
+}

@@ -1,0 +1,178 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { RUNNER_STATES, RunnerState, TOOL_PROFILES, ToolProfile } from '@svc/domain';
+import { PROVIDER_TYPES } from '../providers/provider-registry';
+
+export const MIN_TTL_SECONDS = 60;
+export const MAX_TTL_SECONDS = 86_400;
+export const MAX_COMMAND_TIMEOUT_SECONDS = 3_600;
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 30;
+
+/** Every query may carry the gateway key as `api_key` (SPEC.md: the fallback for EventSource clients). */
+export class GatewayKeyQuery {
+  @ApiPropertyOptional({ description: 'gateway key, for clients that cannot send headers (EventSource)' })
+  @IsOptional()
+  @IsString()
+  api_key?: string;
+}
+
+export class CreateRunnerDto {
+  @ApiProperty({ enum: PROVIDER_TYPES, description: '`fake` and `local` are built in; the vendor ids answer 400 provider_not_configured' })
+  @IsIn(PROVIDER_TYPES)
+  provider_type!: string;
+
+  @ApiProperty({ enum: TOOL_PROFILES })
+  @IsIn(TOOL_PROFILES)
+  tool_profile!: ToolProfile;
+
+  @ApiProperty({ minimum: MIN_TTL_SECONDS, maximum: MAX_TTL_SECONDS, description: 'TTL of each session of the runner' })
+  @IsInt()
+  @Min(MIN_TTL_SECONDS)
+  @Max(MAX_TTL_SECONDS)
+  ttl_seconds!: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  runtime_version?: string;
+
+  @ApiPropertyOptional({ nullable: true, description: 'custom image; null or absent for the default' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  image_ref?: string | null;
+
+  @ApiPropertyOptional({ description: 'display name (agent.failed carries it as runner_name); default the runner id' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 120)
+  name?: string;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 100_000, default: 5, description: 'gateway spend allowed per session, USD' })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(100_000)
+  session_budget_usd?: number;
+}
+
+export class ListRunnersQuery extends GatewayKeyQuery {
+  @ApiPropertyOptional({ enum: RUNNER_STATES })
+  @IsOptional()
+  @IsIn(RUNNER_STATES)
+  state?: RunnerState;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset?: number;
+}
+
+export class EventsQuery extends GatewayKeyQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+}
+
+export class StartSessionDto {
+  @ApiPropertyOptional({ minimum: MIN_TTL_SECONDS, maximum: MAX_TTL_SECONDS, description: "this session's TTL instead of the runner's ttl_seconds" })
+  @IsOptional()
+  @IsInt()
+  @Min(MIN_TTL_SECONDS)
+  @Max(MAX_TTL_SECONDS)
+  ttl_override?: number;
+}
+
+export class SessionQuery extends GatewayKeyQuery {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 128)
+  session_id!: string;
+}
+
+export class StreamQuery extends GatewayKeyQuery {
+  @ApiPropertyOptional({ description: 'default: the active session; without one, every event of the runner' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  session_id?: string;
+}
+
+export class ExecDto {
+  @ApiProperty({ type: [String], description: 'the command and its arguments, run without a shell' })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(256)
+  @IsString({ each: true })
+  @MaxLength(8192, { each: true })
+  @Matches(/^[^\0]*$/, { each: true, message: 'argv entries must not contain NUL bytes' })
+  argv!: string[];
+
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_COMMAND_TIMEOUT_SECONDS, default: DEFAULT_COMMAND_TIMEOUT_SECONDS })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_COMMAND_TIMEOUT_SECONDS)
+  timeout_seconds?: number;
+}
+
+export class RegisterByovmDto {
+  @ApiProperty({ description: 'the machine’s stable id; one runner per machine and organization' })
+  @IsString()
+  @Matches(/^[A-Za-z0-9._:-]{1,200}$/, { message: 'machine_id must be 1–200 letters, digits, dots, colons, dashes or underscores' })
+  machine_id!: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 120)
+  name?: string;
+
+  @ApiPropertyOptional({ enum: TOOL_PROFILES, default: 'locked' })
+  @IsOptional()
+  @IsIn(TOOL_PROFILES)
+  tool_profile?: ToolProfile;
+
+  @ApiPropertyOptional({ minimum: MIN_TTL_SECONDS, maximum: MAX_TTL_SECONDS, default: 3600 })
+  @IsOptional()
+  @IsInt()
+  @Min(MIN_TTL_SECONDS)
+  @Max(MAX_TTL_SECONDS)
+  ttl_seconds?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  runtime_version?: string;
+}

@@ -1,0 +1,37 @@
+import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CurrentPrincipal, GatewayAuthGuard, Principal } from '@svc/auth';
+import { RequireRunnerPermission, RunnerAccessGuard } from '../access/runner-access.guard';
+import { StreamQuery } from '../dto/requests';
+import { RunnerRecords } from '../runner-records';
+import { RunnerStreamService } from './runner-stream.service';
+
+@ApiTags('runners')
+@ApiSecurity('gateway-key')
+@Controller('gateway/admin/runners')
+@UseGuards(GatewayAuthGuard, RunnerAccessGuard)
+export class RunnerStreamController {
+  constructor(
+    private readonly records: RunnerRecords,
+    private readonly streams: RunnerStreamService,
+  ) {}
+
+  @Get(':runner_id/stream')
+  @RequireRunnerPermission('runner:read')
+  @ApiProduces('text/event-stream')
+  @ApiOperation({ summary: 'SSE: output, state_change, heartbeat, error, done (api_key in the query for EventSource)' })
+  async stream(
+    @CurrentPrincipal() principal: Principal,
+    @Param('runner_id') runnerId: string,
+    @Query() query: StreamQuery,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const runner = await this.records.loadRunner(principal.orgId, runnerId);
+    const session = query.session_id
+      ? await this.records.loadSession(principal.orgId, runner._id, query.session_id)
+      : await this.records.liveSession(principal.orgId, runner);
+    this.streams.follow(request, reply, runner, session);
+  }
+}

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import type { OrgId, RunnerEntity } from '@svc/domain';
+import { checkEntitlements, resolveTier } from '@svc/governance';
+import { GatewayError } from '@svc/platform';
+import { RunnerProviderRegistry } from '../providers/provider-registry';
+import type { CreateRunnerDto } from '../dto/requests';
+import { providerError } from '../runner-errors';
+import { RunnerFailures, runnerRef } from '../runner-failures';
+import { RunnerRecords, SYSTEM_ACTOR } from '../runner-records';
+
+/**
+ * create → `provisioning` (`runner_created` by the caller, `runner_provisioning` when the provider
+ * starts, both at version 1) → `ready` (`runner_ready`, version 2), or `failed` on a provider error
+ * (`runner_failed`, `agent.failed`, 502 `provider_error`). The answer comes once provisioning ended.
+ */
+@Injectable()
+export class CreateRunnerUseCase {
+  constructor(
+    private readonly records: RunnerRecords,
+    private readonly providers: RunnerProviderRegistry,
+    private readonly failures: RunnerFailures,
+  ) {}
+
+  async execute(orgId: OrgId, actor: string, input: CreateRunnerDto): Promise<RunnerEntity> {
+    await this.assertPlanHasRunners(orgId);
+    const provider = this.providers.get(input.provider_type);
+    const runner = await this.records.repos.runners.create(
+      orgId,
+      {
+        provider_type: provider.type,
+        tool_profile: input.tool_profile,
+        ttl_seconds: input.ttl_seconds,
+        name: input.name ?? null,
+        runtime_version: input.runtime_version ?? null,
+        image_ref: input.image_ref ?? null,
+        session_budget_usd: input.session_budget_usd,
+        created_by: actor,
+      },
+      this.records.now(),
+    );
+    await this.records.audit(orgId, {
+      runner,
+      type: 'runner_created',
+      actor,
+      detail: {
+        name: runner.name,
+        provider_type: runner.provider_type,
+        tool_profile: runner.tool_profile,
+        ttl_seconds: runner.ttl_seconds,
+        runtime_version: runner.runtime_version,
+        image_ref: runner.image_ref,
+        session_budget_usd: runner.session_budget_usd,
+      },
+    });
+    await this.records.audit(orgId, { runner, type: 'runner_provisioning', actor: SYSTEM_ACTOR, detail: { provider_type: provider.type } });
+    const started = Date.now();
+    try {
+      await provider.provision(runnerRef(runner));
+    } catch (error) {
+      await this.failures.fail(orgId, runner._id, null, error);
+      throw providerError(provider.type, runner._id, (error as Error).message);
+    }
+    const ready = await this.records.moveRunner(orgId, runner, 'provisioned');
+    await this.records.audit(orgId, { runner: ready, type: 'runner_ready', actor: SYSTEM_ACTOR, detail: { provisioning_ms: Date.now() - started } });
+    return ready;
+  }
+
+  /** DECISIONS.md "Plan entitlement": managed runners are a plan feature (not on free and starter). */
+  private async assertPlanHasRunners(orgId: OrgId): Promise<void> {
+    const organization = await this.records.repos.organizations.findById(orgId);
+    const denial = checkEntitlements(resolveTier(organization?.plan ?? 'free') ?? 'free', { stream: false, max_tokens: 0, runner: true, hitl_bypass: false });
+    if (!denial) return;
+    throw new GatewayError(403, {
+      message: denial.message,
+      type: 'permission_error',
+      code: 'feature_not_on_plan',
+      gateway_error_code: 'GW_PLAN_004',
+      remediation: 'Move the organization to a plan with managed runners (growth or enterprise).',
+    });
+  }
+}

@@ -1,0 +1,3 @@
+export * from './runtime';
+export * from './run-service';
+export * from './instance-secrets';

@@ -1,0 +1,124 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppConfig, closeGracefully, ConfigError, createHttpApp, ErrorSurface, handleShutdown, loadConfig } from '@svc/platform';
+import { createRuntime, Runtime, RuntimeModule } from './runtime';
+
+type PortVariable = 'GATEWAY_PORT' | 'ORG_API_PORT' | 'GATEWAY_ADMIN_PORT' | 'RUNNER_CONTROL_PLANE_PORT' | 'WEBHOOK_DISPATCHER_PORT';
+
+export interface HttpSurface {
+  /** Label in the start-up banner, e.g. "gateway". */
+  label: string;
+  module: Type<unknown>;
+  port: PortVariable;
+  surface: ErrorSurface;
+  bodyLimit?: number;
+  /** Requests under this prefix get their body unread: the proxy reads it with the org's limit. */
+  rawBodyPrefix?: string;
+  docs?: { title: string; description: string };
+  /** Paths worth printing in the banner, relative to the surface's base URL. */
+  highlights?: string[];
+}
+
+export interface ServiceDefinition {
+  name: string;
+  version: string;
+  surfaces: HttpSurface[];
+  /** Runs the first-start bootstrap (DECISIONS.md "Bootstrap"); true for services that own users. */
+  bootstrap?: boolean;
+}
+
+export interface RunningService {
+  runtime: Runtime;
+  apps: NestFastifyApplication[];
+  urls: Record<string, string>;
+  close(): Promise<void>;
+}
+
+@Module({})
+class RootModule {}
+
+function rootModule(runtime: Runtime, feature: Type<unknown>): DynamicModule {
+  return { module: RootModule, imports: [RuntimeModule.forRoot(runtime), feature] };
+}
+
+export interface StartOptions {
+  /** Install SIGTERM/SIGINT handlers (default true; tests turn it off and call close()). */
+  handleSignals?: boolean;
+}
+
+/** Boots every HTTP surface of a service on one shared runtime and drains them on SIGTERM. */
+export async function startService(
+  definition: ServiceDefinition,
+  config: AppConfig,
+  options: StartOptions = {},
+): Promise<RunningService> {
+  const runtime = await createRuntime(definition.name, config, { bootstrap: definition.bootstrap });
+  const apps: NestFastifyApplication[] = [];
+  const urls: Record<string, string> = {};
+  for (const surface of definition.surfaces) {
+    const app = await createHttpApp(rootModule(runtime, surface.module) as unknown as Type<unknown>, {
+      name: `${definition.name}:${surface.label}`,
+      surface: surface.surface,
+      logger: runtime.logger,
+      bodyLimit: surface.bodyLimit,
+      rawBodyPrefix: surface.rawBodyPrefix,
+      docs: surface.docs && { ...surface.docs, version: definition.version },
+    });
+    await app.listen({ port: config[surface.port], host: config.HOST });
+    apps.push(app);
+    const address = app.getHttpServer().address();
+    const port = typeof address === 'object' && address ? address.port : config[surface.port];
+    urls[surface.label] = `http://localhost:${port}`;
+  }
+  const resources = [...runtime.resources].reverse();
+  const close =
+    options.handleSignals === false
+      ? () => closeAll(apps, resources)
+      : handleShutdown(apps, resources, runtime.logger, config.SHUTDOWN_TIMEOUT_MS);
+  printBanner(definition, runtime, urls);
+  return { runtime, apps, urls, close };
+}
+
+async function closeAll(apps: NestFastifyApplication[], resources: { close(): unknown }[]): Promise<void> {
+  await Promise.allSettled(apps.map((app) => closeGracefully(app)));
+  for (const resource of resources) await resource.close();
+}
+
+function printBanner(definition: ServiceDefinition, runtime: Runtime, urls: Record<string, string>): void {
+  if (runtime.config.LOG_LEVEL === 'silent') return;
+  const lines = [`${definition.name} ${definition.version} is running`];
+  for (const surface of definition.surfaces) {
+    const base = urls[surface.label];
+    lines.push(`  ${surface.label.padEnd(14)} ${base}${surface.docs ? `   docs: ${base}/docs` : ''}`);
+    for (const path of surface.highlights ?? []) lines.push(`  ${''.padEnd(14)} ${base}${path}`);
+  }
+  for (const [store, detail] of Object.entries(runtime.storesInUse())) lines.push(`  ${store.padEnd(14)} ${detail}`);
+  const boot = runtime.bootstrap;
+  if (boot?.created) {
+    lines.push(`  bootstrap      created the first organization (${boot.orgId}) and its Owner ${boot.email}`);
+    if (boot.generatedPassword) {
+      lines.push(`                 generated password (shown once): ${boot.generatedPassword}`);
+      lines.push(`                 log in: POST ${urls['org-api'] ?? ''}/api/v1/auth/login`);
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Entry point of every app: validates config (exit 1 naming the variable), then starts. */
+export function runService(definition: ServiceDefinition): void {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  startService(definition, config).catch((error: unknown) => {
+    const detail = error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error);
+    process.stderr.write(`${definition.name} failed to start: ${detail}\n`);
+    process.exit(1);
+  });
+}

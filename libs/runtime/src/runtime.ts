@@ -1,0 +1,119 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import {
+  BootstrapResult,
+  bootstrapFirstOrganization,
+  createRepositories,
+  DocumentStore,
+  openDocumentStore,
+  Repositories,
+  SecretCipher,
+} from '@svc/domain';
+import { createEventBus, EventBus, EventsModule } from '@svc/events';
+import {
+  APP_CONFIG,
+  AppConfig,
+  Closeable,
+  createLogger,
+  createRedis,
+  InvalidationBus,
+  LOGGER,
+  Logger,
+  Redis,
+  REDIS,
+  redisStatus,
+} from '@svc/platform';
+import { InstanceSecrets, resolveInstanceSecrets } from './instance-secrets';
+
+/** Injection tokens of the shared resources (APP_CONFIG, LOGGER and REDIS come from @svc/platform). */
+export const INSTANCE_SECRETS = Symbol('INSTANCE_SECRETS');
+export const DOCUMENT_STORE = Symbol('DOCUMENT_STORE');
+export const REPOSITORIES = Symbol('REPOSITORIES');
+export const SECRET_CIPHER = Symbol('SECRET_CIPHER');
+export const INVALIDATION_BUS = Symbol('INVALIDATION_BUS');
+
+/**
+ * The resources one process shares between its HTTP apps and workers. `npm start` builds one
+ * and hands it to both the gateway surface and the org API, so the embedded stores are shared.
+ */
+export interface Runtime {
+  readonly name: string;
+  readonly config: AppConfig;
+  readonly logger: Logger;
+  /** Hot-path client; null in the embedded mode (no REDIS_URL). */
+  readonly redis: Redis | null;
+  readonly secrets: InstanceSecrets;
+  readonly store: DocumentStore;
+  readonly repositories: Repositories;
+  readonly events: EventBus;
+  readonly cipher: SecretCipher;
+  readonly invalidation: InvalidationBus;
+  /** Set when this process ran the first-start bootstrap. */
+  readonly bootstrap: BootstrapResult | null;
+  /** Closed in reverse order of registration on shutdown. */
+  readonly resources: Closeable[];
+  storesInUse(): Record<string, string>;
+}
+
+export interface RuntimeOptions {
+  /** Create the first organization and Owner when there are no users (services that own users). */
+  bootstrap?: boolean;
+}
+
+export async function createRuntime(name: string, config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
+  const logger = createLogger(config, name);
+  const secrets = resolveInstanceSecrets(config, logger);
+  const resources: Closeable[] = [];
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, 'hot-path', name) : null;
+  if (redis) resources.push({ close: () => redis.quit().catch(() => redis.disconnect()) });
+  const invalidation = new InvalidationBus(redis, logger);
+  resources.push(invalidation);
+  const store = await openDocumentStore(config, logger);
+  resources.push(store);
+  await store.ready();
+  const events = createEventBus(config, logger, { name });
+  resources.push(events);
+  const repositories = createRepositories(store);
+  const bootstrap = options.bootstrap ? await bootstrapFirstOrganization(repositories, config) : null;
+  return {
+    name,
+    config,
+    logger,
+    redis,
+    secrets,
+    store,
+    repositories,
+    events,
+    cipher: new SecretCipher(secrets.masterKeys),
+    invalidation,
+    bootstrap,
+    resources,
+    storesInUse: () => ({
+      redis: config.REDIS_URL ? `redis (${redisStatus(redis)}), BullMQ queues` : 'embedded in-process counters and queues',
+      documents: config.MONGODB_URI ? `mongodb (${store.status()})` : `embedded file store in ${config.DATA_DIR}`,
+    }),
+  };
+}
+
+@Global()
+@Module({})
+export class RuntimeModule {
+  /** Makes the runtime's shared resources injectable everywhere in one Nest application. */
+  static forRoot(runtime: Runtime): DynamicModule {
+    const providers = [
+      { provide: APP_CONFIG, useValue: runtime.config },
+      { provide: LOGGER, useValue: runtime.logger },
+      { provide: REDIS, useValue: runtime.redis },
+      { provide: INSTANCE_SECRETS, useValue: runtime.secrets },
+      { provide: DOCUMENT_STORE, useValue: runtime.store },
+      { provide: REPOSITORIES, useValue: runtime.repositories },
+      { provide: SECRET_CIPHER, useValue: runtime.cipher },
+      { provide: INVALIDATION_BUS, useValue: runtime.invalidation },
+    ];
+    return {
+      module: RuntimeModule,
+      imports: [EventsModule.forRoot(runtime.events)],
+      providers,
+      exports: [...providers.map((p) => p.provide), EventsModule],
+    };
+  }
+}

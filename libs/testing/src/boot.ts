@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '@svc/platform';
+import { RunningService, ServiceDefinition, startService } from '@svc/runtime';
+
+export interface TestService extends RunningService {
+  dataDir: string;
+  /** Closes the service and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots a service definition in process on free ports with a private DATA_DIR, silent logs and
+ * no signal handlers. `env` overrides or adds environment variables (e.g. REDIS_URL).
+ */
+export async function bootService(definition: ServiceDefinition, env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    GATEWAY_PORT: '0',
+    ORG_API_PORT: '0',
+    GATEWAY_ADMIN_PORT: '0',
+    RUNNER_CONTROL_PLANE_PORT: '0',
+    WEBHOOK_DISPATCHER_PORT: '0',
+    ...env,
+  });
+  const running = await startService(definition, config, { handleSignals: false });
+  return {
+    ...running,
+    dataDir,
+    stop: async () => {
+      await running.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

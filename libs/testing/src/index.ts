@@ -1,0 +1,2 @@
+export * from './boot';
+export * from './process';

@@ -1,0 +1,70 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const WORKSPACE_ROOT = join(__dirname, '..', '..', '..');
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface SpawnedProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code (or the signal name) once the process ends. */
+  exited: Promise<number | string>;
+  /** Waits until the combined output contains `text`. */
+  waitFor(text: string | RegExp, timeoutMs: number): Promise<void>;
+}
+
+/** Runs a node script of the workspace as a real child process, collecting its output. */
+export function spawnNode(args: string[], env: Record<string, string>): SpawnedProcess {
+  const child = spawn(process.execPath, args, {
+    cwd: WORKSPACE_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  const waitFor = (text: string | RegExp, timeoutMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      const matches = () => (typeof text === 'string' ? output.includes(text) : text.test(output));
+      if (matches()) return resolve();
+      const timer = setTimeout(() => {
+        listeners.delete(check);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${String(text)}; output so far:\n${output}`));
+      }, timeoutMs);
+      const check = () => {
+        if (!matches()) return;
+        clearTimeout(timer);
+        listeners.delete(check);
+        resolve();
+      };
+      listeners.add(check);
+      void exited.then(() => {
+        if (listeners.has(check)) {
+          clearTimeout(timer);
+          listeners.delete(check);
+          reject(new Error(`process exited before printing ${String(text)}; output:\n${output}`));
+        }
+      });
+    });
+  return { child, output: () => output, exited, waitFor };
+}

@@ -1,0 +1,116 @@
+import pino from 'pino';
+import { asOrgId, createRepositories, PlanTier, Repositories, storeTargets, StoreUnderTest, UsageRecordEntity } from '@svc/domain';
+import { isGatewayEvent, RecordingPublisher } from '@svc/events';
+import { MemoryOnceGate } from '../infra/once-gate';
+import { AnomalyDetector } from './anomaly-detector';
+import {
+  hourlySpikeUsage,
+  modelDriftUsage,
+  runawayAgentUsage,
+  shortHistoryUsage,
+  steadyUsage,
+  volumeSurgeUsage,
+} from './anomaly-scenarios';
+import { HOUR_MS } from './usage-snapshot';
+
+const [embedded] = storeTargets(undefined);
+
+describe('AnomalyDetector', () => {
+  let ctx: StoreUnderTest;
+  let repos: Repositories;
+  let publisher: RecordingPublisher;
+  let gate: MemoryOnceGate;
+  let detector: AnomalyDetector;
+  const now = new Date();
+
+  const seed = async (name: string, plan: PlanTier, usage: (orgId: string, now: number) => UsageRecordEntity[]) => {
+    const org = await repos.organizations.create({ name, plan });
+    await repos.usage.recordBatch(usage(org._id, now.getTime()));
+    return org._id;
+  };
+
+  beforeEach(async () => {
+    ctx = await embedded.open();
+    await ctx.store.ready();
+    repos = createRepositories(ctx.store);
+    publisher = new RecordingPublisher();
+    gate = new MemoryOnceGate(() => now.getTime());
+    detector = new AnomalyDetector(repos, publisher, gate, { intervalMs: 0, namespace: 'test' }, pino({ level: 'silent' }));
+  });
+  afterEach(() => ctx.cleanup());
+
+  it('fires each rule on its seeded usage, with SPEC data, and stays quiet on normal traffic and short history', async () => {
+    const orgs = {
+      spike: await seed('spike', 'growth', hourlySpikeUsage),
+      runaway: await seed('runaway', 'free', runawayAgentUsage),
+      drift: await seed('drift', 'growth', modelDriftUsage),
+      surge: await seed('surge', 'growth', volumeSurgeUsage),
+      steady: await seed('steady', 'growth', steadyUsage),
+      young: await seed('young', 'free', shortHistoryUsage),
+    };
+    const events = await detector.check(now);
+    const fired = Object.fromEntries(Object.entries(orgs).map(([name, id]) => [name, events.filter((e) => e.orgid === id).map((e) => e.type)]));
+    expect(fired).toEqual({
+      spike: ['cost_anomaly.hourly_spike'],
+      runaway: ['cost_anomaly.runaway_agent'],
+      drift: ['cost_anomaly.model_drift'],
+      surge: ['cost_anomaly.volume_surge'],
+      steady: [],
+      young: [],
+    });
+    expect(publisher.events).toEqual(events);
+    for (const event of events) {
+      expect(isGatewayEvent(event)).toBe(true);
+      expect(event.source).toBe('/svc/webhook-dispatcher');
+      expect(Object.keys(event.data)).toEqual([
+        'anomaly_id',
+        'anomaly_type',
+        'severity',
+        'current_value',
+        'threshold_value',
+        'multiplier',
+        'message',
+        'details',
+        'detected_at',
+      ]);
+      expect(event.data).toMatchObject({ anomaly_id: expect.stringMatching(/^anom_[0-9a-f]{20}$/), detected_at: now.toISOString() });
+      expect(event.type).toBe(`cost_anomaly.${(event.data as { anomaly_type: string }).anomaly_type}`);
+    }
+    expect(events.find((e) => e.orgid === orgs.runaway)?.data).toMatchObject({ current_value: 60, threshold_value: 50, details: { agent: 'crawler', daily_budget: 10 } });
+    expect(detector.lastCheck).toEqual({ at: now, organizations: 6, fired: 4 });
+  });
+
+  it('fires once per organization, rule and hour, however often it checks', async () => {
+    const orgId = await seed('runaway', 'free', runawayAgentUsage);
+    expect(await detector.check(now)).toHaveLength(1);
+    expect(await detector.check(new Date(now.getTime() + 1_000))).toEqual([]);
+    expect(await detector.check(new Date(now.getTime() + 2_000))).toEqual([]);
+    // Still running away in the next hour: one more.
+    await repos.usage.recordBatch(runawayAgentUsage(orgId, now.getTime() + HOUR_MS));
+    const nextHour = new Date(now.getTime() + HOUR_MS);
+    const again = await detector.check(nextHour);
+    expect(again.map((e) => e.type)).toEqual(['cost_anomaly.runaway_agent']);
+    expect(publisher.ofType('cost_anomaly.runaway_agent').map((e) => e.orgid)).toEqual([orgId, orgId]);
+  });
+
+  it('runs by itself every interval once the module starts, and stops on destroy', async () => {
+    await seed('drift', 'growth', modelDriftUsage);
+    const ticking = new AnomalyDetector(repos, publisher, gate, { intervalMs: 20, namespace: 'test' }, pino({ level: 'silent' }));
+    ticking.onModuleInit();
+    try {
+      const event = await publisher.waitFor('cost_anomaly.model_drift', 2_000);
+      expect(event.data.details).toMatchObject({ agent: 'summarizer' });
+    } finally {
+      await ticking.onModuleDestroy();
+    }
+    const count = publisher.events.length;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(publisher.events).toHaveLength(count);
+  });
+
+  it('reads the daily budget from the policy override', async () => {
+    const orgId = await seed('runaway', 'free', runawayAgentUsage);
+    await repos.policies.patch(asOrgId(orgId), { daily_budget: 100 });
+    expect(await detector.check(now)).toEqual([]);
+  });
+});

@@ -1,0 +1,38 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EVENT_BUS, EventBus, QueuePayloadMap, QUEUES } from '@svc/events';
+import { LOGGER, Logger } from '@svc/platform';
+import { DISPATCHER_SETTINGS, DispatcherSettings } from '../dispatcher-settings';
+import { QueueConsumer, QueueWorkerOptions } from '../infra/queue-worker';
+import { enqueueDeadLetter } from './dead-letter.producer';
+import { DeliverWebhookUseCase } from './deliver-webhook.usecase';
+
+/** Deliveries handled at once per process: a slow receiver holds one slot for up to the timeout. */
+const DELIVERY_CONCURRENCY = 20;
+
+/**
+ * Consumer of `webhook-delivery`: one attempt per job run; a job that fails its last attempt goes
+ * to `webhook-dead-letter`. A dispatcher killed mid-delivery stops renewing the job's lock, and
+ * once it expires (`WEBHOOK_WORKER_LOCK_MS`) another dispatcher, or this one restarted, runs the
+ * job again: same event, same id, at least once.
+ */
+@Injectable()
+export class WebhookDeliveryConsumer extends QueueConsumer<typeof QUEUES.webhookDelivery> {
+  constructor(
+    private readonly deliver: DeliverWebhookUseCase,
+    @Inject(EVENT_BUS) bus: EventBus,
+    @Inject(DISPATCHER_SETTINGS) settings: DispatcherSettings,
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    super(QUEUES.webhookDelivery, bus, settings, logger);
+  }
+
+  protected workerOptions(): QueueWorkerOptions<QueuePayloadMap[typeof QUEUES.webhookDelivery]> {
+    return {
+      handler: (job) => this.deliver.execute(job),
+      onFailed: async (job, error) => {
+        await enqueueDeadLetter(this.bus.queue(QUEUES.webhookDeadLetter), job, error, this.settings.retryBaseMs);
+      },
+      concurrency: DELIVERY_CONCURRENCY,
+    };
+  }
+}

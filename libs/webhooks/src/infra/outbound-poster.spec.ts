@@ -1,0 +1,96 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { OutboundPoster } from './outbound-poster';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+describe('OutboundPoster', () => {
+  let server: Server;
+  let base: string;
+  let handler: Handler = (_req, res) => res.end('ok');
+  const received: { path: string; body: string; headers: IncomingMessage['headers'] }[] = [];
+  const posters: OutboundPoster[] = [];
+  const poster = (options: Partial<ConstructorParameters<typeof OutboundPoster>[0]> = {}) => {
+    const created = new OutboundPoster({ allowPrivate: true, allowHttp: true, timeoutMs: 2_000, ...options });
+    posters.push(created);
+    return created;
+  };
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body, headers: req.headers });
+        handler(req, res, body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  beforeEach(() => {
+    received.length = 0;
+  });
+  afterAll(async () => {
+    await Promise.all(posters.map((p) => p.close()));
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('POSTs the body with the given headers and reports a 2xx with its latency', async () => {
+    handler = (_req, res) => res.writeHead(204).end();
+    const outcome = await poster().post(`${base}/hook`, '{"a":1}', { 'Content-Type': 'application/json', 'X-Test': 'yes' });
+    expect(outcome).toMatchObject({ statusCode: 204, error: null, blocked: false });
+    expect(outcome.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(received).toEqual([
+      expect.objectContaining({ path: '/hook', body: '{"a":1}', headers: expect.objectContaining({ 'x-test': 'yes', 'content-type': 'application/json', 'user-agent': expect.stringMatching(/^svc-webhook-dispatcher\//) }) }),
+    ]);
+  });
+
+  it('reports a non-2xx with the start of the body', async () => {
+    handler = (_req, res) => res.writeHead(503).end(`overloaded ${'x'.repeat(1_000)}`);
+    const outcome = await poster().post(`${base}/hook`, '{}', {});
+    expect(outcome.statusCode).toBe(503);
+    expect(outcome.error).toMatch(/^HTTP 503: overloaded x+…$/);
+    expect((outcome.error as string).length).toBeLessThan(220);
+  });
+
+  it('never follows a redirect: the 3xx is the outcome and the Location is not called', async () => {
+    handler = (req, res) => (req.url === '/moved' ? res.writeHead(302, { Location: `${base}/target` }).end() : res.end('target'));
+    const outcome = await poster().post(`${base}/moved`, '{}', {});
+    expect(outcome).toMatchObject({ statusCode: 302, error: 'HTTP 302 (redirects are not followed)', blocked: false });
+    expect(received.map((r) => r.path)).toEqual(['/moved']);
+  });
+
+  it('gives up after the timeout', async () => {
+    handler = (_req, res) => {
+      const late = setTimeout(() => res.end('late'), 1_500);
+      res.on('close', () => clearTimeout(late)); // the client gave up: no timer left behind
+    };
+    const outcome = await poster({ timeoutMs: 200 }).post(`${base}/slow`, '{}', {});
+    expect(outcome).toMatchObject({ statusCode: null, error: 'timed out after 200 ms', blocked: false });
+    expect(outcome.latencyMs).toBeGreaterThanOrEqual(190);
+    expect(outcome.latencyMs).toBeLessThan(1_000);
+  });
+
+  it('refuses private addresses and http without the development switches, before connecting', async () => {
+    handler = (_req, res) => res.end('ok');
+    const strict = poster({ allowPrivate: false, allowHttp: true });
+    for (const url of [`${base}/hook`, `${base.replace('127.0.0.1', 'localhost')}/hook`, 'http://169.254.169.254/latest', 'http://10.0.0.1/x']) {
+      const outcome = await strict.post(url, '{}', {});
+      expect(outcome).toMatchObject({ statusCode: null, blocked: true, error: expect.stringMatching(/^refused by outbound safety: .* not allowed/) });
+    }
+    const noHttp = await poster({ allowPrivate: true, allowHttp: false }).post(`${base}/hook`, '{}', {});
+    expect(noHttp).toMatchObject({ blocked: true, error: 'refused by outbound safety: The URL must use https://' });
+    expect(received).toEqual([]);
+  });
+
+  it('reports a connection error as a retryable failure', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const outcome = await poster().post(`http://127.0.0.1:${port}/`, '{}', {});
+    expect(outcome).toMatchObject({ statusCode: null, blocked: false, error: expect.stringContaining('ECONNREFUSED') });
+  });
+});

@@ -1,0 +1,132 @@
+import { Agent, request } from 'undici';
+import { checkOutboundUrl, createOutboundAgent, OutboundBlockedError, SERVICE_VERSION } from '@svc/platform';
+
+/** Injection token of the dispatcher's OutboundPoster. */
+export const OUTBOUND_POSTER = Symbol('OUTBOUND_POSTER');
+
+export interface OutboundPosterOptions {
+  /** `OUTBOUND_ALLOW_PRIVATE_NETWORKS`. */
+  allowPrivate: boolean;
+  /** `WEBHOOK_ALLOW_HTTP`. */
+  allowHttp: boolean;
+  /** The whole exchange (connect, headers, the start of the body) must finish within this. */
+  timeoutMs: number;
+}
+
+/** What one POST came to. */
+export interface PostOutcome {
+  /** HTTP status, or null when no response arrived (refused, timed out, connection error). */
+  statusCode: number | null;
+  /** From the start of the attempt to the response headers (or to the failure). */
+  latencyMs: number;
+  /** Null on a 2xx; a short reason otherwise (`HTTP 503: <start of the body>`, `timed out after 10000 ms`, ...). */
+  error: string | null;
+  /**
+   * The destination is refused by the outbound-safety rules (private address, http, credentials
+   * in the URL): retrying cannot help. A name that does not resolve is not blocked (DNS may heal).
+   */
+  blocked: boolean;
+}
+
+/** Characters of a failed response's body kept in the error. */
+const BODY_SNIPPET_CHARS = 200;
+const BODY_READ_LIMIT = 4_096;
+export const USER_AGENT = `svc-webhook-dispatcher/${SERVICE_VERSION}`;
+
+/**
+ * POSTs JSON to user-supplied URLs (webhooks, team chat) under DECISIONS.md "Outbound safety":
+ * the URL is checked first (`checkOutboundUrl`: scheme, credentials, every resolved address), the
+ * connection goes through `createOutboundAgent`, which checks the address again when the socket
+ * connects (no DNS rebinding), and redirects are never followed (a 3xx is the outcome). One
+ * deadline covers the whole exchange. Never throws.
+ */
+export class OutboundPoster {
+  private readonly agent: Agent;
+  private readonly controllers = new Set<AbortController>();
+
+  constructor(private readonly options: OutboundPosterOptions) {
+    this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, connectTimeoutMs: Math.min(options.timeoutMs, 5_000) });
+  }
+
+  async post(url: string, body: string, headers: Record<string, string>): Promise<PostOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      await checkOutboundUrl(url, { allowPrivate: this.options.allowPrivate, allowHttp: this.options.allowHttp });
+    } catch (error) {
+      return this.failure(error, elapsed(), false);
+    }
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error('timeout'));
+    }, this.options.timeoutMs);
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        headers: { 'User-Agent': USER_AGENT, ...headers },
+        body,
+        dispatcher: this.agent,
+        signal: controller.signal,
+      });
+      const latencyMs = elapsed();
+      const { statusCode } = response;
+      if (statusCode >= 200 && statusCode < 300) {
+        await response.body.dump({ limit: BODY_READ_LIMIT }).catch(() => undefined);
+        return { statusCode, latencyMs, error: null, blocked: false };
+      }
+      const snippet = await readSnippet(response.body).catch(() => '');
+      const redirect = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : '';
+      return { statusCode, latencyMs, error: `HTTP ${statusCode}${redirect}${snippet ? `: ${snippet}` : ''}`, blocked: false };
+    } catch (error) {
+      return this.failure(error, elapsed(), timedOut);
+    } finally {
+      clearTimeout(timer);
+      this.controllers.delete(controller);
+    }
+  }
+
+  /** Aborts what is in flight and closes the connection pool. */
+  async close(): Promise<void> {
+    for (const controller of this.controllers) controller.abort(new Error('the dispatcher is shutting down'));
+    await this.agent.close().catch(() => undefined);
+  }
+
+  private failure(error: unknown, latencyMs: number, timedOut: boolean): PostOutcome {
+    const blocked = blockedError(error);
+    if (blocked) {
+      return { statusCode: null, latencyMs, error: `refused by outbound safety: ${blocked.message}`, blocked: blocked.reason !== 'unresolvable' };
+    }
+    if (timedOut) return { statusCode: null, latencyMs, error: `timed out after ${this.options.timeoutMs} ms`, blocked: false };
+    return { statusCode: null, latencyMs, error: describeNetworkError(error), blocked: false };
+  }
+}
+
+function blockedError(error: unknown): OutboundBlockedError | null {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth += 1) {
+    if (current instanceof OutboundBlockedError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+function describeNetworkError(error: unknown): string {
+  const err = error as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | null;
+  const code = typeof err?.code === 'string' ? err.code : typeof err?.cause?.code === 'string' ? err.cause.code : null;
+  const message = typeof err?.cause?.message === 'string' ? err.cause.message : typeof err?.message === 'string' ? err.message : String(error);
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+async function readSnippet(body: AsyncIterable<Buffer | string> & { destroy(): unknown }): Promise<string> {
+  let text = '';
+  for await (const chunk of body) {
+    text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    if (text.length >= BODY_READ_LIMIT) break;
+  }
+  body.destroy();
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= BODY_SNIPPET_CHARS ? flat : `${flat.slice(0, BODY_SNIPPET_CHARS - 1)}…`;
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/env node
+// `npm run bench`: direct (mock upstream), a bare undici passthrough, and the gateway's production
+// build on real Redis. Prints throughput, latency at concurrency 1 and 50 (non-streaming, and time
+// to first byte for streaming), governance time, and the gateway's memory.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Agent, request } from 'undici';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const PROVIDER_KEY = 'sk-bench';
+const children = [];
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+function start(args, env, readyText) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out starting ${args.join(' ')}:\n${output}`)), 60_000);
+    const onData = (chunk) => {
+      output += chunk;
+      if (output.includes(readyText)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)));
+  });
+}
+
+function cleanup() {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+}
+process.on('exit', cleanup);
+process.on('SIGINT', () => process.exit(130));
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const ms = (value) => Math.round(value * 1000) / 1000;
+
+async function cannon(url, headers, body, connections) {
+  const result = await autocannon({ url, method: 'POST', headers, body, connections, duration: DURATION, pipelining: 1 });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`);
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+/** Time to first byte of streaming responses, `concurrency` loops for DURATION seconds. */
+async function streamTtfb(url, headers, body, concurrency) {
+  const dispatcher = new Agent({ connections: concurrency + 4 });
+  const samples = [];
+  const until = Date.now() + DURATION * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < until) {
+        const started = performance.now();
+        const res = await request(url, { method: 'POST', headers, body, dispatcher });
+        let first = true;
+        for await (const chunk of res.body) {
+          if (first) {
+            samples.push(performance.now() - started);
+            first = false;
+          }
+          void chunk;
+        }
+        if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
+      }
+    }),
+  );
+  await dispatcher.close();
+  samples.sort((a, b) => a - b);
+  return { rps: Math.round(samples.length / DURATION), p50: ms(quantile(samples, 0.5)), p99: ms(quantile(samples, 0.99)) };
+}
+
+/** Governance time as the gateway reports it (X-SVC-Governance-Time-Ms) for a 4 KB prompt. */
+async function governanceTime(url, headers, body, count) {
+  const samples = [];
+  for (let i = 0; i < count; i++) {
+    const res = await request(url, { method: 'POST', headers, body });
+    await res.body.dump();
+    samples.push(Number(res.headers['x-svc-governance-time-ms']));
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
+}
+
+function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024);
+}
+
+async function main() {
+  if (!process.argv.includes('--skip-build')) {
+    const build = spawnSync('npx', ['nx', 'build', 'gateway', '--output-style=static'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NX_TUI: 'false', NX_DAEMON: 'false' } });
+    if (build.status !== 0) throw new Error('nx build gateway failed');
+  }
+  const swc = { SWC_NODE_PROJECT: 'tsconfig.base.json' };
+  let redisUrl = process.env.REDIS_URL;
+  if (!redisUrl) {
+    const port = await freePort();
+    const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    children.push(redis);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    redisUrl = `redis://127.0.0.1:${port}`;
+  }
+  const [mockPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+  await start(['-r', '@swc-node/register', 'tools/mock-provider/src/cli.ts', '--port', String(mockPort), '--no-record'], swc, 'listening');
+  const mock = `http://127.0.0.1:${mockPort}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const seeded = spawnSync(process.execPath, ['-r', '@swc-node/register', 'tools/bench/seed.ts', dataDir], { cwd: root, env: { ...process.env, ...swc }, encoding: 'utf8' });
+  if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
+  const key = seeded.stdout.trim();
+  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const gateway = await start([...nodeArgs, 'dist/apps/gateway/main.js'], {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    GATEWAY_PORT: String(gatewayPort),
+    DATA_DIR: dataDir,
+    REDIS_URL: redisUrl,
+    OPENAI_BASE_URL: `${mock}/v1`,
+    MASTER_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+  }, 'is running');
+  await start(['tools/bench/bare-proxy.mjs', String(barePort), mock], {}, 'bare proxy');
+
+  const small = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark' }], max_tokens: 64 });
+  const smallStream = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Stream hello to the benchmark' }], max_tokens: 64, stream: true });
+  const prompt4k = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Summarise this text. '.repeat(195) }], max_tokens: 64 });
+  const targets = {
+    direct: { url: `${mock}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${PROVIDER_KEY}` } },
+    bare: { url: `http://127.0.0.1:${barePort}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${PROVIDER_KEY}` } },
+    gateway: { url: `http://127.0.0.1:${gatewayPort}/v1/chat/completions`, headers: { 'content-type': 'application/json', 'x-svc-api-key': key, 'x-provider-key': PROVIDER_KEY } },
+  };
+  const results = {};
+  for (const [name, target] of Object.entries(targets)) {
+    await cannon(target.url, target.headers, small, 8); // warm up
+    results[name] = {
+      c1: await cannon(target.url, target.headers, small, 1),
+      c50: await cannon(target.url, target.headers, small, 50),
+      stream_c1: await streamTtfb(target.url, target.headers, smallStream, 1),
+      stream_c50: await streamTtfb(target.url, target.headers, smallStream, 50),
+    };
+    process.stderr.write(`measured ${name}\n`);
+  }
+  const governance = await governanceTime(targets.gateway.url, targets.gateway.headers, prompt4k, 500);
+  const rss = rssMb(gateway.pid);
+
+  const row = (name, r) =>
+    `${name.padEnd(8)} | ${String(r.c1.p50).padStart(6)} ${String(r.c1.p99).padStart(6)} | ${String(r.c50.rps).padStart(7)} ${String(r.c50.p50).padStart(6)} ${String(r.c50.p99).padStart(6)} | ${String(r.stream_c1.p50).padStart(7)} ${String(r.stream_c1.p99).padStart(7)} | ${String(r.stream_c50.rps).padStart(6)} ${String(r.stream_c50.p50).padStart(7)} ${String(r.stream_c50.p99).padStart(7)}`;
+  const lines = [
+    '',
+    `Benchmark (${DURATION} s per run, latency in ms; autocannon latency has 1 ms resolution, streaming TTFB is measured to 1 µs)`,
+    '         |  c=1 non-stream | c=50 non-stream        |  c=1 stream TTFB  | c=50 stream TTFB',
+    'target   |    p50    p99 |     rps    p50    p99 |     p50     p99 |    rps     p50     p99',
+    row('direct', results.direct),
+    row('bare', results.bare),
+    row('gateway', results.gateway),
+    '',
+    `gateway governance time (4 KB prompt, full chain, X-SVC-Governance-Time-Ms): p50 ${governance.p50} ms, p99 ${governance.p99} ms`,
+    `gateway resident memory after the runs: ${rss} MB`,
+    '',
+    'targets:',
+    `  added p99 at c=1 over direct (non-stream): ${ms(results.gateway.c1.p99 - results.direct.c1.p99)} ms (target < 1 ms)`,
+    `  added p99 at c=1 over direct (stream TTFB): ${ms(results.gateway.stream_c1.p99 - results.direct.stream_c1.p99)} ms (target < 1 ms)`,
+    `  saturated throughput vs bare passthrough: ${Math.round((results.gateway.c50.rps / results.bare.c50.rps) * 100)} % (target >= 40 %)`,
+    `  resident memory: ${rss} MB (target < 150 MB)`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  mkdirSync(join(root, 'tmp'), { recursive: true });
+  writeFileSync(join(root, 'tmp', 'bench-results.json'), JSON.stringify({ results, governance, rss_mb: rss }, null, 2));
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+main()
+  .then(() => {
+    cleanup();
+    process.exit(0);
+  })
+  .catch((error) => {
+    process.stderr.write(`${error.stack ?? error}\n`);
+    cleanup();
+    process.exit(1);
+  });
