@@ -34,4 +34,7 @@ module.exports = {
   globalTeardown: '<rootDir>/tools/testing/global-teardown.js',
   testTimeout: 30000,
   maxWorkers: 2,
+  // A worker whose heap has grown past this after a test file is replaced, so long-running workers do
+  // not drag every later file (and each forced GC of the timing tests) through a bloated heap.
+  workerIdleMemoryLimit: '1GB',
 };

@@ -95,9 +95,10 @@ export interface Timing {
 const median = (values: number[]): number => values.sort((a, b) => a - b)[values.length >> 1];
 
 /**
- * Runs `fn` once to warm up the JIT, then returns the medians of three timed runs. CPU time is
- * what the assertions use: other processes competing for the cores (a busy CI machine) stretch
- * the elapsed time but not the work done.
+ * Runs `fn` once to warm up the JIT, collects the garbage once, then returns the medians of three
+ * timed runs. CPU time is what the assertions use: other processes competing for the cores (a busy
+ * CI machine) stretch the elapsed time but not the work done. A full collection costs more than a
+ * scan, so there is one per measurement; the fastest run (`minCpu`) is the one a stray GC missed.
  */
 export function measure(fn: () => unknown): Timing {
   fn();
@@ -105,7 +106,6 @@ export function measure(fn: () => unknown): Timing {
   const cpu: number[] = [];
   const wall: number[] = [];
   for (let i = 0; i < 3; i++) {
-    collectGarbage();
     const startCpu = process.cpuUsage();
     const start = performance.now();
     fn();
