@@ -6,7 +6,6 @@
  */
 import { classifyFindings, scanContentSafety, scanPii, scanSecurity, SafetyFinding } from '@svc/governance';
 // The inputs are the linear-time tests' own, so the bench and the tests look at the same shapes.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { ONE_MB, Timing, adversarialInputs, formatTiming, measure } from '../../libs/governance/src/scanners/__fixtures__/adversarial';
 
 const TARGET_MS = 50;
