@@ -9,8 +9,9 @@ import { PII_DETECTORS, scanPii } from './scan-pii';
  * quarter of the cost; the 1 MB figures against the 50 ms target are `npm run bench:scanners`'s.
  */
 const MAX_GROWTH = 10;
-// Absorbs GC and scheduling noise on small bases; catastrophic backtracking costs seconds, not this.
-const SLACK_MS = 15;
+// Absorbs GC (its helper threads count as process CPU) and a busy machine on small bases: tens of ms
+// were seen in CI. Catastrophic backtracking on 256 KB costs seconds, not this.
+const SLACK_MS = 60;
 const FULL = ONE_MB / 4;
 const QUARTER = FULL / 4;
 

@@ -12,15 +12,16 @@ import { SafetyFinding } from './types';
  * as 1 MB would; the 1 MB figures against the 50 ms target are `npm run bench:scanners`'s.
  */
 const MAX_GROWTH = 10;
-// Absorbs GC and scheduling noise on small bases; catastrophic backtracking costs seconds, not this.
-const SLACK_MS = 15;
+// Absorbs GC (its helper threads count as process CPU) and a busy machine on small bases: tens of ms
+// were seen in CI. Catastrophic backtracking on 256 KB costs seconds, not this.
+const SLACK_MS = 60;
 const FULL = ONE_MB / 4;
 const QUARTER = FULL / 4;
 /**
  * 4.7 builds its text index only once a high, re-classifiable finding exists, so the larger input may pay
  * for an index build that the smaller one never needed: its slack is one such build.
  */
-const CLASSIFIER_SLACK_MS = 50;
+const CLASSIFIER_SLACK_MS = 100;
 
 describe('safety scanners on adversarial inputs', () => {
   it('run each stage in linear time', () => {
