@@ -17,7 +17,9 @@ module.exports = function appWebpackConfig(appName) {
         outputPath: join(root, 'dist', 'apps', appName),
         compiler: 'tsc',
         main: `./src/main.ts`,
-        tsConfig: './tsconfig.app.json',
+        // Absolute: Nx's package.json generator reads importHelpers from it while webpack runs in the
+        // app's directory; a relative path there silently drops `tslib` from the generated manifest.
+        tsConfig: join(root, 'apps', appName, 'tsconfig.app.json'),
         optimization: false,
         outputHashing: 'none',
         generatePackageJson: true,
