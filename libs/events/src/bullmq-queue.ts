@@ -1,8 +1,10 @@
 import type { Logger, Redis } from '@svc/platform';
-import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { Job, MinimalJob, Queue, UnrecoverableError, Worker } from 'bullmq';
 import {
   AddJobOptions,
   assertValidJobOptions,
+  backoffDelay,
+  BackoffOptions,
   FailedJobHandler,
   isPermanentJobError,
   JobHandler,
@@ -86,7 +88,7 @@ export class BullMqJobQueue<T> implements JobQueue<T> {
         jobId: options.jobId,
         delay: options.delayMs,
         attempts: options.attempts ?? 1,
-        backoff: options.backoff && { type: options.backoff.type, delay: options.backoff.delayMs },
+        backoff: options.backoff && toBullBackoff(options.backoff),
       }),
     );
     return job.id ?? options.jobId ?? '';
@@ -117,6 +119,7 @@ export class BullMqJobQueue<T> implements JobQueue<T> {
         lockDuration: options.lockDurationMs,
         stalledInterval: options.stalledIntervalMs,
         maxStalledCount: options.maxStalledCount ?? DEFAULT_MAX_STALLED_COUNT,
+        settings: { backoffStrategy: cappedBackoffStrategy },
       }),
     );
     worker.on('failed', (job, error) => {
@@ -186,6 +189,30 @@ export class BullMqJobQueue<T> implements JobQueue<T> {
       }
     }
   }
+}
+
+/** BullMQ's backoff type for a capped schedule: its built-in ones have no cap. */
+const CAPPED_BACKOFF_PREFIX = 'capped-';
+
+interface StoredBackoff {
+  type: string;
+  delay?: number;
+  /** Kept with the job's options in Redis, read back by `cappedBackoffStrategy`. */
+  maxDelay?: number;
+}
+
+/** Our backoff as BullMQ job options: its built-in strategies, or ours when there is a cap. */
+function toBullBackoff(backoff: BackoffOptions): StoredBackoff {
+  if (backoff.maxDelayMs === undefined) return { type: backoff.type, delay: backoff.delayMs };
+  return { type: `${CAPPED_BACKOFF_PREFIX}${backoff.type}`, delay: backoff.delayMs, maxDelay: backoff.maxDelayMs };
+}
+
+/** Every worker's custom strategy: the capped schedules, computed like the in-process queue does. */
+function cappedBackoffStrategy(attemptsMade: number, type: string | undefined, _err: Error | undefined, job: MinimalJob | undefined): number {
+  const stored = job?.opts.backoff as StoredBackoff | undefined;
+  const base = type?.startsWith(CAPPED_BACKOFF_PREFIX) ? type.slice(CAPPED_BACKOFF_PREFIX.length) : null;
+  if ((base !== 'exponential' && base !== 'fixed') || !stored) throw new Error(`Unknown backoff strategy ${type}`);
+  return backoffDelay({ type: base, delayMs: stored.delay ?? 0, maxDelayMs: stored.maxDelay }, attemptsMade);
 }
 
 function toQueueJob<T>(job: Job, attempt: number): QueueJob<T> {

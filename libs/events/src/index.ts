@@ -5,7 +5,6 @@ export * from './queues';
 export * from './job-queue';
 export * from './in-process-queue';
 export * from './bullmq-queue';
-export * from './dead-letter';
 export * from './publisher';
 export * from './event-bus';
 export * from './events.module';

@@ -115,6 +115,26 @@ export function jobQueueContract(label: string, makeTarget: () => ContractTarget
       expect(error.message).toBe('boom 6');
     });
 
+    it('caps the exponential backoff at maxDelayMs: D, 2D, then the cap', async () => {
+      const queue = open<{ k: number }>('capped');
+      const starts: number[] = [];
+      const failed = deferred();
+      queue.onFailed(() => failed.resolve());
+      queue.process(async (job) => {
+        starts.push(Date.now());
+        throw new Error(`boom ${job.attempt}`);
+      });
+      await queue.add('flaky', { k: 1 }, { attempts: 5, backoff: { type: 'exponential', delayMs: 60, maxDelayMs: 150 } });
+      await within(failed.promise, 6_000, 'onFailed');
+      const gaps = starts.slice(1).map((start, i) => start - starts[i]);
+      expect(gaps).toHaveLength(4);
+      // Uncapped, the last two waits would be 240 and 480 ms.
+      [60, 120, 150, 150].forEach((expected, i) => {
+        expect(gaps[i]).toBeGreaterThanOrEqual(expected - 5);
+        expect(gaps[i]).toBeLessThan(expected + target.slackMs);
+      });
+    });
+
     it('stops retrying once a job succeeds, without calling onFailed', async () => {
       const queue = open<{ k: number }>('recover');
       const attempts: number[] = [];

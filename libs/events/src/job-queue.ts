@@ -10,6 +10,8 @@ export interface BackoffOptions {
   /** `exponential`: retry n waits delayMs * 2^(n-1) (D, 2D, 4D, ...). `fixed`: always delayMs. */
   type: 'exponential' | 'fixed';
   delayMs: number;
+  /** Longest wait between two tries (caps the exponential growth); none by default. */
+  maxDelayMs?: number;
 }
 
 export interface AddJobOptions {
@@ -77,8 +79,8 @@ export interface JobQueue<T> {
 /** Milliseconds to wait before retry number `retry` (1 = the first retry). */
 export function backoffDelay(backoff: BackoffOptions | undefined, retry: number): number {
   if (!backoff) return 0;
-  if (backoff.type === 'fixed') return backoff.delayMs;
-  return Math.round(backoff.delayMs * 2 ** (retry - 1));
+  const delay = backoff.type === 'fixed' ? backoff.delayMs : Math.round(backoff.delayMs * 2 ** (retry - 1));
+  return backoff.maxDelayMs === undefined ? delay : Math.min(delay, backoff.maxDelayMs);
 }
 
 /**
@@ -100,6 +102,9 @@ export function assertValidJobOptions(options: AddJobOptions): void {
   }
   if (backoff !== undefined && !(Number.isFinite(backoff.delayMs) && backoff.delayMs >= 0)) {
     throw new TypeError('backoff.delayMs must be a finite number >= 0');
+  }
+  if (backoff?.maxDelayMs !== undefined && !(Number.isFinite(backoff.maxDelayMs) && backoff.maxDelayMs >= 0)) {
+    throw new TypeError('backoff.maxDelayMs must be a finite number >= 0');
   }
 }
 

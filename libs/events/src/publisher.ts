@@ -6,7 +6,12 @@ import { EventJob, eventJobOptions } from './queues';
 
 /** Hands an event to the dispatcher. Never rejects: a lost event must not fail a request. */
 export interface EventPublisher {
-  publish(event: GatewayEvent): Promise<void>;
+  /**
+   * Resolves true once the event is on the queue; false when it was refused (invalid) or the
+   * queue failed or did not answer in time (logged). Callers that must not lose the event (the
+   * anomaly detector) act on false; the others ignore it.
+   */
+  publish(event: GatewayEvent): Promise<boolean>;
 }
 
 /** Default bound on how long `publish` may wait for the queue (e.g. Redis unreachable). */
@@ -23,10 +28,10 @@ export class QueueEventPublisher implements EventPublisher {
     private readonly timeoutMs: number = DEFAULT_PUBLISH_TIMEOUT_MS,
   ) {}
 
-  async publish(event: GatewayEvent): Promise<void> {
+  async publish(event: GatewayEvent): Promise<boolean> {
     if (!isGatewayEvent(event)) {
       this.logger.error({ event_type: (event as { type?: unknown })?.type }, 'refusing to publish an invalid event');
-      return;
+      return false;
     }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -35,11 +40,13 @@ export class QueueEventPublisher implements EventPublisher {
     });
     try {
       await Promise.race([this.queue.add(event.type, { event }, eventJobOptions(event)), timeout]);
+      return true;
     } catch (err) {
       this.logger.warn(
         { err, event_id: event.id, event_type: event.type, org_id: event.orgid },
         'event publish failed or timed out; the event may be lost',
       );
+      return false;
     } finally {
       clearTimeout(timer);
     }
@@ -51,11 +58,12 @@ export class RecordingPublisher implements EventPublisher {
   readonly events: GatewayEvent[] = [];
   private waiters: { type: EventType; resolve: (event: GatewayEvent) => void }[] = [];
 
-  async publish(event: GatewayEvent): Promise<void> {
+  async publish(event: GatewayEvent): Promise<boolean> {
     this.events.push(event);
     const matched = this.waiters.filter((waiter) => waiter.type === event.type);
     this.waiters = this.waiters.filter((waiter) => waiter.type !== event.type);
     for (const waiter of matched) waiter.resolve(event);
+    return true;
   }
 
   ofType<K extends EventType>(type: K): GatewayEvent<K>[] {

@@ -1,5 +1,5 @@
 import type { GatewayEvent } from './cloud-event';
-import type { AddJobOptions } from './job-queue';
+import { AddJobOptions, backoffDelay } from './job-queue';
 
 /**
  * Every queue of the system, with its job payload. Producers and consumers import both from
@@ -63,6 +63,9 @@ export interface DeadLetterJob<T> {
 
 /** `webhook-dead-letter`. */
 export type WebhookDeadLetterJob = DeadLetterJob<WebhookDeliveryJob>;
+
+/** Job name of dead-letter jobs. */
+export const DEAD_LETTER_JOB_NAME = 'dead-letter';
 
 /** `chat-notification`: the consumer renders `describeEvent(event)` to the org's chat webhook. */
 export interface ChatNotificationJob {
@@ -131,10 +134,16 @@ export const DEAD_LETTER_RETENTION_MS = 30 * 24 * 60 * 60 * 1_000;
 /** A webhook is disabled after this many consecutive failed deliveries (DECISIONS.md). */
 export const WEBHOOK_DISABLE_AFTER_FAILURES = 50;
 
-/** Retries for the `events` fan-out job itself (a store outage, not a receiver failure). */
+/**
+ * Retries for the `events` fan-out job itself: it fails only when the dispatcher cannot read its
+ * store (webhooks, team chat) or enqueue the deliveries, so the schedule rides out an outage of
+ * about ten minutes (a MongoDB failover, a restart) rather than seconds: ten tries, waiting
+ * 2, 4, 8 ... 128 s, then 3 minutes (capped), about 10 minutes in all. After the last one the
+ * event is lost for its webhooks; the dispatcher logs it at error level (docs/webhooks.md).
+ */
 export const EVENT_JOB_OPTIONS: Readonly<Omit<AddJobOptions, 'jobId'>> = Object.freeze({
-  attempts: 5,
-  backoff: Object.freeze({ type: 'exponential' as const, delayMs: 1_000 }),
+  attempts: 10,
+  backoff: Object.freeze({ type: 'exponential' as const, delayMs: 2_000, maxDelayMs: 3 * 60_000 }),
 });
 
 export function eventJobOptions(event: Pick<GatewayEvent, 'id'>): AddJobOptions {
@@ -157,6 +166,12 @@ export function webhookDeliveryJobOptions(
     attempts: WEBHOOK_MAX_ATTEMPTS,
     backoff: { type: 'exponential', delayMs: retryBaseMs },
   };
+}
+
+/** The waits between the tries of an `events` job (nine, about ten minutes in all). */
+export function eventRetrySchedule(): number[] {
+  const attempts = EVENT_JOB_OPTIONS.attempts ?? 1;
+  return Array.from({ length: attempts - 1 }, (_, i) => backoffDelay(EVENT_JOB_OPTIONS.backoff, i + 1));
 }
 
 /** The delays between a delivery's attempts: [1, 2, 4, 8, 16] x retryBaseMs. */
