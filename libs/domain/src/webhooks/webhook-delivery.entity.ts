@@ -2,7 +2,7 @@ import { defineCollection } from '../store/types';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead_letter';
 
-/** One event's delivery to one webhook, across its attempts. */
+/** One event's delivery to one webhook, across its attempts (one record per event and webhook). */
 export interface WebhookDeliveryEntity {
   /** `dlv_...` */
   _id: string;
@@ -41,4 +41,10 @@ export const WEBHOOK_DELIVERIES = defineCollection<WebhookDeliveryEntity>('webho
   },
   { fields: { org_id: 1, webhook_id: 1, created_at: -1 }, comment: 'delivery history of a webhook, newest first' },
   { fields: { org_id: 1, dead_letter: 1, created_at: -1 }, comment: 'dead letters of an org (optionally of one webhook)' },
+  {
+    fields: { org_id: 1, webhook_id: 1, event_id: 1 },
+    unique: true,
+    name: 'org_webhook_event_unique',
+    comment: 'findByEvent / findOrCreate: the record of one event to one webhook, read on every attempt; one per pair, so overlapping runs share it',
+  },
 ]);

@@ -1,11 +1,12 @@
 import { storeTargets } from '../testing/stores';
 import { expectTenantIsolation, ORG_A, ORG_B, useRepository } from '../testing/jest-helpers';
-import { DELIVERY_RETENTION_MS } from './webhook-delivery.entity';
+import { DuplicateKeyError } from '../store/types';
+import { DELIVERY_RETENTION_MS, WEBHOOK_DELIVERIES } from './webhook-delivery.entity';
 import { NewWebhookDelivery, WebhookDeliveryRepository } from './webhook-delivery.repository';
 
-const delivery = (webhookId = 'whk_1'): NewWebhookDelivery => ({
+const delivery = (webhookId = 'whk_1', eventId = 'evt_1'): NewWebhookDelivery => ({
   webhook_id: webhookId,
-  event_id: 'evt_1',
+  event_id: eventId,
   event_type: 'budget.exceeded',
   url: 'https://hooks.example.com/a',
   payload: '{"id":"evt_1"}',
@@ -40,13 +41,54 @@ describe.each(storeTargets(process.env.MONGODB_URI))('WebhookDeliveryRepository 
 
   it('moves deliveries to the dead-letter queue, lists and requeues them', async () => {
     const a = await t.repo.create(ORG_A, delivery('whk_1'), now());
-    await t.repo.create(ORG_A, delivery('whk_1'), now());
-    await t.repo.markDeadLetter(ORG_A, a._id, now());
+    await t.repo.create(ORG_A, delivery('whk_1', 'evt_2'), now());
+    expect(await t.repo.markDeadLetter(ORG_A, a._id, now())).toMatchObject({ status: 'dead_letter', dead_letter: true, next_attempt_at: null });
+    expect(await t.repo.markDeadLetter(ORG_A, a._id, now())).toBeNull();
     expect((await t.repo.listDeadLetters(ORG_A, 'whk_1')).items.map((d) => d._id)).toEqual([a._id]);
     expect((await t.repo.listByWebhook(ORG_A, 'whk_1')).total).toBe(2);
     expect(await t.repo.requeueDeadLetter(ORG_A, 'whk_other', a._id)).toBeNull();
     expect(await t.repo.requeueDeadLetter(ORG_A, 'whk_1', a._id)).toMatchObject({ status: 'pending', dead_letter: false });
     expect((await t.repo.listDeadLetters(ORG_A)).total).toBe(0);
+  });
+
+  it('keeps one record per event and webhook: a unique index that also serves findByEvent', async () => {
+    const first = await t.repo.create(ORG_A, delivery('whk_1', 'evt_1'), now());
+    const error = await t.repo.create(ORG_A, delivery('whk_1', 'evt_1'), now()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DuplicateKeyError);
+    expect(error).toMatchObject({ index: 'org_webhook_event_unique', fields: ['org_id', 'webhook_id', 'event_id'] });
+    // The same event to another webhook, or the same ids in another organization, are other records.
+    await t.repo.create(ORG_A, delivery('whk_2', 'evt_1'), now());
+    await t.repo.create(ORG_B, delivery('whk_1', 'evt_1'), now());
+    expect(await t.repo.findByEvent(ORG_A, 'whk_1', 'evt_1')).toEqual(first);
+    expect(WEBHOOK_DELIVERIES.indexes.find((index) => index.name === 'org_webhook_event_unique')).toMatchObject({
+      fields: { org_id: 1, webhook_id: 1, event_id: 1 },
+      unique: true,
+      comment: expect.stringContaining('findByEvent'),
+    });
+  });
+
+  it('finds or creates the record with one upsert: overlapping runs share one record', async () => {
+    const runs = await Promise.all([1, 2, 3, 4, 5].map(() => t.repo.findOrCreate(ORG_A, delivery('whk_1', 'evt_race'), now())));
+    expect(new Set(runs.map((run) => run._id)).size).toBe(1);
+    expect(runs[0]).toMatchObject({ org_id: ORG_A, webhook_id: 'whk_1', event_id: 'evt_race', status: 'pending', retry_count: 0, dead_letter: false });
+    expect((await t.repo.listByWebhook(ORG_A, 'whk_1')).total).toBe(1);
+    // An existing record comes back as it is: attempts and the stored body are kept.
+    await t.repo.recordAttempt(ORG_A, runs[0]._id, { status: 'failed', status_code: 500, latency_ms: 5, error: 'HTTP 500', retry_count: 0 });
+    const again = await t.repo.findOrCreate(ORG_A, { ...delivery('whk_1', 'evt_race'), payload: '{"other":true}' }, now());
+    expect(again).toMatchObject({ _id: runs[0]._id, status: 'failed', status_code: 500, payload: '{"id":"evt_1"}' });
+    expect(await t.repo.findOrCreate(ORG_B, delivery('whk_1', 'evt_race'), now())).not.toMatchObject({ _id: runs[0]._id });
+  });
+
+  it('records the final attempt and the dead letter in one write, once', async () => {
+    const created = await t.repo.create(ORG_A, delivery(), now());
+    const dead = await t.repo.recordDeadLetter(ORG_A, created._id, { status_code: 503, latency_ms: 30, error: 'HTTP 503', retry_count: 5 }, now());
+    expect(dead).toMatchObject({ status: 'dead_letter', dead_letter: true, status_code: 503, error: 'HTTP 503', retry_count: 5, next_attempt_at: null, delivered_at: null });
+    expect(dead?.last_attempt_at).toEqual(now());
+    expect(dead?.expires_at.getTime()).toBe(t.ctx.clock.now() + DELIVERY_RETENTION_MS);
+    // A re-run of the same end changes nothing and says so.
+    expect(await t.repo.recordDeadLetter(ORG_A, created._id, { status_code: 500, latency_ms: 1, error: 'HTTP 500', retry_count: 5 }, now())).toBeNull();
+    expect(await t.repo.findById(ORG_A, created._id)).toMatchObject({ status_code: 503, error: 'HTTP 503' });
+    expect(await t.repo.recordDeadLetter(ORG_B, created._id, { status_code: 500, latency_ms: 1, error: 'x', retry_count: 0 })).toBeNull();
   });
 
   it('forgets a dead letter 30 days after it became one', async () => {

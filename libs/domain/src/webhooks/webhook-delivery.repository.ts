@@ -1,7 +1,7 @@
 import { newId } from '../shared/ids';
 import { Page, PageRequest, TenantRepository } from '../shared/tenant-repository';
 import type { OrgId } from '../shared/tenancy';
-import type { DocumentStore } from '../store/types';
+import { DocumentStore, DuplicateKeyError } from '../store/types';
 import { DELIVERY_RETENTION_MS, DeliveryStatus, WEBHOOK_DELIVERIES, WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 export interface NewWebhookDelivery {
@@ -26,65 +26,55 @@ export class WebhookDeliveryRepository extends TenantRepository<WebhookDeliveryE
     super(store, WEBHOOK_DELIVERIES);
   }
 
+  /** Throws DuplicateKeyError (index `org_webhook_event_unique`) when the event already has a record for the webhook. */
   create(orgId: OrgId, input: NewWebhookDelivery, now = new Date()): Promise<WebhookDeliveryEntity> {
-    return this.insertIn(orgId, {
-      _id: newId('webhookDelivery'),
-      webhook_id: input.webhook_id,
-      event_id: input.event_id,
-      event_type: input.event_type,
-      url: input.url,
-      payload: input.payload,
-      status: 'pending',
-      status_code: null,
-      latency_ms: null,
-      retry_count: 0,
-      error: null,
-      dead_letter: false,
-      created_at: now,
-      updated_at: now,
-      last_attempt_at: null,
-      next_attempt_at: now,
-      delivered_at: null,
-      expires_at: new Date(now.getTime() + DELIVERY_RETENTION_MS),
-    });
+    return this.insertIn(orgId, newRecord(input, now));
+  }
+
+  /**
+   * The record of (webhook, event), created on first use by one upsert: dispatcher runs that
+   * overlap (a job taken over after a stalled lock, a fan-out run twice) share one record, never
+   * two. An existing record is returned as it is (its stored body is what every attempt re-sends).
+   */
+  async findOrCreate(orgId: OrgId, input: NewWebhookDelivery, now = new Date()): Promise<WebhookDeliveryEntity> {
+    const { _id, ...fields } = newRecord(input, now);
+    const upsert = () =>
+      this.findOneAndUpdateIn(
+        orgId,
+        { webhook_id: input.webhook_id, event_id: input.event_id },
+        { $setOnInsert: { _id, ...fields } },
+        { upsert: true, returnDocument: 'after' },
+      );
+    try {
+      return (await upsert()) as WebhookDeliveryEntity;
+    } catch (error) {
+      // Two first upserts raced on the unique index: the loser now finds the winner's record.
+      if (error instanceof DuplicateKeyError) return (await upsert()) as WebhookDeliveryEntity;
+      throw error;
+    }
   }
 
   /** Records the outcome of one attempt. */
   recordAttempt(orgId: OrgId, id: string, attempt: DeliveryAttempt, at = new Date()): Promise<WebhookDeliveryEntity | null> {
+    return this.findOneAndUpdateIn(orgId, { _id: id }, { $set: attemptFields(attempt, at) });
+  }
+
+  /**
+   * Records the attempt that ended a delivery (its last, or one not worth retrying) and makes it
+   * a dead letter, kept 30 days from now, in one write. Null when it already was a dead letter
+   * (a re-run of the same end) or does not exist, so the caller counts the failure once.
+   */
+  recordDeadLetter(orgId: OrgId, id: string, attempt: Omit<DeliveryAttempt, 'status' | 'next_attempt_at'>, at = new Date()): Promise<WebhookDeliveryEntity | null> {
     return this.findOneAndUpdateIn(
       orgId,
-      { _id: id },
-      {
-        $set: {
-          status: attempt.status,
-          status_code: attempt.status_code,
-          latency_ms: attempt.latency_ms,
-          error: attempt.error,
-          retry_count: attempt.retry_count,
-          next_attempt_at: attempt.next_attempt_at ?? null,
-          last_attempt_at: at,
-          updated_at: at,
-          ...(attempt.status === 'succeeded' ? { delivered_at: at } : {}),
-        },
-      },
+      { _id: id, dead_letter: false },
+      { $set: { ...attemptFields({ ...attempt, status: 'failed' }, at), ...deadLetterFields(at) } },
     );
   }
 
-  /** Moves a delivery to the dead-letter queue, kept 30 days from now. */
+  /** Makes a delivery a dead letter, kept 30 days from now; null when it already is one (or does not exist). */
   markDeadLetter(orgId: OrgId, id: string, at = new Date()): Promise<WebhookDeliveryEntity | null> {
-    return this.findOneAndUpdateIn(
-      orgId,
-      { _id: id },
-      {
-        $set: {
-          status: 'dead_letter',
-          dead_letter: true,
-          next_attempt_at: null,
-          updated_at: at,
-          expires_at: new Date(at.getTime() + DELIVERY_RETENTION_MS),
-        },
-      },
-    );
+    return this.findOneAndUpdateIn(orgId, { _id: id, dead_letter: false }, { $set: { ...deadLetterFields(at), updated_at: at } });
   }
 
   /** Takes a dead letter back for a manual retry; null when it is not a dead letter (of that webhook). */
@@ -116,8 +106,49 @@ export class WebhookDeliveryRepository extends TenantRepository<WebhookDeliveryE
     return this.deleteManyIn(orgId, { webhook_id: webhookId });
   }
 
-  /** The delivery record of one event to one webhook (the dispatcher finds it again on every attempt). */
+  /** The delivery record of one event to one webhook (index `org_webhook_event_unique`). */
   findByEvent(orgId: OrgId, webhookId: string, eventId: string): Promise<WebhookDeliveryEntity | null> {
-    return this.findOneIn(orgId, { webhook_id: webhookId, event_id: eventId }, { sort: { created_at: 1 } });
+    return this.findOneIn(orgId, { webhook_id: webhookId, event_id: eventId });
   }
+}
+
+function newRecord(input: NewWebhookDelivery, now: Date): Omit<WebhookDeliveryEntity, 'org_id'> {
+  return {
+    _id: newId('webhookDelivery'),
+    webhook_id: input.webhook_id,
+    event_id: input.event_id,
+    event_type: input.event_type,
+    url: input.url,
+    payload: input.payload,
+    status: 'pending',
+    status_code: null,
+    latency_ms: null,
+    retry_count: 0,
+    error: null,
+    dead_letter: false,
+    created_at: now,
+    updated_at: now,
+    last_attempt_at: null,
+    next_attempt_at: now,
+    delivered_at: null,
+    expires_at: new Date(now.getTime() + DELIVERY_RETENTION_MS),
+  };
+}
+
+function attemptFields(attempt: DeliveryAttempt, at: Date): Partial<WebhookDeliveryEntity> {
+  return {
+    status: attempt.status,
+    status_code: attempt.status_code,
+    latency_ms: attempt.latency_ms,
+    error: attempt.error,
+    retry_count: attempt.retry_count,
+    next_attempt_at: attempt.next_attempt_at ?? null,
+    last_attempt_at: at,
+    updated_at: at,
+    ...(attempt.status === 'succeeded' ? { delivered_at: at } : {}),
+  };
+}
+
+function deadLetterFields(at: Date): Partial<WebhookDeliveryEntity> {
+  return { status: 'dead_letter', dead_letter: true, next_attempt_at: null, expires_at: new Date(at.getTime() + DELIVERY_RETENTION_MS) };
 }

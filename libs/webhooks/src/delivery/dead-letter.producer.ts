@@ -1,9 +1,10 @@
 import { DEAD_LETTER_JOB_NAME, JobQueue, QueueJob, QUEUES, WebhookDeadLetterJob, WebhookDeliveryJob } from '@svc/events';
 
 /**
- * Moves a delivery that failed its last attempt to the `webhook-dead-letter` queue (the consumer
- * marks its record as a dead letter and counts the failure on the webhook). Retried there if the
- * store is briefly unavailable; job id `dead.<delivery job id>` so it happens once.
+ * Hands a delivery job that failed its last attempt to the `webhook-dead-letter` queue. Its
+ * consumer makes sure the record is a dead letter with the failure counted; the last attempt
+ * normally did both already, so this matters when it could not (the store was down). Retried
+ * there while the store is unavailable; job id `dead.<delivery job id>` so it happens once.
  */
 export function enqueueDeadLetter(
   queue: JobQueue<WebhookDeadLetterJob>,

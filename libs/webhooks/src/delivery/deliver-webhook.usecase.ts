@@ -6,6 +6,7 @@ import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { DISPATCHER_SETTINGS, DispatcherSettings } from '../dispatcher-settings';
 import { OUTBOUND_POSTER, OutboundPoster, PostOutcome } from '../infra/outbound-poster';
 import { deliveryHeaders } from '../signing/webhook-signature';
+import { RecordDeadLetterUseCase } from './record-dead-letter.usecase';
 
 /** HTTP status that disables a webhook at once (DECISIONS.md "Webhook states"). */
 const GONE = 410;
@@ -15,7 +16,9 @@ const GONE = 410;
  * writes the outcome on the delivery record (status code, latency, retry count, error, times).
  * A 2xx succeeds and resets the webhook's failure count; a 410 disables the webhook and ends the
  * delivery (PermanentJobError, no retries); a refused destination ends it too; anything else
- * throws so the queue retries after 1, 2, 4, 8, 16 x the base, then dead-letters it.
+ * throws so the queue retries after 1, 2, 4, 8, 16 x the base. An attempt that ends the delivery
+ * (the last one, or one not worth retrying) makes the record a dead letter and counts the failure
+ * itself, before the job fails, so nothing depends on a hook that runs after (docs/webhooks.md).
  */
 @Injectable()
 export class DeliverWebhookUseCase {
@@ -24,6 +27,7 @@ export class DeliverWebhookUseCase {
     @Inject(SECRET_CIPHER) private readonly cipher: SecretCipher,
     @Inject(OUTBOUND_POSTER) private readonly poster: OutboundPoster,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
+    private readonly deadLetters: RecordDeadLetterUseCase,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -37,9 +41,17 @@ export class DeliverWebhookUseCase {
       return;
     }
     const record = await this.deliveryRecord(orgId, webhook, job.data);
+    if (record.dead_letter) {
+      // This delivery already ended (a run of its last attempt that died before the job was marked
+      // failed, or a fan-out run again): only a manual retry, which resets the flag, sends it again.
+      this.logger.info({ ...log, delivery_id: record._id }, 'delivery is already a dead letter; not sent again');
+      throw new PermanentJobError(record.error ?? 'the delivery is a dead letter');
+    }
     const retryCount = record.last_attempt_at === null ? 0 : record.retry_count + 1;
+    const end = (outcome: Pick<PostOutcome, 'statusCode' | 'latencyMs' | 'error'>) =>
+      this.deadLetters.end(orgId, record, { status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error, retry_count: retryCount }, { attempts: job.attempt });
     if (webhook.status !== 'active') {
-      await this.record(orgId, record, retryCount, { statusCode: null, latencyMs: 0, error: 'the webhook is disabled', blocked: false }, null);
+      await end({ statusCode: null, latencyMs: 0, error: 'the webhook is disabled' });
       throw new PermanentJobError('the webhook is disabled');
     }
 
@@ -49,7 +61,7 @@ export class DeliverWebhookUseCase {
     } catch (err) {
       // A master key rotated away without re-encryption: retrying cannot help; re-set the secret.
       this.logger.error({ ...log, err }, 'webhook secret cannot be decrypted');
-      await this.record(orgId, record, retryCount, { statusCode: null, latencyMs: 0, error: 'the signing secret cannot be decrypted', blocked: true }, null);
+      await end({ statusCode: null, latencyMs: 0, error: 'the signing secret cannot be decrypted' });
       throw new PermanentJobError('the signing secret cannot be decrypted');
     }
     const outcome = await this.poster.post(webhook.url, record.payload, deliveryHeaders(event, record.payload, secret));
@@ -61,31 +73,32 @@ export class DeliverWebhookUseCase {
       return;
     }
     if (outcome.statusCode === GONE) {
-      await this.record(orgId, record, retryCount, { ...outcome, error: `${outcome.error} (the webhook is now disabled)` }, null);
       await this.repos.webhooks.disable(orgId, webhook._id, 'the receiver answered 410 Gone');
       this.logger.warn(log, 'webhook receiver answered 410: webhook disabled');
+      await end({ ...outcome, error: `${outcome.error} (the webhook is now disabled)` });
       throw new PermanentJobError(outcome.error);
     }
     const final = outcome.blocked || job.attempt >= job.maxAttempts;
-    const nextAttemptAt = final ? null : new Date(Date.now() + backoffDelay({ type: 'exponential', delayMs: this.settings.retryBaseMs }, job.attempt));
-    await this.record(orgId, record, retryCount, outcome, nextAttemptAt);
     this.logger.info({ ...log, status_code: outcome.statusCode, error: outcome.error, final }, 'webhook delivery attempt failed');
-    if (outcome.blocked) throw new PermanentJobError(outcome.error);
+    if (final) {
+      await end(outcome);
+      throw outcome.blocked ? new PermanentJobError(outcome.error) : new Error(outcome.error);
+    }
+    const nextAttemptAt = new Date(Date.now() + backoffDelay({ type: 'exponential', delayMs: this.settings.retryBaseMs }, job.attempt));
+    await this.record(orgId, record, retryCount, outcome, nextAttemptAt);
     throw new Error(outcome.error);
   }
 
   /**
    * The record this attempt writes to: the dead letter being retried by hand, else the record of
-   * (webhook, event) made by an earlier attempt (also one that crashed), else a new one. The body
-   * is stored once and re-sent byte for byte on every attempt.
+   * (webhook, event), made by the first attempt that got here (one upsert, so runs that overlap
+   * share it). The body is stored once and re-sent byte for byte on every attempt.
    */
   private async deliveryRecord(orgId: OrgId, webhook: WebhookEntity, data: WebhookDeliveryJob): Promise<WebhookDeliveryEntity> {
     const deliveries = this.repos.webhookDeliveries;
-    const existing = data.retryOfDeliveryId
-      ? await deliveries.findById(orgId, data.retryOfDeliveryId)
-      : await deliveries.findByEvent(orgId, webhook._id, data.event.id);
-    if (existing && existing.webhook_id === webhook._id) return existing;
-    return deliveries.create(orgId, {
+    const retried = data.retryOfDeliveryId ? await deliveries.findById(orgId, data.retryOfDeliveryId) : null;
+    if (retried && retried.webhook_id === webhook._id) return retried;
+    return deliveries.findOrCreate(orgId, {
       webhook_id: webhook._id,
       event_id: data.event.id,
       event_type: data.event.type,

@@ -10,8 +10,10 @@ import { DeliverWebhookUseCase } from './deliver-webhook.usecase';
 const DELIVERY_CONCURRENCY = 20;
 
 /**
- * Consumer of `webhook-delivery`: one attempt per job run; a job that fails its last attempt goes
- * to `webhook-dead-letter`. A dispatcher killed mid-delivery stops renewing the job's lock, and
+ * Consumer of `webhook-delivery`: one attempt per job run. The attempt that ends a delivery marks
+ * its record a dead letter itself (DeliverWebhookUseCase); the failure hook only hands the failed
+ * job to `webhook-dead-letter`, the backstop for a last attempt that could not write its outcome
+ * (the store was down). A dispatcher killed mid-delivery stops renewing the job's lock, and
  * once it expires (`WEBHOOK_WORKER_LOCK_MS`) another dispatcher, or this one restarted, runs the
  * job again: same event, same id, at least once.
  */

@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { asOrgId, createRepositories, OrgId, Repositories, SecretCipher, storeTargets, StoreUnderTest, WebhookEntity } from '@svc/domain';
+import { createEvent, EVENT_SOURCES, GatewayEvent, QueueJob, WEBHOOK_MAX_ATTEMPTS, WebhookDeliveryJob } from '@svc/events';
+import type { DispatcherSettings } from '../dispatcher-settings';
+import { OutboundPoster } from '../infra/outbound-poster';
+import { DeliverWebhookUseCase } from './deliver-webhook.usecase';
+import { RecordDeadLetterUseCase } from './record-dead-letter.usecase';
+
+const [embedded] = storeTargets(undefined);
+const SECRET = 'whsec_RGVsaXZlcldlYmhvb2tVc2VDYXNlU3BlY1NlY3JldA==';
+const silent = pino({ level: 'silent' });
+
+/**
+ * One attempt at a time, called the way the queue calls it, with no queue around it: what the use
+ * case leaves in the store is all there is when a dispatcher dies right after the job failed.
+ */
+describe('DeliverWebhookUseCase', () => {
+  let ctx: StoreUnderTest;
+  let repos: Repositories;
+  let poster: OutboundPoster;
+  let deliver: DeliverWebhookUseCase;
+  let server: Server;
+  let url: string;
+  let status = 500;
+  const received: string[] = [];
+  const cipher = new SecretCipher({ current: { version: 1, key: randomBytes(32) } });
+  let orgId: OrgId;
+  let webhook: WebhookEntity;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(status).end('unavailable');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  beforeEach(async () => {
+    ctx = await embedded.open();
+    await ctx.store.ready();
+    repos = createRepositories(ctx.store);
+    poster = new OutboundPoster({ allowPrivate: true, allowHttp: true, timeoutMs: 2_000 });
+    const settings: DispatcherSettings = {
+      retryBaseMs: 20,
+      timeoutMs: 2_000,
+      lockDurationMs: 30_000,
+      allowPrivate: true,
+      allowHttp: true,
+      dedupWindowMs: 60_000,
+      anomalyIntervalMs: 0,
+    };
+    deliver = new DeliverWebhookUseCase(repos, cipher, poster, settings, new RecordDeadLetterUseCase(repos, silent), silent);
+    orgId = asOrgId((await repos.organizations.create({ name: 'deliver-spec', plan: 'growth' }))._id);
+    webhook = await repos.webhooks.create(orgId, { url, events: ['budget.exceeded'], secret: cipher.encrypt(orgId, SECRET) });
+    status = 500;
+    received.length = 0;
+  });
+  afterEach(async () => {
+    await poster.close();
+    await ctx.cleanup();
+  });
+
+  const event = (): GatewayEvent =>
+    createEvent(
+      'budget.exceeded',
+      orgId,
+      { blocked_by: 'daily_budget', daily_spent: 10.2, daily_budget: 10, model: 'gpt-4o', estimated_cost: 0.12, timestamp: new Date().toISOString() },
+      EVENT_SOURCES.gateway,
+    ) as GatewayEvent;
+  const job = (e: GatewayEvent, attempt: number): QueueJob<WebhookDeliveryJob> => ({
+    id: `${e.id}.${webhook._id}`,
+    name: e.type,
+    data: { event: e, webhookId: webhook._id, attempt: 1 },
+    attempt,
+    maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+    timestamp: Date.now(),
+  });
+  const recordOf = (e: GatewayEvent) => repos.webhookDeliveries.findByEvent(orgId, webhook._id, e.id);
+  const failures = async () => (await repos.webhooks.findById(orgId, webhook._id))?.consecutive_failures;
+
+  it('makes the record a dead letter and counts the failure on the last attempt itself, before the job fails', async () => {
+    const e = event();
+    for (let attempt = 1; attempt < WEBHOOK_MAX_ATTEMPTS; attempt += 1) {
+      await expect(deliver.execute(job(e, attempt))).rejects.toThrow('HTTP 500: unavailable');
+    }
+    expect(await recordOf(e)).toMatchObject({ status: 'failed', dead_letter: false, retry_count: 4, next_attempt_at: expect.any(Date) });
+    expect(await failures()).toBe(0);
+
+    // No queue hook runs here: the record is complete once the last attempt's promise settles.
+    await expect(deliver.execute(job(e, WEBHOOK_MAX_ATTEMPTS))).rejects.toThrow('HTTP 500: unavailable');
+    expect(await recordOf(e)).toMatchObject({
+      status: 'dead_letter',
+      dead_letter: true,
+      status_code: 500,
+      retry_count: 5,
+      error: 'HTTP 500: unavailable',
+      next_attempt_at: null,
+    });
+    expect(await failures()).toBe(1);
+    expect(received).toHaveLength(6);
+  });
+
+  it('does not send or count again when the last attempt runs a second time (crash after it ended)', async () => {
+    const e = event();
+    await expect(deliver.execute(job(e, WEBHOOK_MAX_ATTEMPTS))).rejects.toThrow('HTTP 500');
+    const dead = await recordOf(e);
+    status = 200;
+    await expect(deliver.execute(job(e, WEBHOOK_MAX_ATTEMPTS))).rejects.toMatchObject({ name: 'PermanentJobError' });
+    expect(received).toHaveLength(1);
+    expect(await recordOf(e)).toEqual(dead);
+    expect(await failures()).toBe(1);
+  });
+
+  it('ends the delivery at once on a 410: dead letter, webhook disabled, no failure counted', async () => {
+    status = 410;
+    const e = event();
+    await expect(deliver.execute(job(e, 1))).rejects.toMatchObject({ name: 'PermanentJobError' });
+    expect(await recordOf(e)).toMatchObject({ status: 'dead_letter', dead_letter: true, status_code: 410, retry_count: 0 });
+    expect(await repos.webhooks.findById(orgId, webhook._id)).toMatchObject({ status: 'disabled', consecutive_failures: 0 });
+  });
+
+  it('keeps one record when two runs of the first attempt overlap', async () => {
+    status = 200;
+    const e = event();
+    await Promise.all([deliver.execute(job(e, 1)), deliver.execute(job(e, 1))]);
+    expect(received).toHaveLength(2);
+    expect(received[1]).toBe(received[0]);
+    const page = await repos.webhookDeliveries.listByWebhook(orgId, webhook._id);
+    expect(page.items.map((d) => [d.event_id, d.status])).toEqual([[e.id, 'succeeded']]);
+  });
+});
