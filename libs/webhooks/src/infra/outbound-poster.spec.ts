@@ -1,5 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { AddressInfo, createServer as createNetServer, Socket } from 'node:net';
 import { OutboundPoster } from './outbound-poster';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -72,6 +72,24 @@ describe('OutboundPoster', () => {
     expect(outcome.latencyMs).toBeGreaterThanOrEqual(190);
     expect(outcome.latencyMs).toBeLessThan(1_000);
   });
+
+  it('lets a slow connection (a TLS handshake that never ends) use the whole timeout, past 5 s', async () => {
+    // Accepts TCP, never answers the TLS ClientHello.
+    const sockets: Socket[] = [];
+    const silent = createNetServer((socket) => void sockets.push(socket.on('error', () => undefined)));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const outcome = await poster({ timeoutMs: 5_600 }).post(`https://127.0.0.1:${port}/hook`, '{}', {});
+      // A connect deadline of its own (5 s before) would have cut it short with another error.
+      expect(outcome).toMatchObject({ statusCode: null, error: 'timed out after 5600 ms', blocked: false });
+      expect(outcome.latencyMs).toBeGreaterThanOrEqual(5_550);
+      expect(outcome.latencyMs).toBeLessThan(6_500);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  }, 15_000);
 
   it('refuses private addresses and http without the development switches, before connecting', async () => {
     handler = (_req, res) => res.end('ok');

@@ -45,7 +45,9 @@ export class OutboundPoster {
   private readonly controllers = new Set<AbortController>();
 
   constructor(private readonly options: OutboundPosterOptions) {
-    this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, connectTimeoutMs: Math.min(options.timeoutMs, 5_000) });
+    // Connecting (TCP and TLS) may take the whole deadline, like every other part of the exchange
+    // (undici does not abort a connection being set up, so the agent enforces the deadline there).
+    this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, connectTimeoutMs: options.timeoutMs });
   }
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<PostOutcome> {
@@ -99,7 +101,9 @@ export class OutboundPoster {
     if (blocked) {
       return { statusCode: null, latencyMs, error: `refused by outbound safety: ${blocked.message}`, blocked: blocked.reason !== 'unresolvable' };
     }
-    if (timedOut) return { statusCode: null, latencyMs, error: `timed out after ${this.options.timeoutMs} ms`, blocked: false };
+    if (timedOut || errorCode(error) === 'UND_ERR_CONNECT_TIMEOUT') {
+      return { statusCode: null, latencyMs, error: `timed out after ${this.options.timeoutMs} ms`, blocked: false };
+    }
     return { statusCode: null, latencyMs, error: describeNetworkError(error), blocked: false };
   }
 }
@@ -113,9 +117,14 @@ function blockedError(error: unknown): OutboundBlockedError | null {
   return null;
 }
 
+function errorCode(error: unknown): string | null {
+  const err = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  return typeof err?.code === 'string' ? err.code : typeof err?.cause?.code === 'string' ? err.cause.code : null;
+}
+
 function describeNetworkError(error: unknown): string {
-  const err = error as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | null;
-  const code = typeof err?.code === 'string' ? err.code : typeof err?.cause?.code === 'string' ? err.cause.code : null;
+  const err = error as { message?: unknown; cause?: { message?: unknown } } | null;
+  const code = errorCode(error);
   const message = typeof err?.cause?.message === 'string' ? err.cause.message : typeof err?.message === 'string' ? err.message : String(error);
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
