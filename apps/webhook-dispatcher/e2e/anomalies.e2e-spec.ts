@@ -1,8 +1,7 @@
 import { asOrgId, PlanTier, UsageRecordEntity } from '@svc/domain';
 import { COST_ANOMALY_TYPES, costAnomalyEventType, GatewayEvent } from '@svc/events';
 import { createRedis } from '@svc/platform';
-import type { TestService } from '@svc/testing';
-import { anomalyScenarios } from '@svc/webhooks';
+import { anomalyScenarios, TestService } from '@svc/testing';
 import { bootDispatcher, cleanRedis, newOrg, Receiver, redisUrl, sleep, verifyDelivery, waitUntil } from './dispatcher.helpers';
 
 const REDIS_URL = redisUrl(13);
@@ -23,7 +22,7 @@ describe('cost-anomaly detection: each rule fires once on seeded usage and stays
     await cleanRedis(REDIS_URL);
   });
 
-  it('delivers cost_anomaly.* webhooks with SPEC data, once per organization, rule and hour', async () => {
+  it('delivers cost_anomaly.* webhooks with SPEC data, once per organization and rule within a rolling hour', async () => {
     const scenarios: [string, PlanTier, (orgId: string, now: number) => UsageRecordEntity[], string | null][] = [
       ['spike', 'growth', anomalyScenarios.hourlySpikeUsage, 'hourly_spike'],
       ['runaway', 'free', anomalyScenarios.runawayAgentUsage, 'runaway_agent'],
@@ -31,6 +30,7 @@ describe('cost-anomaly detection: each rule fires once on seeded usage and stays
       ['surge', 'growth', anomalyScenarios.volumeSurgeUsage, 'volume_surge'],
       ['steady', 'growth', anomalyScenarios.steadyUsage, null],
       ['young', 'free', anomalyScenarios.shortHistoryUsage, null],
+      ['heavier', 'growth', anomalyScenarios.heavierPromptsUsage, null],
     ];
     const orgs: { name: string; orgId: string; expected: string | null }[] = [];
     for (const [name, plan, , expected] of scenarios) {
@@ -74,16 +74,17 @@ describe('cost-anomaly detection: each rule fires once on seeded usage and stays
     const runaway = JSON.parse(receiver.on('/anomaly/runaway')[0].body) as GatewayEvent<'cost_anomaly.runaway_agent'>;
     expect(runaway.data).toMatchObject({ current_value: 60, threshold_value: 50, multiplier: 1.2, details: { agent: 'crawler', daily_budget: 10 } });
 
-    // The fired windows live in Redis, shared by every dispatcher replica, for about two hours.
+    // The fired windows live in Redis, shared by every dispatcher replica, for an hour from when
+    // each fired: svc:dispatcher:anomaly:<org>:<rule>, with nothing of the clock's hour in the key,
+    // so checks on both sides of a full hour (this test may run across one) see the same window.
     const redis = createRedis(REDIS_URL, 'queue', 'anomaly-e2e');
     try {
       const keys = await redis.keys('svc:dispatcher:anomaly:*');
-      // svc:dispatcher:anomaly:<org>:<rule>:<UTC hour, e.g. 2025-03-10T14>
-      const windows = new Set(keys.map((key) => key.split(':').slice(3, 5).join(':')));
-      expect([...windows].sort()).toEqual(anomalous.map((org) => `${org.orgId}:${org.expected}`).sort());
+      expect(keys.sort()).toEqual(anomalous.map((org) => `svc:dispatcher:anomaly:${org.orgId}:${org.expected}`).sort());
       for (const key of keys) {
-        expect(key).toMatch(/:\d{4}-\d{2}-\d{2}T\d{2}$/);
-        expect(await redis.pttl(key)).toBeGreaterThan(60 * 60_000);
+        const ttl = await redis.pttl(key);
+        expect(ttl).toBeGreaterThan(55 * 60_000);
+        expect(ttl).toBeLessThanOrEqual(60 * 60_000);
       }
     } finally {
       await redis.quit();

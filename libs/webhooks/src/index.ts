@@ -4,5 +4,3 @@ export * from './signing/webhook-signature';
 export * from './anomaly/anomaly-rules';
 export { AnomalyDetector } from './anomaly/anomaly-detector';
 export type { AnomalyDetectorOptions } from './anomaly/anomaly-detector';
-/** Seeded usage per anomaly rule, for tests (like RecordingPublisher in @svc/events). */
-export * as anomalyScenarios from './anomaly/anomaly-scenarios';

@@ -15,15 +15,20 @@ export interface AnomalyDetectorOptions {
   namespace: string;
 }
 
-/** A fired window is remembered a little longer than the hour it covers. */
-const FIRED_WINDOW_TTL_MS = 2 * HOUR_MS;
+/**
+ * An anomaly fires at most once per organization and rule within this long (a rolling hour from
+ * when it fired, the length of the window the rules read).
+ */
+export const ANOMALY_FIRE_WINDOW_MS = HOUR_MS;
 
 /**
  * Runs the four `cost_anomaly.*` rules every `intervalMs` (an unref'd timer; runs never overlap)
  * for each organization with usage in the last hour, and publishes what they find through the
- * event publisher, like any other event. An anomaly fires once per window: per organization,
- * rule and UTC hour, remembered in Redis (`SET NX`, shared by every replica) or in memory, so an
- * anomaly that lasts fires again at most once an hour.
+ * event publisher, like any other event. An anomaly fires once per window: per organization and
+ * rule, the first finding claims `<namespace>:dispatcher:anomaly:<org>:<rule>` for an hour
+ * (`SET NX PX`, shared by every replica, or in memory), so an anomaly that lasts fires again at
+ * most once an hour, whatever the clock says. A finding whose event could not be published
+ * releases its claim, so the next check tries again rather than losing it for the hour.
  */
 export class AnomalyDetector implements OnModuleInit, OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
@@ -88,19 +93,27 @@ export class AnomalyDetector implements OnModuleInit, OnModuleDestroy {
     return published;
   }
 
-  /** Publishes the finding unless this organization's rule already fired in this hour. */
+  /** Publishes the finding unless this organization's rule fired within the last hour. */
   private async fire(orgId: string, finding: AnomalyFinding, now: Date): Promise<GatewayEvent | null> {
     const anomalyId = `anom_${randomBytes(10).toString('hex')}`;
-    const hour = now.toISOString().slice(0, 13);
-    const key = `${this.options.namespace}:dispatcher:anomaly:${orgId}:${finding.anomaly_type}:${hour}`;
-    if (!(await this.gate.claim(key, anomalyId, FIRED_WINDOW_TTL_MS))) return null;
+    const key = `${this.options.namespace}:dispatcher:anomaly:${orgId}:${finding.anomaly_type}`;
+    if (!(await this.gate.claim(key, anomalyId, ANOMALY_FIRE_WINDOW_MS))) return null;
     const event = anomalyEvent(orgId, anomalyId, finding, now);
-    await this.publisher.publish(event);
+    if (!(await this.publishOrRelease(event, key, anomalyId))) return null;
     this.logger.info(
       { org_id: orgId, event_id: event.id, anomaly_type: finding.anomaly_type, severity: finding.severity, multiplier: finding.multiplier },
       'cost anomaly detected',
     );
     return event;
+  }
+
+  /** Publishes; on failure frees the window it claimed, so the anomaly is not lost for the hour. */
+  private async publishOrRelease(event: GatewayEvent, key: string, anomalyId: string): Promise<boolean> {
+    const published = await this.publisher.publish(event).catch(() => false);
+    if (published) return true;
+    this.logger.warn({ org_id: event.orgid, event_id: event.id, event_type: event.type }, 'cost anomaly not published; the next check retries it');
+    await this.gate.release(key, anomalyId);
+    return false;
   }
 }
 

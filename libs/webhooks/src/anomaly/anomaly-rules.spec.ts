@@ -1,4 +1,4 @@
-import { evaluateAnomalies, hourlySpike, modelDrift, runawayAgent, severity, volumeSurge } from './anomaly-rules';
+import { dominantModels, evaluateAnomalies, hourlySpike, modelDrift, runawayAgent, severity, volumeSurge } from './anomaly-rules';
 import { AgentUsage, DAY_MS, HOUR_MS, UsageSnapshot } from './usage-snapshot';
 
 const now = new Date('2025-03-10T14:30:00.000Z');
@@ -76,7 +76,15 @@ describe('anomaly rules', () => {
   });
 
   describe('model_drift', () => {
-    it('fires when an agent pays over 5x per request compared with the previous 24 hours', () => {
+    const mixed = (agent: string | null, models: [string, number, number][]): AgentUsage => ({
+      agent,
+      cost: models.reduce((sum, [, cost]) => sum + cost, 0),
+      requests: models.reduce((sum, [, , requests]) => sum + requests, 0),
+      completed: models.reduce((sum, [, , requests]) => sum + requests, 0),
+      models: models.map(([model, cost, requests]) => ({ model, cost, requests, completed: requests })),
+    });
+
+    it('fires when an agent switched to a model over 5x costlier per request than the one it used before', () => {
       const finding = modelDrift(
         snapshot({ current: [group('summarizer', 0.6, 6, 'gpt-4o')], previousDay: [group('summarizer', 0.2, 20, 'gpt-4o-mini')] }),
       );
@@ -88,16 +96,41 @@ describe('anomaly rules', () => {
         severity: 'high',
         details: {
           agent: 'summarizer',
+          new_models: ['gpt-4o'],
+          previous_models: ['gpt-4o-mini'],
           baseline_cost_per_request: 0.01,
+          current_requests: 6,
+          baseline_requests: 20,
           current_models: [{ model: 'gpt-4o', requests: 6, avg_cost: 0.1 }],
           baseline_models: [{ model: 'gpt-4o-mini', requests: 20, avg_cost: 0.01 }],
         },
       });
-      expect(finding?.message).toContain('now mostly gpt-4o, before mostly gpt-4o-mini');
+      expect(finding?.message).toBe('Agent "summarizer" switched to gpt-4o from gpt-4o-mini: $0.1000 per request in the last hour, 10x the $0.0100 before');
+    });
+
+    it('stays quiet when the same model gets heavier prompts, however much the cost per request rose', () => {
+      // gpt-4o before and now: 10x the cost per request, but no switch of models.
+      const current = [group('summarizer', 0.6, 6, 'gpt-4o')];
+      const previousDay = [group('summarizer', 0.2, 20, 'gpt-4o')];
+      expect(modelDrift(snapshot({ current, previousDay }))).toBeNull();
+      // Still mostly gpt-4o, with a few requests on another model: the dominant model did not change.
+      const mostlySame = [mixed('summarizer', [['gpt-4o', 0.6, 6], ['o1', 0.4, 2]])];
+      expect(modelDrift(snapshot({ current: mostlySame, previousDay }))).toBeNull();
+    });
+
+    it('compares the new model with the baseline model, not with the agent’s average of before', () => {
+      // Before: mostly gpt-4o-mini at $0.01 with some gpt-4o at $0.10; now all gpt-4o at $0.10.
+      // 10x the baseline model although only ~3x the agent's average of before.
+      const previousDay = [mixed('writer', [['gpt-4o-mini', 0.3, 30], ['gpt-4o', 1, 10]])];
+      const finding = modelDrift(snapshot({ current: [group('writer', 0.6, 6, 'gpt-4o')], previousDay }));
+      expect(finding).toMatchObject({ multiplier: 10, details: { new_models: ['gpt-4o'], previous_models: ['gpt-4o-mini'] } });
+      // A switch between models of about the same price per request is not a drift.
+      const cheapSwitch = [group('writer', 0.09, 6, 'claude-haiku')];
+      expect(modelDrift(snapshot({ current: cheapSwitch, previousDay }))).toBeNull();
     });
 
     it('compares per agent, so a change of mix between agents is not a drift', () => {
-      // The cheap agent went quiet: the organization's average rose 10x, no agent's did.
+      // The cheap agent went quiet: the organization's average rose 10x, no agent switched models.
       const current = [group('premium', 1, 10, 'gpt-4o')];
       const previousDay = [group('premium', 2.4, 24, 'gpt-4o'), group('cheap', 0.01, 240, 'gpt-4o-mini')];
       expect(modelDrift(snapshot({ current, previousDay }))).toBeNull();
@@ -105,9 +138,15 @@ describe('anomaly rules', () => {
 
     it('stays quiet at or below 5x and with too few requests on either side', () => {
       const baseline = [group('a', 0.2, 20)];
-      expect(modelDrift(snapshot({ current: [group('a', 0.3, 6)], previousDay: baseline }))).toBeNull();
-      expect(modelDrift(snapshot({ current: [group('a', 0.4, 4)], previousDay: baseline }))).toBeNull();
-      expect(modelDrift(snapshot({ current: [group('a', 0.6, 6)], previousDay: [group('a', 0.09, 9)] }))).toBeNull();
+      expect(modelDrift(snapshot({ current: [group('a', 0.3, 6, 'gpt-4o')], previousDay: baseline }))).toBeNull();
+      expect(modelDrift(snapshot({ current: [group('a', 0.4, 4, 'gpt-4o')], previousDay: baseline }))).toBeNull();
+      expect(modelDrift(snapshot({ current: [group('a', 0.6, 6, 'gpt-4o')], previousDay: [group('a', 0.09, 9)] }))).toBeNull();
+    });
+
+    it('finds the dominant models: the busiest that carry more than half of the requests', () => {
+      expect(dominantModels(group('a', 1, 10, 'gpt-4o')).map((m) => m.model)).toEqual(['gpt-4o']);
+      expect(dominantModels(mixed('a', [['b', 1, 5], ['a', 1, 5], ['c', 1, 1]])).map((m) => m.model)).toEqual(['a', 'b']);
+      expect(dominantModels(mixed('a', [['small', 1, 2], ['big', 1, 7], ['mid', 1, 3]])).map((m) => m.model)).toEqual(['big']);
     });
   });
 

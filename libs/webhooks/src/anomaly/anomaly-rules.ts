@@ -1,5 +1,5 @@
 import type { CostAnomalyType, Severity } from '@svc/events';
-import { AgentUsage, HOUR_MS, totalOf, UsageSnapshot } from './usage-snapshot';
+import { AgentUsage, HOUR_MS, ModelUsage, totalOf, UsageSnapshot } from './usage-snapshot';
 
 /**
  * The four cost-anomaly rules of SPEC.md, with the minimum baselines that keep them quiet on too
@@ -89,25 +89,33 @@ export function runawayAgent(s: UsageSnapshot): AnomalyFinding | null {
 }
 
 /**
- * Per agent (requests without one form their own group), the current hour's average cost per
- * completed request above 5x that of the 24 hours before: a switch to much costlier models.
- * Comparing per agent keeps a change of mix (a cheap agent going quiet) from looking like one.
+ * A switch to models more than 5x costlier per request, per agent (requests without one form
+ * their own group): the agent's dominant models of the last hour are not those of the 24 hours
+ * before, and what the new ones cost per completed request now is over 5x what the dominant
+ * models of the baseline cost per request then. The same model doing heavier work is not a
+ * switch; comparing per agent keeps a change of mix between agents from looking like one.
  */
 export function modelDrift(s: UsageSnapshot): AnomalyFinding | null {
   const rule = ANOMALY_THRESHOLDS.model_drift;
   const drifts = [];
   for (const now of s.current) {
     const before = s.previousDay.find((group) => group.agent === now.agent);
-    if (!before || before.completed < rule.minBaselineRequests || now.completed < rule.minCurrentRequests) continue;
-    const baseline = before.cost / before.completed;
-    const current = now.cost / now.completed;
+    if (!before || before.completed < rule.minBaselineRequests) continue;
+    const previousModels = dominantModels(before);
+    const newModels = dominantModels(now).filter((model) => !previousModels.some((old) => old.model === model.model));
+    const fresh = sumOf(newModels);
+    const old = sumOf(previousModels);
+    if (fresh.completed < rule.minCurrentRequests || old.completed === 0) continue;
+    const baseline = old.cost / old.completed;
+    const current = fresh.cost / fresh.completed;
     if (baseline <= 0 || current <= rule.factor * baseline) continue;
-    drifts.push({ now, before, baseline, current, multiplier: current / baseline });
+    drifts.push({ now, before, newModels, previousModels, completed: fresh.completed, baseline, current, multiplier: current / baseline });
   }
   drifts.sort((a, b) => b.multiplier - a.multiplier);
   const worst = drifts[0];
   if (!worst) return null;
   const who = worst.now.agent === null ? 'Requests without an agent' : `Agent "${worst.now.agent}"`;
+  const names = (models: ModelUsage[]) => models.map((m) => m.model);
   const models = (group: AgentUsage) =>
     group.models.slice(0, 5).map((m) => ({ model: m.model, requests: m.requests, avg_cost: money(m.completed ? m.cost / m.completed : 0) }));
   return {
@@ -117,20 +125,41 @@ export function modelDrift(s: UsageSnapshot): AnomalyFinding | null {
     threshold_value: money(rule.factor * worst.baseline),
     multiplier: round(worst.multiplier, 2),
     message:
-      `${who}: average cost per request rose to ${usd(worst.current)} from ${usd(worst.baseline)} ` +
-      `(${round(worst.multiplier, 1)}x) in the last hour; now mostly ${worst.now.models[0]?.model ?? 'unknown'}, ` +
-      `before mostly ${worst.before.models[0]?.model ?? 'unknown'}`,
+      `${who} switched to ${names(worst.newModels).join(', ')} from ${names(worst.previousModels).join(', ')}: ` +
+      `${usd(worst.current)} per request in the last hour, ${round(worst.multiplier, 1)}x the ${usd(worst.baseline)} before`,
     details: {
       ...windowOf(s),
       agent: worst.now.agent,
+      new_models: names(worst.newModels),
+      previous_models: names(worst.previousModels),
       baseline_cost_per_request: money(worst.baseline),
-      current_requests: worst.now.completed,
+      current_requests: worst.completed,
       baseline_requests: worst.before.completed,
       current_models: models(worst.now),
       baseline_models: models(worst.before),
-      agents: drifts.map((d) => ({ agent: d.now.agent, multiplier: round(d.multiplier, 2) })),
+      agents: drifts.map((d) => ({ agent: d.now.agent, new_models: names(d.newModels), multiplier: round(d.multiplier, 2) })),
     },
   };
+}
+
+/**
+ * The models that carry a group's traffic: the busiest ones (by completed requests) that together
+ * make more than half of it; usually one.
+ */
+export function dominantModels(group: AgentUsage): ModelUsage[] {
+  const busiest = [...group.models].filter((m) => m.completed > 0).sort((a, b) => b.completed - a.completed || a.model.localeCompare(b.model));
+  const dominant: ModelUsage[] = [];
+  let covered = 0;
+  for (const model of busiest) {
+    if (covered * 2 > group.completed) break;
+    dominant.push(model);
+    covered += model.completed;
+  }
+  return dominant;
+}
+
+function sumOf(models: ModelUsage[]): { cost: number; completed: number } {
+  return models.reduce((sum, m) => ({ cost: sum.cost + m.cost, completed: sum.completed + m.completed }), { cost: 0, completed: 0 });
 }
 
 /** Requests of the last hour above 5x the average of the same hour on previous days (at least 3). */

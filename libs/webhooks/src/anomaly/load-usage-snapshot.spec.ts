@@ -1,5 +1,5 @@
 import { asOrgId, createRepositories, storeTargets, StoreUnderTest } from '@svc/domain';
-import * as scenarios from './anomaly-scenarios';
+import { anomalyScenarios as scenarios } from '@svc/testing';
 import { loadUsageSnapshot, snapshotByAggregation, snapshotFromRecords } from './load-usage-snapshot';
 import { AgentUsage, DAY_MS, HOUR_MS, UsageSnapshot } from './usage-snapshot';
 
@@ -30,6 +30,7 @@ describe('loadUsageSnapshot', () => {
     ['volume surge', scenarios.volumeSurgeUsage],
     ['steady', scenarios.steadyUsage],
     ['short history', scenarios.shortHistoryUsage],
+    ['heavier prompts', scenarios.heavierPromptsUsage],
   ])('reads the same snapshot through the aggregation (MongoDB) and the record fold (embedded store): %s', async (_name, build) => {
     const repos = createRepositories(ctx.store);
     const now = Date.now();
@@ -46,6 +47,19 @@ describe('loadUsageSnapshot', () => {
     expect(normalized(folded)).toEqual(normalized(aggregated));
     expect(normalized(await loadUsageSnapshot(repos, orgId, at))).toEqual(normalized(folded));
     expect(folded.current.every((group) => group.cost < 99)).toBe(true);
+  });
+
+  it('keeps the current hour and the first usage when the embedded read hits its record limit', async () => {
+    const repos = createRepositories(ctx.store);
+    const now = Date.now();
+    const org = await repos.organizations.create({ name: 'busy', plan: 'growth' });
+    const orgId = asOrgId(org._id);
+    // 60 old records (5 to 7 days ago), then a runaway hour: more than the 50 the read may take.
+    const old = Array.from({ length: 60 }, (_, i) => scenarios.usageRecord(org._id, now - 5 * DAY_MS - i * HOUR_MS, { cost: 0.01, agent: 'crawler' }));
+    await repos.usage.recordBatch([...old, ...scenarios.runawayAgentUsage(org._id, now)]);
+    const snapshot = await snapshotFromRecords(repos, orgId, new Date(now), 50);
+    expect(snapshot.current).toEqual([expect.objectContaining({ agent: 'crawler', requests: 3, cost: 6 })]);
+    expect(snapshot.firstUsageAt).toEqual(old[59].created_at);
   });
 
   it('sees nothing for an organization without usage', async () => {

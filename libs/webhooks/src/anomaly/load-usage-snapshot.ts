@@ -77,11 +77,16 @@ export async function snapshotByAggregation(repos: Repositories, orgId: OrgId, n
   });
 }
 
-/** The same snapshot from the organization's records, folded in memory (embedded store). */
-export async function snapshotFromRecords(repos: Repositories, orgId: OrgId, now: Date): Promise<UsageSnapshot> {
+/**
+ * The same snapshot from the organization's records, folded in memory (embedded store). Read
+ * newest first, so past `limit` records it is the oldest of the week's baseline that is left out,
+ * never the current hour; the first usage is read on its own.
+ */
+export async function snapshotFromRecords(repos: Repositories, orgId: OrgId, now: Date, limit = EMBEDDED_RECORD_LIMIT): Promise<UsageSnapshot> {
   const t = now.getTime();
   const windowStart = t - HOUR_MS;
-  const records = await repos.usage.replay(orgId, { from: new Date(t - HISTORY_LOOKBACK_MS), to: new Date(t + 1) }, EMBEDDED_RECORD_LIMIT);
+  const range = { from: new Date(t - HISTORY_LOOKBACK_MS), to: new Date(t + 1) };
+  const [records, [first]] = await Promise.all([repos.usage.listBefore(orgId, range, null, limit), repos.usage.replay(orgId, range, 1)]);
   const current = new Map<string, Row>();
   const previousDay = new Map<string, Row>();
   const sameHour = new Map<number, number>();
@@ -96,7 +101,7 @@ export async function snapshotFromRecords(repos: Repositories, orgId: OrgId, now
     }
   }
   return complete(repos, orgId, now, {
-    firstUsageAt: records.length ? records[0].created_at : null,
+    firstUsageAt: first ? first.created_at : null,
     current: [...current.values()],
     previousDay: [...previousDay.values()],
     previousWeekCost,

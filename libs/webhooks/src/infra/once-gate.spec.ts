@@ -35,6 +35,17 @@ describe('OnceGate', () => {
       expect(await gate.claim(key, 'evt_first', 300)).toBe(false);
     });
 
+    it('releases a key only for the owner that holds it', async () => {
+      const gate = create();
+      const key = `${namespace}:${randomBytes(4).toString('hex')}`;
+      expect(await gate.claim(key, 'anom_first', 5_000)).toBe(true);
+      await gate.release(key, 'anom_other');
+      expect(await gate.claim(key, 'anom_second', 5_000)).toBe(false);
+      await gate.release(key, 'anom_first');
+      expect(await gate.claim(key, 'anom_second', 5_000)).toBe(true);
+      await gate.release(`${namespace}:never-claimed`, 'anom_first');
+    });
+
     it('keeps keys apart', async () => {
       const gate = create();
       expect(await gate.claim(`${namespace}:a`, 'x', 5_000)).toBe(true);

@@ -13,7 +13,12 @@ export interface OnceGate {
   readonly kind: 'redis' | 'memory';
   /** True when the key was free (now held by `owner` until `ttlMs` from now) or is held by `owner`. */
   claim(key: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Frees the key if `owner` still holds it (what was claimed did not happen after all). */
+  release(key: string, owner: string): Promise<void>;
 }
+
+/** Deletes the key only when its value is the owner's: a compare-and-delete in one step. */
+const RELEASE_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /** `SET key owner NX PX ttl`: shared by every replica of the dispatcher. */
 export class RedisOnceGate implements OnceGate {
@@ -25,6 +30,10 @@ export class RedisOnceGate implements OnceGate {
     const set = await this.redis.set(key, owner, 'PX', Math.max(1, Math.round(ttlMs)), 'NX');
     if (set === 'OK') return true;
     return (await this.redis.get(key)) === owner;
+  }
+
+  async release(key: string, owner: string): Promise<void> {
+    await this.redis.eval(RELEASE_SCRIPT, 1, key, owner);
   }
 }
 
@@ -45,6 +54,10 @@ export class MemoryOnceGate implements OnceGate {
     if (current && current.expiresAt > now) return current.owner === owner;
     this.held.set(key, { owner, expiresAt: now + ttlMs });
     return true;
+  }
+
+  async release(key: string, owner: string): Promise<void> {
+    if (this.held.get(key)?.owner === owner) this.held.delete(key);
   }
 
   /** Keys currently held (tests). */

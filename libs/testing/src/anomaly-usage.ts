@@ -1,12 +1,14 @@
 /**
- * Seeded usage for the anomaly specs (not exported from the library): one organization per rule
- * that should fire, and organizations that must stay quiet.
+ * Seeded usage for the cost-anomaly tests (the rules' specs in @svc/webhooks and the dispatcher's
+ * e2e): one organization per rule that should fire, and organizations that must stay quiet. Each
+ * builder takes the organization and the moment of the check.
  */
 import { randomBytes } from 'node:crypto';
 import type { UsageRecordEntity } from '@svc/domain';
-import { DAY_MS, HOUR_MS } from './usage-snapshot';
 
 const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
 
 export function usageRecord(orgId: string, at: number, fields: Partial<UsageRecordEntity> = {}): UsageRecordEntity {
   return {
@@ -65,6 +67,14 @@ export function modelDriftUsage(orgId: string, now: number): UsageRecordEntity[]
   return [
     ...times(20, (i) => now - HOUR_MS - (i + 1) * HOUR_MS).map((at) => usageRecord(orgId, at, { cost: 0.01, agent: 'summarizer', model: 'gpt-4o-mini' })),
     ...times(6, (i) => now - (i + 1) * 5 * MINUTE_MS).map((at) => usageRecord(orgId, at, { cost: 0.1, agent: 'summarizer', model: 'gpt-4o' })),
+  ];
+}
+
+/** The same model (gpt-4o) as the day before with 10x heavier prompts: no switch of models, nothing fires. */
+export function heavierPromptsUsage(orgId: string, now: number): UsageRecordEntity[] {
+  return [
+    ...times(20, (i) => now - HOUR_MS - (i + 1) * HOUR_MS).map((at) => usageRecord(orgId, at, { cost: 0.01, agent: 'summarizer', model: 'gpt-4o' })),
+    ...times(6, (i) => now - (i + 1) * 5 * MINUTE_MS).map((at) => usageRecord(orgId, at, { cost: 0.1, agent: 'summarizer', model: 'gpt-4o', input_tokens: 20_000 })),
   ];
 }
 
