@@ -1,4 +1,4 @@
-import { checkToolPolicy, LOCKED_ALLOWLIST, NETWORK_TOOLS } from './tool-profiles';
+import { argumentPaths, checkToolPolicy, LOCKED_ALLOWLIST, LOCKED_FORBIDDEN_OPTIONS, NETWORK_TOOLS } from './tool-profiles';
 
 const allowed = (profile: Parameters<typeof checkToolPolicy>[0], argv: string[]) => checkToolPolicy(profile, argv).allowed;
 const rule = (profile: Parameters<typeof checkToolPolicy>[0], argv: string[]) => {
@@ -29,6 +29,65 @@ describe('tool profiles', () => {
       }
       expect(rule('locked', ['python3', '-m', 'http.server'])).toBe('not_allowlisted');
       expect(rule('locked', ['sort', '--compress-program=curl', 'a'])).toBe('forbidden_argument');
+    });
+
+    it('has no tool whose options run a program: split --filter runs its value through /bin/sh', () => {
+      for (const tool of ['split', 'tar', 'git', 'nice', 'nohup', 'timeout', 'stdbuf', 'watch', 'flock', 'setsid', 'chroot', 'unshare', 'ionice', 'taskset', 'dd', 'ln']) {
+        expect([tool, LOCKED_ALLOWLIST.has(tool)]).toEqual([tool, false]);
+      }
+      for (const argv of [['split', '--filter=sh -c id', 'f'], ['split', '--filter', 'sh', 'f'], ['split', '-b1', '--fil=sh', 'f']]) {
+        expect([argv, rule('locked', argv)]).toEqual([argv, 'not_allowlisted']);
+      }
+    });
+
+    it.each([
+      [['sort', '--compress-program=sh', 'a']],
+      [['sort', '--compress-program', 'sh', 'a']],
+      [['sort', '--compress=sh', 'a']],
+      [['sort', '--co', 'sh', 'a']],
+      [['sort', '-u', 'a', '--compress-prog=sh']],
+      [['sort', '--files0-from=list']],
+      [['sort', '--files0-from', 'list']],
+      [['sort', '--files0=list']],
+      [['wc', '--files0-from=list']],
+      [['du', '--files0-from', 'list']],
+    ])('refuses %j: an option that runs a program or reads file names from a file, in any GNU spelling', (argv) => {
+      expect(rule('locked', argv)).toBe('forbidden_argument');
+    });
+
+    it('keeps the options that only look alike', () => {
+      for (const argv of [['sort', '--check', 'a'], ['sort', '--field-separator=,', 'a'], ['sort', '-c', 'a'], ['wc', '--lines', 'a'], ['du', '--summarize', '.']]) {
+        expect([argv, rule('locked', argv)]).toEqual([argv, 'allowed']);
+      }
+      expect(Object.keys(LOCKED_FORBIDDEN_OPTIONS).every((tool) => LOCKED_ALLOWLIST.has(tool))).toBe(true);
+    });
+
+    it.each([
+      [['date', '-f/etc/hostname']],
+      [['date', '-f', '/etc/hostname']],
+      [['sort', '-o/tmp/x', 'f']],
+      [['sort', '-uo/tmp/x', 'f']],
+      [['grep', '-f/etc/passwd', 'x', 'notes.txt']],
+      [['grep', '-rf/etc/passwd', 'x']],
+      [['grep', '-f../../secret', 'x', 'notes.txt']],
+      [['cp', '-t/tmp', 'notes.txt']],
+      [['cp', '--target-directory=/tmp', 'notes.txt']],
+      [['touch', '-r/etc/shadow', 'x']],
+      [['sort', '-T..', 'f']],
+      [['tail', '--pid=1', '-f/etc/hosts']],
+    ])('refuses %j: a path glued to an option leaves the session directory', (argv) => {
+      expect(rule('locked', argv)).toBe('argument_outside_workdir');
+    });
+
+    it('reads a glued option value as a path from its first / or .. on', () => {
+      expect(argumentPaths('-f/etc/hostname')).toEqual(['-f/etc/hostname', '/etc/hostname']);
+      expect(argumentPaths('--file=/x')).toEqual(['--file=/x', '/x', '/x']);
+      expect(argumentPaths('-I../x')).toEqual(['-I../x', '../x']);
+      expect(argumentPaths('notes/a.txt')).toEqual(['notes/a.txt']);
+      expect(argumentPaths('-')).toEqual(['-']);
+      for (const argv of [['grep', '-fpatterns.txt', 'notes.txt'], ['sort', '-onotes.sorted', 'notes.txt'], ['head', '-n5', 'a'], ['cat', '-'], ['date', '-f/dev/null'], ['ls', '-I..x']]) {
+        expect([argv, rule('locked', argv)]).toEqual([argv, 'allowed']);
+      }
     });
 
     it('runs commands by name only and keeps arguments inside the session directory', () => {
