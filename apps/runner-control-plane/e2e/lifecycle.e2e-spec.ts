@@ -1,11 +1,11 @@
 import { verifyRunnerProof } from '@svc/auth';
 import type { OrgId } from '@svc/domain';
-import { bootRunners, Json, RunnerTestContext, seedKey } from './runner-helpers';
+import { bootRunners, Json, LOCAL_ON, RunnerTestContext, seedKey } from './runner-helpers';
 
 describe('runner lifecycle through HTTP', () => {
   let t: RunnerTestContext;
   beforeAll(async () => {
-    t = await bootRunners();
+    t = await bootRunners(LOCAL_ON);
   });
   afterAll(() => t.stop());
 
@@ -19,7 +19,7 @@ describe('runner lifecycle through HTTP', () => {
       provider_type: provider,
       tool_profile: 'locked',
       ttl_seconds: 600,
-      version: 2,
+      version: 3,
       created_at: expect.any(String),
       updated_at: expect.any(String),
       session: null,
@@ -45,7 +45,7 @@ describe('runner lifecycle through HTTP', () => {
     expect(stored?.budget_usd).toBe(5);
 
     const running = await t.admin.get(`/${runnerId}`);
-    expect(running.body).toMatchObject({ state: 'running', version: 4, session: { session_id: sessionId, state: 'active', runner_id: runnerId } });
+    expect(running.body).toMatchObject({ state: 'running', version: 5, session: { session_id: sessionId, state: 'active', runner_id: runnerId } });
 
     const exec = await t.admin.exec(runnerId, sessionId, ['echo', 'hello', 'runner']);
     expect(exec.status).toBe(200);
@@ -96,14 +96,60 @@ describe('runner lifecycle through HTTP', () => {
     });
   });
 
-  it('bumps the version on every transition, visible in the audit trail', async () => {
+  it('bumps the version once per transition event, visible in the audit trail', async () => {
     const runner = await t.admin.createRunner();
     const session = await t.admin.startSession(runner.runner_id);
     await t.admin.post(`/${runner.runner_id}/stop`, undefined, { session_id: session.session_id });
     const { events } = (await t.admin.get(`/${runner.runner_id}/events`)).body as { events: Json[] };
     const versions = events.map((e) => e.detail.version as number).reverse();
-    expect(versions).toEqual([1, 1, 2, 3, 4, 5, 6, 7]);
-    expect((await t.admin.get(`/${runner.runner_id}`)).body.version).toBe(7);
+    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect((await t.admin.get(`/${runner.runner_id}`)).body.version).toBe(8);
+  });
+
+  it('numbers every transition event 1, 2, 3, ... across a whole lifecycle; commands and refusals keep the version', async () => {
+    const runner = await t.admin.createRunner({ tool_profile: 'full_vm_tools' });
+    const first = await t.admin.startSession(runner.runner_id);
+    expect((await t.admin.exec(runner.runner_id, first.session_id, ['echo', 'one'])).status).toBe(200);
+    expect((await t.admin.exec(runner.runner_id, first.session_id, ['sudo', 'id'])).status).toBe(403);
+    await t.admin.post(`/${runner.runner_id}/stop`, undefined, { session_id: first.session_id });
+    const second = await t.admin.startSession(runner.runner_id);
+    const terminated = await t.admin.post(`/${runner.runner_id}/terminate`);
+    expect(await t.admin.transitionVersions(runner.runner_id)).toEqual([
+      ['runner_created', 1],
+      ['runner_provisioning', 2],
+      ['runner_ready', 3],
+      ['session_starting', 4],
+      ['session_active', 5],
+      ['session_stopping', 6],
+      ['session_terminated', 7],
+      ['runner_ready', 8],
+      ['session_starting', 9],
+      ['session_active', 10],
+      ['session_terminated', 11],
+      ['runner_terminated', 12],
+    ]);
+    expect(terminated.body.version).toBe(12);
+    expect((await t.repos.runnerSessions.findById(t.orgId, second.session_id))?.state).toBe('terminated');
+    const events = (await t.admin.get(`/${runner.runner_id}/events`, { limit: '1000' })).body.events as Json[];
+    const commands = events.filter((e) => ['command_executed', 'policy_denied'].includes(e.event_type));
+    expect(commands.map((e) => [e.event_type, e.detail.version])).toEqual([
+      ['policy_denied', 5],
+      ['command_executed', 5],
+    ]);
+  });
+
+  it('gives the failure path one version per event too: session_failed, then runner_failed', async () => {
+    const runner = await t.admin.createRunner({ tool_profile: 'full_vm_tools' });
+    const session = await t.admin.startSession(runner.runner_id);
+    expect((await t.admin.exec(runner.runner_id, session.session_id, ['fake:provider-error'])).status).toBe(502);
+    expect((await t.admin.transitionVersions(runner.runner_id)).slice(-3)).toEqual([
+      ['session_active', 5],
+      ['session_failed', 6],
+      ['runner_failed', 7],
+    ]);
+    const terminated = await t.admin.post(`/${runner.runner_id}/terminate`);
+    expect(terminated.body.version).toBe(8);
+    expect((await t.admin.transitionVersions(runner.runner_id)).at(-1)).toEqual(['runner_terminated', 8]);
   });
 
   it('lists runners with state filter and paging, newest first', async () => {

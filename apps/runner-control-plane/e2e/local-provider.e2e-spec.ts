@@ -1,11 +1,13 @@
-import { existsSync } from 'node:fs';
-import { bootRunners, Json, RunnerTestContext } from './runner-helpers';
+import { existsSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { processesIn } from '@svc/runners';
+import { bootRunners, eventually, Json, LOCAL_ON, RunnerTestContext } from './runner-helpers';
 
 /** The `local` provider through HTTP: no shell, a throwaway directory, a clean env, timeouts, the output cap, tool profiles. */
 describe('local runner provider', () => {
   let t: RunnerTestContext;
   beforeAll(async () => {
-    t = await bootRunners();
+    t = await bootRunners(LOCAL_ON);
   });
   afterAll(() => t.stop());
 
@@ -83,6 +85,15 @@ describe('local runner provider', () => {
     [['/usr/bin/curl', 'https://example.com'], 'path_not_allowed'],
     [['cat', '/etc/passwd'], 'argument_outside_workdir'],
     [['cp', '../x', 'y'], 'argument_outside_workdir'],
+    [['split', '--filter=sh -c id', '/dev/zero'], 'not_allowlisted'],
+    [['split', '--filter', 'touch pwned', 'notes.txt'], 'not_allowlisted'],
+    [['sort', '--compress-program=sh', 'notes.txt'], 'forbidden_argument'],
+    [['sort', '--compress', 'sh', 'notes.txt'], 'forbidden_argument'],
+    [['sort', '--files0-from=list'], 'forbidden_argument'],
+    [['date', '-f/etc/hostname'], 'argument_outside_workdir'],
+    [['sort', '-o/tmp/svc-escape', 'notes.txt'], 'argument_outside_workdir'],
+    [['grep', '-f/etc/passwd', 'x', 'notes.txt'], 'argument_outside_workdir'],
+    [['cp', '-t/tmp', 'notes.txt'], 'argument_outside_workdir'],
   ])('the locked profile refuses %j (403 policy_denied, %s)', async (argv, rule) => {
     const s = await session('locked');
     const res = await s.exec(argv);
@@ -92,6 +103,55 @@ describe('local runner provider', () => {
     expect(event).toMatchObject({ event_type: 'policy_denied', session_id: s.sessionId, detail: { rule, tool_profile: 'locked' } });
     expect(event.actor).toMatch(/^key_/);
     expect(await t.repos.runnerCommands.listBySession(t.orgId, s.sessionId)).toEqual([]);
+  });
+
+  it('refuses, for every profile, an argument reaching DATA_DIR (instance secrets): directly, in a shell line, through a link', async () => {
+    const secrets = join(t.service.dataDir, 'instance-secrets.json');
+    expect(existsSync(secrets)).toBe(true);
+    const s = await session('full_vm_tools');
+    const cwd = ((await s.exec(['pwd'])).body.stdout as string).trim();
+    expect((await s.exec(['ln', '-s', dirname(t.service.dataDir), 'up'])).body.exit_code).toBe(0);
+    for (const argv of [
+      ['cat', secrets],
+      ['cat', relative(cwd, secrets)],
+      ['sh', '-c', `cat ${secrets}`],
+      ['python3', '-c', `print(open('${secrets}').read())`],
+      ['cp', `--target-directory=${t.service.dataDir}`, 'x'],
+      ['cat', `up/${relative(dirname(t.service.dataDir), secrets)}`],
+      ['cat', `/proc/${process.pid}/environ`],
+    ]) {
+      const res = await s.exec(argv);
+      expect([argv, res.status, res.body.error?.code]).toEqual([argv, 403, 'policy_denied']);
+      expect(JSON.stringify(res.body)).not.toContain(t.service.runtime.secrets.jwtSecret);
+      expect(await lastEvent(s.runnerId)).toMatchObject({ event_type: 'policy_denied', detail: { rule: 'protected_path', tool_profile: 'full_vm_tools' } });
+    }
+    const web = await session('web_automation');
+    expect((await web.exec(['cat', secrets])).body.error.code).toBe('policy_denied');
+    expect(await lastEvent(web.runnerId)).toMatchObject({ event_type: 'policy_denied', detail: { rule: 'protected_path' } });
+    expect((await s.exec(['cat', '/etc/hostname'])).status).toBe(200);
+  });
+
+  it('kills at terminate what a command left running in another session (setsid) inside the session directory', async () => {
+    const s = await session('full_vm_tools');
+    const pwd = ((await s.exec(['pwd'])).body.stdout as string).trim();
+    expect((await s.exec(['sh', '-c', 'setsid sleep 30 & sleep 0.3'])).body.exit_code).toBe(0);
+    expect(await processesIn([pwd])).toHaveLength(1);
+    expect((await t.admin.post(`/${s.runnerId}/terminate`)).status).toBe(200);
+    await eventually(async () => (await processesIn([pwd])).length === 0);
+    expect(existsSync(pwd)).toBe(false);
+  });
+
+  it('answers 409 invalid_state, without failing the runner, when the session directory is gone (never recreated)', async () => {
+    const s = await session('locked');
+    const pwd = ((await s.exec(['pwd'])).body.stdout as string).trim();
+    rmSync(pwd, { recursive: true });
+    const res = await s.exec(['touch', 'x']);
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'invalid_state', message: expect.stringContaining('no working directory') });
+    expect(existsSync(pwd)).toBe(false);
+    expect(await lastEvent(s.runnerId)).toMatchObject({ event_type: 'command_failed', detail: { error: expect.stringContaining('no working directory') } });
+    expect((await t.admin.get(`/${s.runnerId}`)).body.state).toBe('running');
+    expect((await t.admin.post(`/${s.runnerId}/stop`, undefined, { session_id: s.sessionId })).status).toBe(200);
   });
 
   it('web_automation allows HTTP clients and interpreters but not remote shells or servers', async () => {

@@ -1,11 +1,13 @@
+import { asOrgId } from '@svc/domain';
 import { AgentFailedData, EventJob, GatewayEvent, QUEUES } from '@svc/events';
-import { bootRunners, eventually, Json, RunnerApi, RunnerTestContext } from './runner-helpers';
+import { FAKE_START_ERROR_IMAGE, FAKE_STOP_ERROR_IMAGE, FAKE_TERMINATE_ERROR_IMAGE } from '@svc/runners';
+import { bootRunners, eventually, Json, LOCAL_ON, RunnerApi, RunnerTestContext, seedKey } from './runner-helpers';
 
 describe('runner operations: health, prerequisites, canary, self-hosted runners, provider failures', () => {
   let t: RunnerTestContext;
   const published: GatewayEvent[] = [];
   beforeAll(async () => {
-    t = await bootRunners();
+    t = await bootRunners(LOCAL_ON);
     // What the webhook dispatcher would consume: the real `events` queue of this process.
     t.service.runtime.events.queue<EventJob>(QUEUES.events).process(async (job) => {
       published.push(job.data.event);
@@ -67,6 +69,25 @@ describe('runner operations: health, prerequisites, canary, self-hosted runners,
     ]);
   });
 
+  it('reports a failed canary with 503: the failing step, the rest skipped, nothing left behind', async () => {
+    // A free-plan organization has no managed runners (plan entitlement), so the canary's create fails.
+    const freeOrg = asOrgId((await t.repos.organizations.create({ name: 'Free org', plan: 'free' }))._id);
+    const api = new RunnerApi(t.base, { 'X-SVC-API-Key': await seedKey(t.repos, freeOrg, ['admin:write']) });
+    const res = await api.post('/canary');
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ status: 'failed', provider: 'fake', runner_id: null, session_id: null });
+    expect((res.body.steps as Json[]).map((s) => [s.step, s.status])).toEqual([
+      ['create', 'failed'],
+      ['start', 'skipped'],
+      ['exec', 'skipped'],
+      ['stop', 'skipped'],
+      ['cleanup', 'skipped'],
+    ]);
+    expect(res.body.steps[0].detail).toMatchObject({ code: 'feature_not_on_plan', http_status: 403 });
+    expect(res.body.duration_ms).toBeGreaterThanOrEqual(0);
+    expect((await t.repos.runners.list(freeOrg)).total).toBe(0);
+  });
+
   it('registers a self-hosted machine once (409 runner_already_registered), deregisters it, and lets it register again', async () => {
     const registered = await t.admin.post('/byovm/register', { machine_id: 'build-box-01', name: 'build box' });
     expect(registered.status).toBe(201);
@@ -122,5 +143,49 @@ describe('runner operations: health, prerequisites, canary, self-hosted runners,
     expect((await t.admin.eventTypes(runner.runner_id)).slice(-3)).toEqual(['command_failed', 'session_failed', 'runner_failed']);
     const event = await agentFailed(runner.runner_id);
     expect(event.data).toMatchObject({ runner_id: runner.runner_id, runner_name: runner.runner_id, session_id: session.session_id });
+  });
+
+  it('fails the runner and its session when the provider cannot start a session: 502 provider_error', async () => {
+    const runner = await t.admin.createRunner({ image_ref: FAKE_START_ERROR_IMAGE });
+    const res = await t.admin.post(`/${runner.runner_id}/start`);
+    expect(res.status).toBe(502);
+    expect(res.body.error).toMatchObject({ type: 'api_error', code: 'provider_error', message: expect.stringContaining('could not start the session') });
+    expect((await t.admin.get(`/${runner.runner_id}`)).body).toMatchObject({ state: 'failed', session: null });
+    expect(await t.admin.transitionVersions(runner.runner_id)).toEqual([
+      ['runner_created', 1],
+      ['runner_provisioning', 2],
+      ['runner_ready', 3],
+      ['session_starting', 4],
+      ['session_failed', 5],
+      ['runner_failed', 6],
+    ]);
+    const [session] = await t.repos.runnerSessions.listByRunner(t.orgId, runner.runner_id);
+    expect(session).toMatchObject({ state: 'failed' });
+    expect((await agentFailed(runner.runner_id)).data).toMatchObject({ session_id: session._id });
+  });
+
+  it('fails the runner and its session when the provider cannot stop a session: 502 provider_error', async () => {
+    const runner = await t.admin.createRunner({ image_ref: FAKE_STOP_ERROR_IMAGE });
+    const session = await t.admin.startSession(runner.runner_id);
+    const res = await t.admin.post(`/${runner.runner_id}/stop`, undefined, { session_id: session.session_id });
+    expect(res.status).toBe(502);
+    expect(res.body.error).toMatchObject({ code: 'provider_error', message: expect.stringContaining('could not stop the session') });
+    expect((await t.admin.get(`/${runner.runner_id}`)).body.state).toBe('failed');
+    expect((await t.repos.runnerSessions.findById(t.orgId, session.session_id))?.state).toBe('failed');
+    expect((await t.admin.transitionVersions(runner.runner_id)).slice(-3)).toEqual([
+      ['session_stopping', 6],
+      ['session_failed', 7],
+      ['runner_failed', 8],
+    ]);
+    await agentFailed(runner.runner_id);
+  });
+
+  it('terminates a runner although its provider fails to release it, and records the failure', async () => {
+    const runner = await t.admin.createRunner({ image_ref: FAKE_TERMINATE_ERROR_IMAGE });
+    const res = await t.admin.post(`/${runner.runner_id}/terminate`);
+    expect(res.status).toBe(200);
+    expect(res.body.state).toBe('terminated');
+    const last = (await t.admin.get(`/${runner.runner_id}/events`, { limit: '1' })).body.events[0];
+    expect(last).toMatchObject({ event_type: 'runner_terminated', detail: { provider_error: expect.stringContaining('could not be released'), version: 4 } });
   });
 });

@@ -1,10 +1,10 @@
-import { bootRunners, RunnerApi, RunnerTestContext } from './runner-helpers';
+import { bootRunners, LOCAL_ON, RunnerApi, RunnerTestContext } from './runner-helpers';
 
 /** SPEC.md runner RBAC: read for Viewer, Operator, Admin; create/start/stop/exec for Operator, Admin; terminate for Admin. */
 describe('runner RBAC', () => {
   let t: RunnerTestContext;
   beforeAll(async () => {
-    t = await bootRunners();
+    t = await bootRunners(LOCAL_ON);
   });
   afterAll(() => t.stop());
 
@@ -56,6 +56,28 @@ describe('runner RBAC', () => {
     for (const res of [r.create, r.register]) expect(res.status).toBe(201);
     const actor = (await t.role(role).get(`/${r.terminate.body.runner_id}/events`)).body.events[0].actor;
     expect(actor).toBe(`usr_${role.toLowerCase()}`);
+  });
+
+  it.each(['Operator', 'Manager'] as const)('%s creates local runners with the locked profile only (host programs need Admin level)', async (role) => {
+    const api = t.role(role);
+    for (const tool_profile of ['web_automation', 'full_vm_tools']) {
+      const res = await api.post('/', { provider_type: 'local', tool_profile, ttl_seconds: 600 });
+      denied(res);
+      expect(res.body.error.message).toContain('runner:terminate');
+    }
+    expect((await t.repos.runners.list(t.orgId)).items.filter((r) => r.provider_type === 'local' && r.tool_profile !== 'locked' && r.created_by === `usr_${role.toLowerCase()}`)).toEqual([]);
+    expect((await api.post('/', { provider_type: 'local', tool_profile: 'locked', ttl_seconds: 600 })).status).toBe(201);
+    expect((await api.post('/', { provider_type: 'fake', tool_profile: 'full_vm_tools', ttl_seconds: 600 })).status).toBe(201);
+    const explicit = await t.key(['runner:create', 'runner:read']);
+    denied(await explicit.post('/', { provider_type: 'local', tool_profile: 'full_vm_tools', ttl_seconds: 600 }));
+  });
+
+  it.each(['Admin', 'Owner'] as const)('%s creates local runners with any profile', async (role) => {
+    for (const tool_profile of ['locked', 'web_automation', 'full_vm_tools']) {
+      const res = await t.role(role).post('/', { provider_type: 'local', tool_profile, ttl_seconds: 600 });
+      expect([tool_profile, res.status]).toEqual([tool_profile, 201]);
+    }
+    expect((await t.admin.post('/', { provider_type: 'local', tool_profile: 'full_vm_tools', ttl_seconds: 600 })).status).toBe(201);
   });
 
   it('maps gateway key scopes: admin:read reads, admin:write does everything, others nothing', async () => {

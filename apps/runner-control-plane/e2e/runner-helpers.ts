@@ -11,6 +11,12 @@ export type Json = Record<string, any>;
 
 export const RUNNERS = '/gateway/admin/runners';
 
+/** The `local` provider is off by default (RUNNER_LOCAL_ENABLED); tests that run real commands turn it on. */
+export const LOCAL_ON = { RUNNER_LOCAL_ENABLED: 'true' } as const;
+
+/** Audit events that are not transitions (they carry the version as it is, without a bump). */
+const NON_TRANSITIONS = ['command_executed', 'command_failed', 'policy_denied'];
+
 export interface ApiResponse {
   status: number;
   body: Json;
@@ -65,6 +71,16 @@ export class RunnerApi {
 
   exec(runnerId: string, sessionId: string, argv: string[], timeout_seconds?: number) {
     return this.post(`/${runnerId}/exec`, { argv, ...(timeout_seconds ? { timeout_seconds } : {}) }, { session_id: sessionId });
+  }
+
+  /** `[event_type, detail.version]` of the runner's transition events, oldest first. */
+  async transitionVersions(runnerId: string): Promise<Array<[string, number]>> {
+    const res = await this.get(`/${runnerId}/events`, { limit: '1000' });
+    expect(res.status).toBe(200);
+    return (res.body.events as Json[])
+      .filter((e) => !NON_TRANSITIONS.includes(e.event_type as string))
+      .map((e): [string, number] => [e.event_type as string, e.detail.version as number])
+      .reverse();
   }
 
   async eventTypes(runnerId: string): Promise<string[]> {

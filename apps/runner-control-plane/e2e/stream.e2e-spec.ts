@@ -1,5 +1,5 @@
 import { RunnerStreamHub } from '@svc/runners';
-import { bootRunners, eventually, RUNNERS, RunnerTestContext, seedKey, sleep } from './runner-helpers';
+import { bootRunners, eventually, LOCAL_ON, RUNNERS, RunnerTestContext, seedKey, sleep } from './runner-helpers';
 import { SseClient } from './sse-client';
 
 const HEARTBEAT_MS = 100;
@@ -8,7 +8,7 @@ describe('runner stream (SSE)', () => {
   let t: RunnerTestContext;
   let adminKey: string;
   beforeAll(async () => {
-    t = await bootRunners({ RUNNER_STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) });
+    t = await bootRunners({ ...LOCAL_ON, RUNNER_STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) });
     adminKey = await seedKey(t.repos, t.orgId, ['admin:read']);
   });
   afterAll(() => t.stop());

@@ -66,6 +66,17 @@ describe('runner state machine through HTTP', () => {
     expect((await t.admin.exec(runner.runner_id, second.session_id, ['echo'])).status).toBe(200);
   });
 
+  it('checks the state before the provider: starting a terminated self-hosted runner is 409, not provider_not_configured', async () => {
+    const registered = await t.admin.post('/byovm/register', { machine_id: `m-${Date.now()}` });
+    expect((await t.admin.post(`/${registered.body.runner_id}/start`)).body.error.code).toBe('provider_not_configured');
+    expect((await t.admin.delete(`/byovm/${registered.body.runner_id}`)).status).toBe(200);
+    expectInvalidState(await t.admin.post(`/${registered.body.runner_id}/start`));
+    // The same for a runner of a provider this deployment has turned off since (local is off here).
+    const local = await t.repos.runners.create(t.orgId, { provider_type: 'local', tool_profile: 'locked', ttl_seconds: 600 });
+    await t.repos.runners.updateVersioned(t.orgId, local._id, 1, { state: 'terminated' });
+    expectInvalidState(await t.admin.post(`/${local._id}/start`));
+  });
+
   it('refuses terminate on a terminated runner', async () => {
     const { runnerId } = await runnerIn('terminated');
     expectInvalidState(await t.admin.post(`/${runnerId}/terminate`));
@@ -109,8 +120,8 @@ describe('runner state machine through HTTP', () => {
   it('refuses a stale optimistic update at the repository (version check)', async () => {
     const runner = await t.admin.createRunner();
     const stored = await t.repos.runners.findById(t.orgId, runner.runner_id);
-    expect(stored?.version).toBe(2);
+    expect(stored?.version).toBe(3);
     await t.admin.startSession(runner.runner_id);
-    expect(await t.repos.runners.updateVersioned(t.orgId, runner.runner_id, 2, { state: 'terminated' })).toBeNull();
+    expect(await t.repos.runners.updateVersioned(t.orgId, runner.runner_id, 3, { state: 'terminated' })).toBeNull();
   });
 });

@@ -5,7 +5,7 @@ import { createRunnerTokenResolver, hashRunnerToken } from '@svc/auth';
 import { asOrgId } from '@svc/domain';
 import { bootService } from '@svc/testing';
 import { SERVICE } from '../src/app.module';
-import { bootRunners, eventually, RunnerApi, RUNNERS, RunnerTestContext, seedKey } from './runner-helpers';
+import { bootRunners, eventually, LOCAL_ON, RunnerApi, RUNNERS, RunnerTestContext, seedKey } from './runner-helpers';
 import { SseClient } from './sse-client';
 
 /**
@@ -17,7 +17,7 @@ describe('runner TTL', () => {
   describe('while running', () => {
     let t: RunnerTestContext;
     beforeAll(async () => {
-      t = await bootRunners({ RUNNER_SWEEP_INTERVAL_MS: '50' });
+      t = await bootRunners({ ...LOCAL_ON, RUNNER_SWEEP_INTERVAL_MS: '50' });
     });
     afterAll(() => t.stop());
 

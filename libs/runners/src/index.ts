@@ -7,6 +7,8 @@ export * from './providers/provider-registry';
 export * from './providers/tool-profiles';
 export * from './providers/fake.provider';
 export * from './providers/local.provider';
+export { processesIn } from './providers/local-processes';
+export { ProtectedPaths } from './providers/protected-paths';
 export * from './stream/runner-stream.hub';
 export * from './stream/runner-stream.service';
 export * from './stream/runner-stream.relay';

@@ -4,6 +4,7 @@ import { APP_CONFIG, AppConfig, LOGGER, Logger, Redis, REDIS } from '@svc/platfo
 import { RunnerAccessGuard } from './access/runner-access.guard';
 import { FakeRunnerProvider } from './providers/fake.provider';
 import { LocalRunnerProvider } from './providers/local.provider';
+import { ProtectedPaths } from './providers/protected-paths';
 import { RunnerProviderRegistry } from './providers/provider-registry';
 import { RunnerProvider } from './providers/runner-provider';
 import { RunnerFailures } from './runner-failures';
@@ -26,10 +27,12 @@ import { StartSessionUseCase } from './usecases/start-session.usecase';
 import { StopSessionUseCase } from './usecases/stop-session.usecase';
 import { TerminateRunnerUseCase } from './usecases/terminate-runner.usecase';
 
-/** The providers this deployment runs: `fake` always, `local` unless turned off (docs/runners.md). */
-function createProviderRegistry(settings: RunnerSettings): RunnerProviderRegistry {
+/** The providers this deployment runs: `fake` always, `local` when turned on (docs/runners.md). */
+function createProviderRegistry(settings: RunnerSettings, protectedPaths: ProtectedPaths): RunnerProviderRegistry {
   const providers: RunnerProvider[] = [new FakeRunnerProvider(settings.outputCapBytes)];
-  if (settings.localEnabled) providers.push(new LocalRunnerProvider({ workDir: settings.workDir, outputCapBytes: settings.outputCapBytes }));
+  if (settings.localEnabled) {
+    providers.push(new LocalRunnerProvider({ workDir: settings.workDir, outputCapBytes: settings.outputCapBytes, protectedPaths }));
+  }
   return new RunnerProviderRegistry(providers);
 }
 
@@ -47,7 +50,8 @@ export const RUNNER_STREAM_RELAY = Symbol('RUNNER_STREAM_RELAY');
   providers: [
     { provide: RUNNER_SETTINGS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => runnerSettings(config) },
     { provide: RUNNER_CLOCK, useValue: systemClock },
-    { provide: RunnerProviderRegistry, inject: [RUNNER_SETTINGS], useFactory: createProviderRegistry },
+    { provide: ProtectedPaths, inject: [RUNNER_SETTINGS], useFactory: (settings: RunnerSettings) => ProtectedPaths.create([settings.dataDir], process.pid) },
+    { provide: RunnerProviderRegistry, inject: [RUNNER_SETTINGS, ProtectedPaths], useFactory: createProviderRegistry },
     RunnerStreamHub,
     {
       provide: RUNNER_STREAM_RELAY,

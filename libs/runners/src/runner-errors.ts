@@ -39,9 +39,9 @@ export function featureDisabled(): GatewayError {
   });
 }
 
-export function permissionDenied(permission: string): GatewayError {
+export function permissionDenied(permission: string, message = `This operation needs the runner permission ${permission}`): GatewayError {
   return new GatewayError(403, {
-    message: `This operation needs the runner permission ${permission}`,
+    message,
     type: 'permission_error',
     code: 'permission_denied',
     remediation:

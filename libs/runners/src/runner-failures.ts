@@ -22,9 +22,9 @@ export function runnerRef(runner: RunnerEntity): RunnerRef {
 const FAIL_ATTEMPTS = 5;
 
 /**
- * The provider-error path of DECISIONS.md: the session (if any) becomes `failed` (`session_failed`),
- * the runner `failed` (`runner_failed`, with the error), `agent.failed` is published, and the
- * runner stream gets an `error` then `done`.
+ * The provider-error path of DECISIONS.md: the session (if any) becomes `failed` (`session_failed`,
+ * one version bump), the runner `failed` (`runner_failed` with the error, another bump),
+ * `agent.failed` is published, and the runner stream gets an `error` then `done`.
  */
 @Injectable()
 export class RunnerFailures {
@@ -44,7 +44,11 @@ export class RunnerFailures {
     if (!runner) return;
     if (sessionId) {
       const failed = await repos.runnerSessions.transition(orgId, sessionId, sessionFrom('fail'), { state: 'failed', ended_at: now }, now);
-      if (failed) await this.records.audit(orgId, { runner, session: failed, type: 'session_failed', actor: SYSTEM_ACTOR, detail: { error: message } });
+      if (failed) {
+        runner = await this.records.bumpRunner(orgId, runner);
+        if (!runner) return;
+        await this.records.audit(orgId, { runner, session: failed, type: 'session_failed', actor: SYSTEM_ACTOR, detail: { error: message } });
+      }
     }
     for (let attempt = 0; attempt < FAIL_ATTEMPTS && runner && runnerAllows('fail', runner.state); attempt += 1) {
       const from = runner.state;

@@ -17,6 +17,9 @@ export const SYSTEM_ACTOR = 'system';
 
 /** Audit types that are not state transitions (no `state_change` on the stream). */
 const NON_TRANSITIONS: ReadonlySet<RunnerEventType> = new Set<RunnerEventType>(['command_executed', 'command_failed', 'policy_denied']);
+/** Attempts at a system bump when other operations keep moving the runner's version. */
+const BUMP_ATTEMPTS = 5;
+
 /** Audit types after which a runner-level stream is done. */
 const RUNNER_ENDINGS: ReadonlySet<RunnerEventType> = new Set<RunnerEventType>(['runner_terminated', 'runner_failed']);
 
@@ -94,6 +97,22 @@ export class RunnerRecords {
     );
     if (!moved) throw invalidState(`Runner ${runner._id} changed while this ${operation} was under way (version ${runner.version} is stale); the other operation won`);
     return moved;
+  }
+
+  /**
+   * One version bump with no state change (and an optional patch), for a transition the system
+   * records whatever else happens (a session that failed, expired or was terminated): it applies
+   * to the runner's current version, re-reading it when another operation moved it first. Null
+   * when the runner is gone (or, under extreme contention, could not be bumped).
+   */
+  async bumpRunner(orgId: OrgId, runner: RunnerEntity, patch: Patch<Omit<RunnerEntity, 'version'>> = {}): Promise<RunnerEntity | null> {
+    let current: RunnerEntity | null = runner;
+    for (let attempt = 0; attempt < BUMP_ATTEMPTS && current; attempt += 1) {
+      const moved = await this.repos.runners.updateVersioned(orgId, current._id, current.version, patch, [current.state], this.now());
+      if (moved) return moved;
+      current = await this.repos.runners.findById(orgId, current._id);
+    }
+    return null;
   }
 
   /** Moves a session from one of the operation's states; 409 when it is no longer in one. */

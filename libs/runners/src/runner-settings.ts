@@ -16,8 +16,10 @@ export const systemClock: RunnerClock = { now: () => new Date() };
 export interface RunnerSettings {
   /** `RUNNERS_ENABLED`: the feature flag. */
   enabled: boolean;
-  /** `RUNNER_LOCAL_ENABLED`, defaulting to on outside production. */
+  /** `RUNNER_LOCAL_ENABLED` (default false): the `local` provider runs commands on this host. */
   localEnabled: boolean;
+  /** `DATA_DIR`: instance secrets and the embedded store; no runner command may name a path in it. */
+  dataDir: string;
   workDir: string;
   outputCapBytes: number;
   sweepIntervalMs: number;
@@ -27,7 +29,8 @@ export interface RunnerSettings {
 export function runnerSettings(config: AppConfig): RunnerSettings {
   return {
     enabled: config.RUNNERS_ENABLED,
-    localEnabled: config.RUNNER_LOCAL_ENABLED ?? config.NODE_ENV !== 'production',
+    localEnabled: config.RUNNER_LOCAL_ENABLED,
+    dataDir: config.DATA_DIR,
     workDir: config.RUNNER_WORK_DIR ?? tmpdir(),
     outputCapBytes: config.RUNNER_OUTPUT_CAP_BYTES,
     sweepIntervalMs: config.RUNNER_SWEEP_INTERVAL_MS,

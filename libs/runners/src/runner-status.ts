@@ -97,7 +97,7 @@ export class RunnerStatus {
       if (!provider) {
         const why =
           type === 'local'
-            ? 'turned off (RUNNER_LOCAL_ENABLED=false, or production without RUNNER_LOCAL_ENABLED=true)'
+            ? 'off (the default): set RUNNER_LOCAL_ENABLED=true to run commands on this host, see docs/runners.md'
             : 'vendor provider: no adapter is configured on this deployment';
         states[type] = { configured: false, available: false, detail: why };
         continue;

@@ -18,7 +18,7 @@ describe.each(storeTargets(process.env.MONGODB_URI))('RunnerSweeper ($name)', (t
   let sweeper: RunnerSweeper;
   let publisher: RecordingPublisher;
   const clock: RunnerClock = { now: () => now };
-  const settings: RunnerSettings = { enabled: true, localEnabled: false, workDir: '/tmp', outputCapBytes: 1024, sweepIntervalMs: 60_000, heartbeatMs: 15_000 };
+  const settings: RunnerSettings = { enabled: true, localEnabled: false, dataDir: '/tmp/svc-data', workDir: '/tmp', outputCapBytes: 1024, sweepIntervalMs: 60_000, heartbeatMs: 15_000 };
 
   beforeEach(async () => {
     ctx = await target.open();
@@ -57,6 +57,18 @@ describe.each(storeTargets(process.env.MONGODB_URI))('RunnerSweeper ($name)', (t
     const { events } = await repos.runnerEvents.listByRunner(orgId, short.runnerId);
     expect(events.map((e) => [e.event_type, e.actor, e.detail.runner_state])).toEqual([['session_expired', 'system', 'stopped']]);
     expect(await sweeper.sweep()).toEqual({ expired: 0, failed: 0 });
+  });
+
+  it("bumps the version once for a session that expires without holding its runner (the event's own version)", async () => {
+    const runner = await repos.runners.create(orgId, { provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 60 }, now);
+    await repos.runners.updateVersioned(orgId, runner._id, 1, { state: 'ready' }, undefined, now);
+    const session = await repos.runnerSessions.create(orgId, { runner_id: runner._id, ttl_seconds: 60, budget_usd: 5 }, now);
+    now = new Date(now.getTime() + 61_000);
+    expect(await sweeper.sweep()).toEqual({ expired: 1, failed: 0 });
+    expect(await repos.runners.findById(orgId, runner._id)).toMatchObject({ state: 'ready', version: 3 });
+    expect(await repos.runnerSessions.findById(orgId, session._id)).toMatchObject({ state: 'expired' });
+    const { events } = await repos.runnerEvents.listByRunner(orgId, runner._id);
+    expect(events.map((e) => [e.event_type, e.detail.version, e.detail.runner_state])).toEqual([['session_expired', 3, 'ready']]);
   });
 
   it('sweeps at start-up (onModuleInit) before the interval takes over', async () => {

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, GatewayAuthGuard, Principal } from '@svc/auth';
+import { CurrentPrincipal, GatewayAuthGuard, hasScope, Principal } from '@svc/auth';
 import { RequireRunnerPermission, RunnerAccessGuard } from './access/runner-access.guard';
 import { CreateRunnerDto, EventsQuery, ExecDto, ListRunnersQuery, SessionQuery, StartSessionDto } from './dto/requests';
 import {
@@ -47,9 +47,12 @@ export class RunnersController {
 
   @Post(COLLECTION_ROOT)
   @RequireRunnerPermission('runner:create')
-  @ApiOperation({ summary: 'Create a runner (answers once provisioning ended: ready, or 502 provider_error)' })
+  @ApiOperation({
+    summary: 'Create a runner (answers once provisioning ended: ready, or 502 provider_error); a local runner beyond the locked profile needs runner:terminate',
+  })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateRunnerDto): Promise<RunnerResponse> {
-    const runner = await this.createRunner.execute(principal.orgId, actorOf(principal), body);
+    const mayRunHostPrograms = hasScope(principal.scopes, 'runner:terminate');
+    const runner = await this.createRunner.execute(principal.orgId, actorOf(principal), body, { mayRunHostPrograms });
     return toRunnerResponse(runner, null);
   }
 

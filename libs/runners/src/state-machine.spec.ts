@@ -4,6 +4,7 @@ import { RUNNER_RULES, RunnerOperation, runnerAllows, SESSION_RULES, SessionOper
 /** DECISIONS.md "Runner state machine", cell by cell. */
 describe('runner state machine', () => {
   const runnerTable: Record<RunnerOperation, RunnerState[]> = {
+    provision: ['provisioning'],
     provisioned: ['provisioning'],
     start: ['ready'],
     session_change: ['running'],
@@ -22,6 +23,7 @@ describe('runner state machine', () => {
 
   it('moves the runner to the decided states', () => {
     expect(Object.fromEntries(Object.entries(RUNNER_RULES).map(([op, rule]) => [op, rule.to]))).toEqual({
+      provision: null,
       provisioned: 'ready',
       start: 'running',
       session_change: null,

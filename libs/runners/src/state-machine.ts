@@ -8,7 +8,7 @@ import { RUNNER_STATES } from '@svc/domain';
  * session `expired`, runner `stopped`; terminate: any state but `terminated` → `terminated`, every
  * live session `terminated`; a provider error: `failed`.
  */
-export type RunnerOperation = 'provisioned' | 'start' | 'session_change' | 'exec' | 'stop' | 'expire' | 'terminate' | 'fail';
+export type RunnerOperation = 'provision' | 'provisioned' | 'start' | 'session_change' | 'exec' | 'stop' | 'expire' | 'terminate' | 'fail';
 
 export interface RunnerRule {
   /** States the runner must be in for the operation. */
@@ -18,6 +18,8 @@ export interface RunnerRule {
 }
 
 export const RUNNER_RULES: Readonly<Record<RunnerOperation, RunnerRule>> = Object.freeze({
+  /** The provider starts provisioning (`runner_provisioning`): the runner stays `provisioning`, its version moves. */
+  provision: { from: ['provisioning'], to: null },
   provisioned: { from: ['provisioning'], to: 'ready' },
   start: { from: ['ready'], to: 'running' },
   /** A transition of the running runner's session (activate, stopping, stopped): the runner keeps its state, its version moves. */

@@ -65,11 +65,8 @@ export const configSchema = z.object({
   SIGNUP_ENABLED: bool(false),
   PLAN_ADMIN_ENABLED: bool(false),
   RUNNERS_ENABLED: bool(true),
-  /** The `local` runner provider (host child processes); unset = on outside production, off in it. */
-  RUNNER_LOCAL_ENABLED: z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'], { errorMap: () => ({ message: 'must be one of true, false, 1, 0, yes, no' }) })
-    .optional()
-    .transform((value) => (value === undefined ? undefined : ['true', '1', 'yes'].includes(value))),
+  /** The `local` runner provider (commands as child processes of the service, on its host): off unless turned on. */
+  RUNNER_LOCAL_ENABLED: bool(false),
   RUNNER_WORK_DIR: z.string().min(1).optional(),
   RUNNER_OUTPUT_CAP_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
   RUNNER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),

@@ -1,4 +1,4 @@
-import { FakeRunnerProvider } from './fake.provider';
+import { FAKE_START_ERROR_IMAGE, FAKE_STOP_ERROR_IMAGE, FAKE_TERMINATE_ERROR_IMAGE, FakeRunnerProvider } from './fake.provider';
 import { ProviderError, SessionRef } from './runner-provider';
 
 describe('FakeRunnerProvider', () => {
@@ -20,6 +20,16 @@ describe('FakeRunnerProvider', () => {
     await expect(exec(provider, ['fake:provider-error'])).rejects.toBeInstanceOf(ProviderError);
     await expect(provider.provision({ ...ref, imageRef: 'fake://provision-error' })).rejects.toBeInstanceOf(ProviderError);
     await expect(provider.provision(ref)).resolves.toBeUndefined();
+  });
+
+  it('fails session start, session stop or terminate for a runner whose image_ref names that hook', async () => {
+    const provider = new FakeRunnerProvider();
+    await expect(provider.startSession({ ...ref, imageRef: FAKE_START_ERROR_IMAGE })).rejects.toThrow(/could not start/);
+    await expect(provider.stopSession({ ...ref, imageRef: FAKE_STOP_ERROR_IMAGE })).rejects.toThrow(/could not stop/);
+    await expect(provider.terminate({ ...ref, imageRef: FAKE_TERMINATE_ERROR_IMAGE })).rejects.toThrow(/could not be released/);
+    for (const imageRef of [FAKE_STOP_ERROR_IMAGE, FAKE_TERMINATE_ERROR_IMAGE]) await expect(provider.startSession({ ...ref, imageRef })).resolves.toBeUndefined();
+    await expect(provider.stopSession({ ...ref, imageRef: FAKE_START_ERROR_IMAGE })).resolves.toBeUndefined();
+    await expect(provider.terminate(ref)).resolves.toBeUndefined();
   });
 
   it('applies the output cap', async () => {

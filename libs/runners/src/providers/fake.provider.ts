@@ -2,6 +2,12 @@ import { ExecRequest, ExecResult, ProviderAvailability, ProviderError, RunnerPro
 
 /** `image_ref` that makes the fake provider fail provisioning (tests of the failure path). */
 export const FAKE_PROVISION_ERROR_IMAGE = 'fake://provision-error';
+/** `image_ref` that makes the fake provider fail every session start of the runner. */
+export const FAKE_START_ERROR_IMAGE = 'fake://start-error';
+/** `image_ref` that makes the fake provider fail every session stop of the runner. */
+export const FAKE_STOP_ERROR_IMAGE = 'fake://stop-error';
+/** `image_ref` that makes the fake provider fail when the runner is terminated. */
+export const FAKE_TERMINATE_ERROR_IMAGE = 'fake://terminate-error';
 /** argv[0] that makes the fake provider's sandbox fail during exec. */
 export const FAKE_EXEC_PROVIDER_ERROR = 'fake:provider-error';
 /** argv[0] that makes the fake command exit with the code in argv[1]. */
@@ -9,9 +15,11 @@ export const FAKE_EXIT = 'fake:exit';
 
 /**
  * Deterministic and in process: exec prints its argv joined by spaces and a newline on stdout and
- * exits 0. Test hooks: `image_ref` `fake://provision-error` fails provisioning; argv
- * `['fake:provider-error', ...]` fails the sandbox during exec; `['fake:exit', '<code>', ...]` exits
- * with that code and prints the rest on stderr.
+ * exits 0. Test hooks (docs/runners.md): the runner's `image_ref` `fake://provision-error`,
+ * `fake://start-error`, `fake://stop-error` or `fake://terminate-error` fails that step of the
+ * sandbox; argv `['fake:provider-error', ...]` fails the sandbox during exec; `['fake:exit',
+ * '<code>', ...]` exits with that code and prints the rest on stderr. No real image is named
+ * `fake://...`, and the hooks exist only in this provider.
  */
 export class FakeRunnerProvider implements RunnerProvider {
   readonly type = 'fake';
@@ -28,6 +36,7 @@ export class FakeRunnerProvider implements RunnerProvider {
   }
 
   async startSession(session: SessionRef): Promise<void> {
+    if (session.imageRef === FAKE_START_ERROR_IMAGE) throw new ProviderError('fake sandbox could not start the session (test hook)');
     this.sessions.add(session.sessionId);
   }
 
@@ -46,11 +55,13 @@ export class FakeRunnerProvider implements RunnerProvider {
   }
 
   async stopSession(session: SessionRef): Promise<void> {
+    if (session.imageRef === FAKE_STOP_ERROR_IMAGE) throw new ProviderError('fake sandbox could not stop the session (test hook)');
     this.sessions.delete(session.sessionId);
   }
 
-  async terminate(): Promise<void> {
+  async terminate(runner: RunnerRef): Promise<void> {
     // Nothing is held per runner.
+    if (runner.imageRef === FAKE_TERMINATE_ERROR_IMAGE) throw new ProviderError('fake sandbox could not be released (test hook)');
   }
 
   private cap(text: string): { text: string; truncated: boolean } {

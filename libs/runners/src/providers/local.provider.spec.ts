@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processesIn } from './local-processes';
 import { LOCAL_PATH, LocalRunnerProvider } from './local.provider';
-import { OutputStream, SessionRef } from './runner-provider';
+import { ProtectedPaths } from './protected-paths';
+import { OutputStream, SessionGoneError, SessionRef } from './runner-provider';
 
 describe('LocalRunnerProvider', () => {
   let workDir: string;
@@ -44,12 +46,49 @@ describe('LocalRunnerProvider', () => {
     expect(await provider.findSessionDirs('ses_local1')).toEqual([]);
   });
 
-  it('creates the session directory again when it is gone (another replica, a restart)', async () => {
-    expect(await exec(['pwd'])).toMatchObject({ exitCode: 0 });
-    expect(await provider.findSessionDirs('ses_local1')).toHaveLength(1);
+  it('refuses an exec whose session directory is gone and never creates it again', async () => {
+    await expect(exec(['pwd'])).rejects.toBeInstanceOf(SessionGoneError);
+    expect(await provider.findSessionDirs('ses_local1')).toEqual([]);
+    await provider.startSession(session());
+    const [dir] = await provider.findSessionDirs('ses_local1');
+    expect(await provider.workingDirectory(session())).toBe(dir);
+    await rm(dir, { recursive: true });
+    await expect(exec(['pwd'])).rejects.toThrow(/no working directory/);
+    expect(await provider.findSessionDirs('ses_local1')).toEqual([]);
+    expect(await provider.workingDirectory(session())).toBeNull();
+  });
+
+  it('refuses an exec racing a stop: once the stop began, nothing starts in the session', async () => {
+    await provider.startSession(session());
+    const stopping = provider.stopSession(session());
+    await expect(exec(['touch', 'late.txt'])).rejects.toBeInstanceOf(SessionGoneError);
+    await stopping;
+    expect(await provider.findSessionDirs('ses_local1')).toEqual([]);
+    // A session that was stopped stays stopped on this host, even if its directory were made again.
+    await mkdir(join(workDir, 'svc-runner-ses_local1-again'));
+    await expect(exec(['pwd'])).rejects.toBeInstanceOf(SessionGoneError);
+  });
+
+  it('is unavailable when its directory lies inside a protected directory (DATA_DIR)', async () => {
+    const inside = new LocalRunnerProvider({ workDir, outputCapBytes: 1024, protectedPaths: await ProtectedPaths.create([workDir], process.pid) });
+    expect(await inside.availability()).toMatchObject({ available: false, detail: expect.stringContaining('inside DATA_DIR') });
+    const beside = new LocalRunnerProvider({ workDir, outputCapBytes: 1024, protectedPaths: await ProtectedPaths.create([join(workDir, '..', 'svc-elsewhere')], process.pid) });
+    expect(await beside.availability()).toMatchObject({ available: true });
+  });
+
+  it('kills at stop what left the process group (setsid) but stayed in the session directory', async () => {
+    await provider.startSession(session());
+    const [dir] = await provider.findSessionDirs('ses_local1');
+    const result = await exec(['sh', '-c', 'setsid sleep 30 & sleep 0.3']);
+    expect(result.timedOut).toBe(false);
+    expect(await processesIn([dir])).toHaveLength(1);
+    await provider.stopSession(session());
+    expect(await processesIn([dir])).toEqual([]);
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('streams output as it comes and cuts each stream at the cap with a marker', async () => {
+    await provider.startSession(session());
     const seen: string[] = [];
     const result = await exec(['seq', '1', '2000'], 10, (stream, text) => seen.push(`${stream}:${text.length}`));
     expect(result.exitCode).toBe(0);
@@ -62,6 +101,7 @@ describe('LocalRunnerProvider', () => {
   });
 
   it('kills the whole process group at the timeout', async () => {
+    await provider.startSession(session());
     const began = Date.now();
     const result = await exec(['sh', '-c', 'sleep 30 & sleep 30; echo never'], 1);
     expect(Date.now() - began).toBeLessThan(4_000);
@@ -71,6 +111,7 @@ describe('LocalRunnerProvider', () => {
   });
 
   it('does not let a background process outlive its command', async () => {
+    await provider.startSession(session());
     const began = Date.now();
     const result = await exec(['sh', '-c', 'sleep 30 & echo started']);
     expect(result).toMatchObject({ exitCode: 0, stdout: 'started\n', timedOut: false });
@@ -78,11 +119,13 @@ describe('LocalRunnerProvider', () => {
   });
 
   it('answers 127 for a missing command and keeps other exit codes', async () => {
+    await provider.startSession(session());
     expect(await exec(['no-such-command-xyz'])).toMatchObject({ exitCode: 127, stderr: 'no-such-command-xyz: command not found\n' });
     expect(await exec(['sh', '-c', 'echo oops >&2; exit 3'])).toMatchObject({ exitCode: 3, stderr: 'oops\n' });
   });
 
   it('kills what a session runs when it stops', async () => {
+    await provider.startSession(session());
     const running = exec(['sleep', '30'], 30);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(provider.runningCount()).toBe(1);

@@ -1,7 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { killGroup, killProcessesIn } from './local-processes';
+import type { ProtectedPaths } from './protected-paths';
 import {
   ExecRequest,
   ExecResult,
@@ -10,6 +13,7 @@ import {
   ProviderError,
   RunnerProvider,
   RunnerRef,
+  SessionGoneError,
   SessionRef,
   truncationMarker,
 } from './runner-provider';
@@ -19,6 +23,8 @@ export interface LocalProviderOptions {
   workDir: string;
   /** Bytes kept per stream and command (`RUNNER_OUTPUT_CAP_BYTES`). */
   outputCapBytes: number;
+  /** Paths no command may touch (DATA_DIR): the provider is unavailable when `workDir` lies inside one. */
+  protectedPaths?: ProtectedPaths;
 }
 
 /** The only variable a command sees: a fixed system PATH, plus the directory of this Node binary. */
@@ -28,6 +34,8 @@ export const LOCAL_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/u
 
 /** After a command exits, how long its streams may stay open (held by a leftover process) before they are cut. */
 const STREAM_GRACE_MS = 500;
+/** Stopped sessions remembered so that a racing exec cannot start in them (the oldest are forgotten past this). */
+const ENDED_SESSIONS_KEPT = 10_000;
 
 interface Running {
   child: ChildProcess;
@@ -38,18 +46,26 @@ interface Running {
 /**
  * Commands run as child processes of this service (DECISIONS.md "Runner providers"): argv is
  * spawned without a shell, in the session's throwaway directory (`<workDir>/svc-runner-<session>-*`,
- * created at session start, removed at stop, expiry or terminate), with an environment of PATH only,
- * in its own process group (killed whole at `timeout_seconds`, and when the command exits so that
- * nothing it left in the background survives it), with stdout and stderr cut at the cap.
- * Not an isolation boundary: see docs/runners.md.
+ * created at session start, removed at stop, expiry or terminate; an exec whose directory is gone
+ * is refused with `SessionGoneError`, never recreated), with an environment of PATH only, in its
+ * own process group (killed whole at `timeout_seconds`, when the command exits so that nothing it
+ * left in the background survives it, and at stop and terminate), with stdout and stderr cut at
+ * the cap. At stop, processes that left the group (`setsid`) but still sit in the session
+ * directory are killed too. Not an isolation boundary: see docs/runners.md.
  */
 export class LocalRunnerProvider implements RunnerProvider {
   readonly type = 'local';
   private readonly running = new Set<Running>();
+  private readonly ended = new Set<string>();
 
   constructor(private readonly options: LocalProviderOptions) {}
 
   async availability(): Promise<ProviderAvailability> {
+    const { protectedPaths, workDir } = this.options;
+    const realWorkDir = await realpath(workDir).catch(() => resolvePath(workDir));
+    if (protectedPaths && (protectedPaths.covers(resolvePath(workDir)) || protectedPaths.covers(realWorkDir))) {
+      return { available: false, detail: `${workDir} (RUNNER_WORK_DIR) is inside DATA_DIR, where no runner command may reach` };
+    }
     try {
       const probe = await mkdtemp(join(this.options.workDir, 'svc-runner-probe-'));
       await rm(probe, { recursive: true, force: true });
@@ -65,13 +81,24 @@ export class LocalRunnerProvider implements RunnerProvider {
   }
 
   async startSession(session: SessionRef): Promise<void> {
-    await this.sessionDir(session.sessionId);
+    if ((await this.findSessionDirs(session.sessionId)).length) return;
+    try {
+      await mkdtemp(join(this.options.workDir, this.prefix(session.sessionId)));
+    } catch (error) {
+      throw new ProviderError(`cannot create the session directory: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async workingDirectory(session: SessionRef): Promise<string | null> {
+    return (await this.findSessionDirs(session.sessionId))[0] ?? null;
   }
 
   async exec(request: ExecRequest): Promise<ExecResult> {
-    const cwd = await this.sessionDir(request.sessionId);
+    const cwd = (await this.findSessionDirs(request.sessionId))[0];
+    // Checked after the last await, so the spawn below cannot interleave with a stop's kill pass.
+    if (cwd === undefined || this.ended.has(request.sessionId)) throw sessionGone(request.sessionId);
     const [command, ...args] = request.argv;
-    return new Promise<ExecResult>((resolve) => {
+    return new Promise<ExecResult>((resolve, reject) => {
       const out = new CappedOutput('stdout', this.options.outputCapBytes, request.onOutput);
       const err = new CappedOutput('stderr', this.options.outputCapBytes, request.onOutput);
       let timedOut = false;
@@ -103,6 +130,11 @@ export class LocalRunnerProvider implements RunnerProvider {
         clearTimeout(grace);
         this.running.delete(entry);
         if (spawnError) {
+          // spawn reports a working directory removed under it (a stop racing this exec) as ENOENT too.
+          if (spawnError.code === 'ENOENT' && !existsSync(cwd)) {
+            reject(sessionGone(request.sessionId));
+            return;
+          }
           const notFound = spawnError.code === 'ENOENT';
           resolve({
             exitCode: notFound ? 127 : 126,
@@ -120,8 +152,11 @@ export class LocalRunnerProvider implements RunnerProvider {
   }
 
   async stopSession(session: SessionRef): Promise<void> {
+    this.markEnded(session.sessionId);
     for (const entry of [...this.running]) if (entry.sessionId === session.sessionId) killGroup(entry.child);
-    await this.removeSessionDirs(session.sessionId);
+    const dirs = await this.findSessionDirs(session.sessionId);
+    await killProcessesIn(dirs);
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   }
 
   async terminate(runner: RunnerRef): Promise<void> {
@@ -137,17 +172,6 @@ export class LocalRunnerProvider implements RunnerProvider {
     return `svc-runner-${sessionId}-`;
   }
 
-  /** The session's directory: the existing one (another request, or before a restart) or a fresh one. */
-  async sessionDir(sessionId: string): Promise<string> {
-    const existing = await this.findSessionDirs(sessionId);
-    if (existing.length) return existing[0];
-    try {
-      return await mkdtemp(join(this.options.workDir, this.prefix(sessionId)));
-    } catch (error) {
-      throw new ProviderError(`cannot create the session directory: ${(error as Error).message}`, { cause: error });
-    }
-  }
-
   async findSessionDirs(sessionId: string): Promise<string[]> {
     const names = await readdir(this.options.workDir).catch(() => [] as string[]);
     const dirs = names.filter((name) => name.startsWith(this.prefix(sessionId))).map((name) => join(this.options.workDir, name));
@@ -155,19 +179,14 @@ export class LocalRunnerProvider implements RunnerProvider {
     return checked.filter((dir): dir is string => dir !== null);
   }
 
-  private async removeSessionDirs(sessionId: string): Promise<void> {
-    for (const dir of await this.findSessionDirs(sessionId)) await rm(dir, { recursive: true, force: true });
+  private markEnded(sessionId: string): void {
+    this.ended.add(sessionId);
+    if (this.ended.size > ENDED_SESSIONS_KEPT) this.ended.delete(this.ended.values().next().value as string);
   }
 }
 
-/** Kills a command's whole process group (it is its group's leader); nothing to do when it is gone. */
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
+function sessionGone(sessionId: string): SessionGoneError {
+  return new SessionGoneError(`Session ${sessionId} has no working directory on this host: it was stopped, expired or terminated, or runs on another replica`);
 }
 
 /** One output stream kept up to the cap; what is over it is counted and replaced by a marker. */

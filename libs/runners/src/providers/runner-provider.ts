@@ -49,6 +49,11 @@ export interface RunnerProvider {
   provision(runner: RunnerRef): Promise<void>;
   startSession(session: SessionRef): Promise<void>;
   exec(request: ExecRequest): Promise<ExecResult>;
+  /**
+   * The directory the session's commands run in, when the provider has one on this host (the
+   * protected-path check resolves relative arguments against it); null otherwise.
+   */
+  workingDirectory?(session: SessionRef): Promise<string | null>;
   /** Ends a session's work and frees what it held; safe to call twice or after a restart. */
   stopSession(session: SessionRef): Promise<void>;
   /** Frees everything of the runner; safe to call twice. */
@@ -60,6 +65,18 @@ export class ProviderError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ProviderError';
+  }
+}
+
+/**
+ * The session's sandbox is gone (stopped, expired or terminated while the request was under way,
+ * or held by another replica): the command did not run. The client gets 409 `invalid_state`; the
+ * runner is not failed for it.
+ */
+export class SessionGoneError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SessionGoneError';
   }
 }
 

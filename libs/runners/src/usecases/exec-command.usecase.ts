@@ -1,13 +1,16 @@
-import { Injectable } from '@nestjs/common';
-import type { CommandStatus, OrgId, RunnerCommandEntity } from '@svc/domain';
+import { join } from 'node:path';
+import { Inject, Injectable } from '@nestjs/common';
+import type { CommandStatus, OrgId, RunnerCommandEntity, RunnerEntity, RunnerSessionEntity } from '@svc/domain';
 import { invalidRequest } from '@svc/platform';
 import { DEFAULT_COMMAND_TIMEOUT_SECONDS } from '../dto/requests';
 import { RunnerProviderRegistry } from '../providers/provider-registry';
-import { ExecResult } from '../providers/runner-provider';
-import { checkToolPolicy } from '../providers/tool-profiles';
+import { ProtectedPaths } from '../providers/protected-paths';
+import { ExecResult, RunnerProvider, SessionGoneError, SessionRef } from '../providers/runner-provider';
+import { checkToolPolicy, PolicyDecision } from '../providers/tool-profiles';
 import { invalidState, policyDenied, providerError } from '../runner-errors';
 import { RunnerFailures, runnerRef } from '../runner-failures';
 import { RunnerRecords } from '../runner-records';
+import { RUNNER_SETTINGS, RunnerSettings } from '../runner-settings';
 
 /** Longest argv text kept in an audit event. */
 const AUDIT_ARGV_CHARS = 1_000;
@@ -19,10 +22,12 @@ function auditArgv(argv: readonly string[]): string {
 
 /**
  * exec: the runner `running` with this `active` session (409 otherwise). The tool profile decides
- * first: a refused command is a `policy_denied` event and 403 `policy_denied`. Then the provider
- * runs it, output goes to the stream as it comes, and the result is recorded (`command_executed`
- * for exit code 0, `command_failed` for another code, a timeout or a command that could not start).
- * A failure of the sandbox itself fails the runner (502 `provider_error`).
+ * first, then the protected paths (DATA_DIR, for every profile): a refused command is a
+ * `policy_denied` event and 403 `policy_denied`. Then the provider runs it, output goes to the
+ * stream as it comes, and the result is recorded (`command_executed` for exit code 0,
+ * `command_failed` for another code, a timeout or a command that could not start). A session whose
+ * sandbox is gone (a stop or expiry won the race) is `command_failed` and 409 `invalid_state`; a
+ * failure of the sandbox itself fails the runner (502 `provider_error`).
  */
 @Injectable()
 export class ExecCommandUseCase {
@@ -30,6 +35,8 @@ export class ExecCommandUseCase {
     private readonly records: RunnerRecords,
     private readonly providers: RunnerProviderRegistry,
     private readonly failures: RunnerFailures,
+    private readonly protectedPaths: ProtectedPaths,
+    @Inject(RUNNER_SETTINGS) private readonly settings: RunnerSettings,
   ) {}
 
   async execute(orgId: OrgId, actor: string, runnerId: string, sessionId: string, argv: string[], timeoutSeconds?: number): Promise<RunnerCommandEntity> {
@@ -44,7 +51,8 @@ export class ExecCommandUseCase {
     if (!argv[0]) throw invalidRequest('argv[0] must name the command to run', 'argv');
     const provider = this.providers.get(runner.provider_type);
 
-    const decision = checkToolPolicy(runner.tool_profile, argv);
+    const ref: SessionRef = { ...runnerRef(runner), sessionId: session._id };
+    const decision = await this.decide(provider, ref, argv);
     if (!decision.allowed) {
       await this.records.audit(orgId, {
         runner,
@@ -62,8 +70,7 @@ export class ExecCommandUseCase {
     let result: ExecResult;
     try {
       result = await provider.exec({
-        ...runnerRef(runner),
-        sessionId: session._id,
+        ...ref,
         commandId: command._id,
         argv,
         timeoutSeconds: timeout,
@@ -71,8 +78,8 @@ export class ExecCommandUseCase {
       });
     } catch (error) {
       const message = (error as Error).message;
-      await repos.runnerCommands.complete(orgId, command._id, { status: 'failed', exit_code: null, stdout: null, stderr: message }, this.records.now());
-      await this.records.audit(orgId, { runner, session, type: 'command_failed', actor, detail: { command_id: command._id, argv: auditArgv(argv), error: message } });
+      await this.recordNotRun(orgId, runner, session, actor, command._id, argv, message);
+      if (error instanceof SessionGoneError) throw invalidState(message);
       await this.failures.fail(orgId, runner._id, session._id, error);
       throw providerError(provider.type, runner._id, message);
     }
@@ -100,5 +107,34 @@ export class ExecCommandUseCase {
       },
     });
     return recorded;
+  }
+
+  /** The tool profile's decision, then the protected paths' (relative arguments resolved in the session's directory). */
+  private async decide(provider: RunnerProvider, ref: SessionRef, argv: string[]): Promise<PolicyDecision> {
+    const decision = checkToolPolicy(ref.toolProfile, argv);
+    if (!decision.allowed) return decision;
+    // A provider with a directory on this host names it; the fake provider runs nothing, so only absolute paths matter.
+    const cwd = provider.workingDirectory ? ((await provider.workingDirectory(ref)) ?? join(this.settings.workDir, `svc-runner-${ref.sessionId}`)) : null;
+    const reaching = await this.protectedPaths.find(argv, cwd);
+    if (reaching === null) return decision;
+    return {
+      allowed: false,
+      rule: 'protected_path',
+      reason: `the argument ${reaching} reaches the service's data directory (DATA_DIR) or process, which no runner command may touch`,
+    };
+  }
+
+  /** A command the provider could not run: recorded as failed, with a `command_failed` event. */
+  private async recordNotRun(
+    orgId: OrgId,
+    runner: RunnerEntity,
+    session: RunnerSessionEntity,
+    actor: string,
+    commandId: string,
+    argv: string[],
+    message: string,
+  ): Promise<void> {
+    await this.records.repos.runnerCommands.complete(orgId, commandId, { status: 'failed', exit_code: null, stdout: null, stderr: message }, this.records.now());
+    await this.records.audit(orgId, { runner, session, type: 'command_failed', actor, detail: { command_id: commandId, argv: auditArgv(argv), error: message } });
   }
 }

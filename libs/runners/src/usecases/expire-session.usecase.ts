@@ -9,7 +9,8 @@ const STOP_ATTEMPTS = 5;
 
 /**
  * TTL elapsed (DECISIONS.md): the session → `expired` and, when it is the runner's session, the
- * runner `running` → `stopped` (one `session_expired` event records both, with `runner_state`).
+ * runner `running` → `stopped` (one `session_expired` event and one version bump record both, with
+ * `runner_state`; a session that was not the runner's still bumps the version once).
  * Run by the sweeper; idempotent across replicas (the session moves once).
  */
 @Injectable()
@@ -27,14 +28,18 @@ export class ExpireSessionUseCase {
     const expired = await repos.runnerSessions.transition(orgId, session._id, sessionFrom('expire'), { state: 'expired', ended_at: now }, now);
     if (!expired) return false;
     let runner: RunnerEntity | null = await repos.runners.findById(orgId, session.runner_id);
+    let moved = false;
     for (let attempt = 0; attempt < STOP_ATTEMPTS && runner && this.ownsRunner(runner, session); attempt += 1) {
       const stopped = await repos.runners.updateVersioned(orgId, runner._id, runner.version, { state: 'stopped', active_session_id: null }, ['running'], now);
       if (stopped) {
         runner = stopped;
+        moved = true;
         break;
       }
       runner = await repos.runners.findById(orgId, session.runner_id);
     }
+    // A session that was not holding the runner still moved: its event gets its own version.
+    if (runner && !moved) runner = await this.records.bumpRunner(orgId, runner);
     if (!runner) return true;
     await this.records.audit(orgId, {
       runner,

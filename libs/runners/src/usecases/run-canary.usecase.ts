@@ -65,7 +65,7 @@ export class RunCanaryUseCase {
     };
 
     await step('create', async () => {
-      const runner = await this.create.execute(orgId, actor, { provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 60, name: 'canary' });
+      const runner = await this.create.execute(orgId, actor, { provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 60, name: 'canary' }, { mayRunHostPrograms: false });
       runnerId = runner._id;
       return { state: runner.state, version: runner.version };
     });

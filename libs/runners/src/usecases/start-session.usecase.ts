@@ -24,6 +24,8 @@ export class StartSessionUseCase {
 
   async execute(orgId: OrgId, actor: string, runnerId: string, ttlOverride?: number): Promise<StartedSessionResponse> {
     const runner = await this.records.loadRunner(orgId, runnerId);
+    // The state first: a terminated runner is 409 invalid_state even when its provider is not configured.
+    this.records.assertRunner(runner, 'start');
     const provider = this.providers.get(runner.provider_type);
     const running = await this.records.moveRunner(orgId, runner, 'start');
     const token = generateRunnerToken();

@@ -12,10 +12,12 @@ export interface TerminateOptions {
 }
 
 /**
- * terminate: any state but `terminated` → `terminated` (one version bump; a concurrent operation
- * loses with 409), every live session → `terminated` (`session_terminated` each), the provider
- * frees what it held (best effort: a provider failure is logged and noted, the runner stays
- * terminated), then `runner_terminated`. A self-hosted runner's machine id is released.
+ * terminate: any state but `terminated` → `terminated` in one optimistic move from the version read
+ * (a concurrent operation loses with 409), then every live session → `terminated`
+ * (`session_terminated` each), the provider frees what it held (best effort: a provider failure is
+ * logged and noted, the runner stays terminated), then `runner_terminated`. Each event has its own
+ * version: the first one written carries the move's bump, each later one bumps once more (a
+ * terminated runner can change no other way). A self-hosted runner's machine id is released.
  */
 @Injectable()
 export class TerminateRunnerUseCase {
@@ -29,13 +31,23 @@ export class TerminateRunnerUseCase {
   async execute(orgId: OrgId, actor: string, runnerId: string, options: TerminateOptions = {}): Promise<RunnerEntity> {
     const runner = await this.records.loadRunner(orgId, runnerId);
     const from = runner.state;
-    const terminated = await this.records.moveRunner(orgId, runner, 'terminate', { active_session_id: null, machine_id: null });
+    let current = await this.records.moveRunner(orgId, runner, 'terminate', { active_session_id: null, machine_id: null });
+    /** Whether the last bump still waits for its event (the terminate move's bump does). */
+    let bumpUnrecorded = true;
+    const versioned = async (): Promise<RunnerEntity> => {
+      if (bumpUnrecorded) {
+        bumpUnrecorded = false;
+        return current;
+      }
+      current = (await this.records.bumpRunner(orgId, current)) ?? current;
+      return current;
+    };
     const { repos } = this.records;
     const sessions = await repos.runnerSessions.listByRunner(orgId, runner._id, 1000);
     for (const session of sessions.filter((s) => LIVE_SESSION_STATES.includes(s.state))) {
       const ended = await repos.runnerSessions.transition(orgId, session._id, sessionFrom('terminate'), { state: 'terminated', ended_at: this.records.now() }, this.records.now());
       if (!ended) continue;
-      await this.records.audit(orgId, { runner: terminated, session: ended, type: 'session_terminated', actor: SYSTEM_ACTOR, detail: { reason: 'runner_terminated' } });
+      await this.records.audit(orgId, { runner: await versioned(), session: ended, type: 'session_terminated', actor: SYSTEM_ACTOR, detail: { reason: 'runner_terminated' } });
       await this.failures.stopQuietly(runner, session._id);
     }
     const provider = this.providers.find(runner.provider_type);
@@ -48,6 +60,7 @@ export class TerminateRunnerUseCase {
           },
         )
       : null;
+    const terminated = await versioned();
     await this.records.audit(orgId, {
       runner: terminated,
       type: 'runner_terminated',
