@@ -77,3 +77,85 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
   }
   return { status: res.status, headers: res.headers, body: parsed };
 }
+
+/**
+ * The headers every proxy answer carries, allowed or refused (issue 4, SPEC.md "Governance chain"):
+ * rate-limit values, the request id (`gw_` prefix), the organization, today's cost and budget, and
+ * the governance time. `orgId`, when given, must be the organization in `X-Gateway-Org`.
+ */
+export function expectGovernanceHeaders(headers: Headers, orgId?: string): void {
+  const present = (name: string): string => {
+    const value = headers.get(name);
+    if (value === null) throw new Error(`header ${name} is missing; headers: ${JSON.stringify(Object.fromEntries(headers.entries()))}`);
+    return value;
+  };
+  const number = (name: string): number => {
+    const value = present(name);
+    expect(value).toMatch(/^\d+(\.\d+)?$/);
+    return Number(value);
+  };
+  const limit = number('x-ratelimit-limit');
+  const remaining = number('x-ratelimit-remaining');
+  expect(Number.isInteger(limit) && limit > 0).toBe(true);
+  expect(Number.isInteger(remaining) && remaining <= limit).toBe(true);
+  // The end of the current one-minute window, in Unix seconds.
+  const reset = number('x-ratelimit-reset');
+  const nowSeconds = Date.now() / 1000;
+  expect(reset).toBeGreaterThan(nowSeconds - 5);
+  expect(reset).toBeLessThanOrEqual(nowSeconds + 65);
+  expect(present('x-svc-request-id')).toMatch(/^gw_[A-Za-z0-9_-]+$/);
+  if (orgId) expect(present('x-gateway-org')).toBe(orgId);
+  else expect(present('x-gateway-org')).toMatch(/^org_/);
+  number('x-svc-daily-cost');
+  number('x-svc-daily-budget');
+  number('x-svc-governance-time-ms');
+}
+
+export interface ExpectedDenial {
+  status: number;
+  type: string;
+  code: string;
+  /** Omitted for refusals SPEC.md gives no GW code (413 `request_too_large`, 503 `circuit_breaker_open`). */
+  gatewayCode?: string;
+  orgId?: string;
+}
+
+/** A refusal in the gateway error format, with a remediation a user can act on and every governance header. */
+export function expectGovernanceDenial(res: { status: number; headers: Headers; body: Json }, expected: ExpectedDenial): void {
+  expect({ status: res.status, error: res.body.error }).toMatchObject({
+    status: expected.status,
+    error: { type: expected.type, code: expected.code, ...(expected.gatewayCode ? { gateway_error_code: expected.gatewayCode } : {}) },
+  });
+  expect(typeof res.body.error.message).toBe('string');
+  expect(typeof res.body.error.remediation).toBe('string');
+  expect(res.body.error.remediation.trim().length).toBeGreaterThan(10);
+  expectGovernanceHeaders(res.headers, expected.orgId);
+}
+
+export interface TestOrg {
+  orgId: string;
+  /** A gateway key (gateway:write, gateway:read) of the organization. */
+  key: string;
+  keyId: string;
+  /** Another key of the organization, optionally in a team. */
+  newKey(options?: { teamId?: string }): Promise<{ key: string; keyId: string }>;
+}
+
+/** A further organization on the gateway's store, on `plan`, with one key. */
+export async function createOrg(gw: GatewayHarness, plan: PlanTier): Promise<TestOrg> {
+  const org = await gw.repos.organizations.create({ name: `org-${plan}-${Math.random().toString(36).slice(2)}`, plan });
+  const newKey = async (options: { teamId?: string } = {}) => {
+    const plaintext = generateApiKey();
+    const record = await gw.repos.apiKeys.create(asOrgId(org._id), {
+      name: `key-${Math.random().toString(36).slice(2)}`,
+      key_hash: hashApiKey(plaintext),
+      key_prefix: keyDisplayPrefix(plaintext),
+      last_four: keyLastFour(plaintext),
+      scopes: ['gateway:write', 'gateway:read'],
+      team_id: options.teamId ?? null,
+    });
+    return { key: plaintext, keyId: record._id };
+  };
+  const first = await newKey();
+  return { orgId: org._id, key: first.key, keyId: first.keyId, newKey };
+}

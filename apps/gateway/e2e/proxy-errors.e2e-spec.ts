@@ -1,8 +1,15 @@
-import { request as httpRequest } from 'node:http';
+import { IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { asOrgId } from '@svc/domain';
-import { GatewayHarness, postJson, PROVIDER_KEY, startGateway } from './harness';
+import { expectGovernanceHeaders, GatewayHarness, postJson, PROVIDER_KEY, startGateway } from './harness';
 
 const chat = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+
+/** Headers of a node:http response as a fetch `Headers`. */
+function toHeaders(raw: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  return headers;
+}
 
 /** Every refusal of the proxy routes, through raw HTTP, in the gateway error format. */
 describe('gateway proxy errors', () => {
@@ -58,6 +65,7 @@ describe('gateway proxy errors', () => {
     const groq = await postJson(`${gw.url}/v1/groq/chat/completions`, { ...chat, model: 'llama-3.3-70b-versatile' }, { 'X-SVC-API-Key': gw.key });
     expect(groq.status).toBe(200);
     expect(gw.mock.requests.at(-1)?.headers.authorization).toBe('Bearer gsk-from-environment');
+    expectGovernanceHeaders(missing.headers, gw.orgId);
   });
 
   it.each([
@@ -90,14 +98,14 @@ describe('gateway proxy errors', () => {
   });
 
   it('413 from a declared Content-Length above the limit, without reading the body', async () => {
-    const status = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const status = await new Promise<{ status: number; body: string; headers: Headers }>((resolve, reject) => {
       const target = new URL(url());
       const req = httpRequest(
         { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...auth(), 'content-type': 'application/json', 'content-length': String(300 * 1024 * 1024) } },
         (res) => {
           let body = '';
           res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: toHeaders(res.headers) }));
         },
       );
       req.on('error', reject);
@@ -107,6 +115,7 @@ describe('gateway proxy errors', () => {
     const error = (JSON.parse(status.body) as { error: { code: string; message: string } }).error;
     expect(error.code).toBe('request_too_large');
     expect(error.message).toMatch(/\d+ bytes \([\d.]+ MB\)/);
+    expectGovernanceHeaders(status.headers, gw.orgId);
   });
 
   it("413 while reading a chunked body over the organization's limit", async () => {
@@ -114,13 +123,13 @@ describe('gateway proxy errors', () => {
     await gw.service.runtime.invalidation.publish('policy', gw.orgId);
     try {
       const target = new URL(url());
-      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const answer = await new Promise<{ status: number; body: string; headers: Headers }>((resolve, reject) => {
         const req = httpRequest(
           { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...auth(), 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
           (res) => {
             let body = '';
             res.on('data', (chunk) => (body += chunk));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: toHeaders(res.headers) }));
           },
         );
         req.on('error', (error) => (error.message.includes('EPIPE') || error.message.includes('ECONNRESET') ? undefined : reject(error)));
@@ -130,6 +139,7 @@ describe('gateway proxy errors', () => {
       expect(answer.status).toBe(413);
       expect((JSON.parse(answer.body) as { error: { message: string } }).error.message).toContain('4096 bytes');
       expect(gw.mock.requests).toHaveLength(0);
+      expectGovernanceHeaders(answer.headers, gw.orgId);
     } finally {
       await gw.repos.policies.delete(asOrgId(gw.orgId));
       await gw.service.runtime.invalidation.publish('policy', gw.orgId);
