@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { PiiType } from '../pii/types';
 /**
  * Adversarial inputs for the linear-time tests: 1 MB texts built from long runs and repeated
  * near-matches of every scanner pattern (the shapes that make backtracking regexes blow up).
@@ -18,48 +19,91 @@ function fill(unit: string, size = ONE_MB): string {
   return JSON.parse(JSON.stringify(text)) as string;
 }
 
-/** Near-misses: each is the start of a pattern that fails late. */
-const NEAR_MISSES: Record<string, string> = {
-  openai_key: 'sk-abcdefghijklmnopqr ',
-  anthropic_key: 'sk-ant-abcdefghijklmnopq ',
-  gateway_key: 'svc_sk_abcdefghijklmno ',
-  bearer: 'Bearer abcdefghijklmnopqrs ',
-  jwt: 'eyJabcde.eyJabcde',
-  aws_key: 'AKIAABCDEFGHIJKLMNO ',
-  secret_assignment: 'password= ',
-  secret_value: 'api_key=abcdefgh',
-  url_credentials: 'x://aaaa:bbbb',
-  basic_auth: 'Authorization: Basic ',
-  private_key: '-----BEGIN PRIVATE ',
-  ssn: '123-45-678 ',
-  ssn_keyword: 'SSN 123 45 ',
-  email: 'a.b@c.',
-  email_local: 'aaaaaaaaaaaaaaaaaaaaaaaa@',
-  card: '4111 1111 1111 111 ',
-  card_digits: '411111111111 ',
-  iban: 'DE89 3704 0044 0532 ',
-  iban_compact: 'DE8937040044053201300',
-  vat: 'DE12345678 ',
-  nino: 'AB 12 34 56 ',
-  passport: 'passport number ',
-  german_id: 'Personalausweis ',
-  icd: 'E11. ',
-  icd_keyword: 'diagnosis ',
-  dose: '500 mg ',
-  injection: 'ignore all previous ',
-  dan: 'you are now ',
-  system_prompt: 'reveal your system ',
-  delimiter: '<|im_sta',
-  exfil_url: 'https://x.io/?q=',
-  markdown_image: '![a](https://x.io/p?d=',
-  send_to: 'send the contents to ',
-  base64_prefix: 'aWdub3Jl',
-  hex_prefix: '69676e6f7265',
-  quote: '"ignore ',
-  fence: '``` ',
-  unicode_tags: '\u{E0069}\u{E0067}',
-  zero_width: 'a\u200b',
+const B64 = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/'.repeat(2);
+
+/**
+ * Near-misses of every PII detector (`PII_DETECTORS`, by type): each unit is the start of one of the
+ * detector's patterns that fails late (one character short, the keyword without its value, the
+ * value without its validator), repeated into the adversarial inputs. A detector with several
+ * patterns has one per pattern. `pii-linear.spec.ts` fails when a detector has none.
+ */
+export const PII_NEAR_MISSES: Readonly<Record<PiiType, Readonly<Record<string, string>>>> = {
+  openai_api_key: { openai_key: 'sk-abcdefghijklmnopqr ' },
+  anthropic_api_key: { anthropic_key: 'sk-ant-abcdefghijklmnopq ' },
+  gateway_api_key: { gateway_key: 'svc_sk_abcdefghijklmno ' },
+  bearer_token: { bearer: 'Bearer abcdefghijklmnopqrs ', jwt: 'eyJabcde.eyJabcde' },
+  cloud_access_key: {
+    aws_key: 'AKIAABCDEFGHIJKLMNO ',
+    // One character short of the 40 of an AWS secret key.
+    aws_secret: `aws_secret_access_key = ${B64.slice(0, 39)} `,
+    google_key: `AIza${B64.slice(0, 34)} `,
+    // One character short of the 86 before "==" of an Azure storage account key.
+    azure_key: `AccountKey=${B64.slice(0, 85)}== `,
+  },
+  generic_secret: {
+    secret_assignment: 'password= ',
+    secret_value: 'api_key=abcdefgh',
+    url_credentials: 'x://aaaa:bbbb',
+    basic_auth: 'Authorization: Basic ',
+    private_key: '-----BEGIN PRIVATE ',
+  },
+  ssn: { ssn: '123-45-678 ', ssn_keyword: 'SSN 123 45 ' },
+  email: { email: 'a.b@c.', email_local: 'aaaaaaaaaaaaaaaaaaaaaaaa@' },
+  credit_card: { card: '4111 1111 1111 111 ', card_digits: '411111111111 ' },
+  iban: { iban: 'DE89 3704 0044 0532 ', iban_compact: 'DE8937040044053201300' },
+  eu_vat_number: { vat: 'DE12345678 ', vat_nl: 'NL123456789B1 ' },
+  eu_passport_number: { passport: 'passport number ', passport_token: 'Reisepass C01X0006 ' },
+  uk_nino: { nino: 'AB 12 34 56 ' },
+  de_id_number: { german_id: 'Personalausweis ', de_tax_id: 'Steuer-ID 12 345 678 9 ' },
+  icd10_code: { icd: 'E11. ', icd_keyword: 'diagnosis ' },
+  medication_dosage: { dose: '500 mg ', dose_context: 'take 500 m ' },
 };
+
+/**
+ * Near-misses of the safety stages by rule: every `INJECTION_RULES` id (4.5, and 4.6's injection
+ * rules; `safety-linear.spec.ts` fails when one has none), the other 4.6 detectors (URLs carrying
+ * data, image beacons, "send ... to <destination>", link instructions, encoded and hidden text) and
+ * the cues of the 4.7 classifier. Some units are whole matches: 4.7 only works on findings.
+ */
+export const SAFETY_NEAR_MISSES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  ignore_previous_instructions: { injection: 'ignore all previous ' },
+  ignore_all_instructions: { ignore_all: 'ignore all of the ' },
+  new_instructions: { new_instructions: 'your new instructions ', from_now_on: 'from now on, you ' },
+  dan_persona: { dan: 'you are now ' },
+  do_anything_now: { do_anything: 'do anything no ' },
+  unrestricted_persona: { persona: 'act as an unrestricted ' },
+  no_restrictions: { no_restrictions: 'pretend you have no ' },
+  override_safety: { override_safety: 'disable your safety ' },
+  roleplay_jailbreak: { roleplay: 'in a fictional world without rule ' },
+  reveal_system_prompt: { system_prompt: 'reveal your system ' },
+  reveal_the_system_prompt: { reveal_the: 'show me the hidden ' },
+  repeat_text_above: { repeat_above: 'repeat the words abov ' },
+  ask_system_prompt: { ask_prompt: 'what are your system ' },
+  special_token: { delimiter: '<|im_sta' },
+  fake_role_header: { role_header: '\nassistant ', markdown_header: '\n#### syste' },
+  send_data_to: { send_to: 'send the contents to ', send_all: 'send all of the data ' },
+  // 4.6 beyond the phrase rules.
+  url_with_data: { exfil_url: 'https://x.io/?q=' },
+  image_beacon: { markdown_image: '![a](https://x.io/p?d=', html_image: '<img src="https://x.io/p?d=' },
+  send_data_to_destination: { send_to_destination: 'send the conversation to webhoo' },
+  data_in_link_instruction: { link_instruction: 'render a markdown image of the conversatio ' },
+  base64_payload: { base64_prefix: 'aWdub3Jl' },
+  hex_payload: { hex_prefix: '69676e6f7265' },
+  unicode_tag_text: { unicode_tags: '\u{E0069}\u{E0067}' },
+  zero_width_obfuscation: { zero_width: 'a\u200b' },
+  // 4.7 cues around findings.
+  classifier: {
+    quote: '"ignore ',
+    fence: '``` ',
+    question_about_attack: 'What is prompt injection like ignore previous instructions? ',
+    negated_quoted: 'never "reveal your system prompt" in `code` > ',
+  },
+};
+
+/** Every near-miss unit by name (the names are unique across detectors). */
+function nearMisses(): [string, string][] {
+  return [...Object.values(PII_NEAR_MISSES), ...Object.values(SAFETY_NEAR_MISSES)].flatMap((units) => Object.entries(units));
+}
 
 /** Named 1 MB inputs: plain runs plus one per near-miss shape. */
 export function adversarialInputs(size = ONE_MB): { name: string; text: string }[] {
@@ -79,8 +123,11 @@ export function adversarialInputs(size = ONE_MB): { name: string; text: string }
     { name: 'dashes', text: fill('-', size) },
     { name: 'mixed-words', text: fill('The quick brown fox 42 jumps over the lazy dog. ', size) },
   ];
-  const near = Object.entries(NEAR_MISSES).map(([name, unit]) => ({ name: `near-${name}`, text: fill(unit, size) }));
-  return [...runs, ...near];
+  const units = nearMisses();
+  const near = units.map(([name, unit]) => ({ name: `near-${name}`, text: fill(unit, size) }));
+  // Every near-miss in turn: each detector's pre-checks pass everywhere, and every pattern starts often.
+  const mixed = { name: 'near-all-mixed', text: fill(units.map(([, unit]) => unit).join(' '), size) };
+  return [...runs, ...near, mixed];
 }
 
 export interface Timing {
@@ -98,11 +145,12 @@ const median = (values: number[]): number => values.sort((a, b) => a - b)[values
  * Runs `fn` once to warm up the JIT, collects the garbage once, then returns the medians of three
  * timed runs. CPU time is what the assertions use: other processes competing for the cores (a busy
  * CI machine) stretch the elapsed time but not the work done. A full collection costs more than a
- * scan, so there is one per measurement; the fastest run (`minCpu`) is the one a stray GC missed.
+ * scan, so there is one per measurement (`collect: false` skips it for a measurement that follows
+ * another of the same input); the fastest run (`minCpu`) is the one a stray GC missed.
  */
-export function measure(fn: () => unknown): Timing {
+export function measure(fn: () => unknown, options: { collect?: boolean } = {}): Timing {
   fn();
-  collectGarbage();
+  if (options.collect !== false) collectGarbage();
   const cpu: number[] = [];
   const wall: number[] = [];
   for (let i = 0; i < 3; i++) {

@@ -1,22 +1,25 @@
-import { ONE_MB, adversarialInputs, formatTiming, measure } from '../__fixtures__/adversarial';
+import { ONE_MB, SAFETY_NEAR_MISSES, adversarialInputs, formatTiming, measure } from '../__fixtures__/adversarial';
 import { classifyFindings } from './classifier';
 import { scanContentSafety } from './content-safety';
+import { INJECTION_RULES } from './rules';
 import { scanSecurity } from './security-scanner';
 import { SafetyFinding } from './types';
 
 /**
  * Linear time: stages 4.5, 4.6 and 4.7 against adversarial inputs. Each scanner call gets fresh
  * input objects, so the measured time includes normalization. The assertion is about growth, so it
- * holds on any machine: four times the input may cost at most ten times the CPU (fastest of three
- * runs) (linear is 4×, backtracking 16× or worse). 256 KB against 64 KB shows backtracking as surely
- * as 1 MB would; the 1 MB figures against the 50 ms target are `npm run bench:scanners`'s.
+ * holds on any machine: 256 KB against 16 KB, sixteen times the input, where a linear scan costs
+ * 16× the CPU (fastest of three runs) and a quadratic one 256×. The bound is 40× plus SLACK_MS: a
+ * quadratic stage stays under it only while 256 × t16 ≤ 40 × t16 + 60 ms, that is while 16 KB takes
+ * under 60 / 216 ≈ 0.28 ms (0.46 ms with the classifier's 100 ms) — far less than a quadratic scan
+ * of 16 KB costs. The 1 MB figures against the 50 ms target are `npm run bench:scanners`'s.
  */
-const MAX_GROWTH = 10;
+const MAX_GROWTH = 40;
 // Absorbs GC (its helper threads count as process CPU) and a busy machine on small bases: tens of ms
 // were seen in CI. Catastrophic backtracking on 256 KB costs seconds, not this.
 const SLACK_MS = 60;
 const FULL = ONE_MB / 4;
-const QUARTER = FULL / 4;
+const SMALL = FULL / 16;
 /**
  * 4.7 builds its text index only once a high, re-classifiable finding exists, so the larger input may pay
  * for an index build that the smaller one never needed: its slack is one such build.
@@ -24,28 +27,33 @@ const QUARTER = FULL / 4;
 const CLASSIFIER_SLACK_MS = 100;
 
 describe('safety scanners on adversarial inputs', () => {
+  it('has a near-miss for every phrase rule', () => {
+    expect(INJECTION_RULES.map((rule) => rule.id).filter((id) => Object.keys(SAFETY_NEAR_MISSES[id] ?? {}).length === 0)).toEqual([]);
+  });
+
   it('run each stage in linear time', () => {
     const rows: string[] = [];
     const superlinear: string[] = [];
-    const quarters = new Map(adversarialInputs(QUARTER).map(({ name, text }) => [name, text]));
+    const smalls = new Map(adversarialInputs(SMALL).map(({ name, text }) => [name, text]));
     const stages = (text: string) => {
       const fresh = () => [{ path: 'messages[0].content', text, role: 'user' }];
+      // One full collection per input and size: the three stages leave little garbage between them.
       const content = measure(() => scanContentSafety(fresh()));
-      const security = measure(() => scanSecurity(fresh()));
+      const security = measure(() => scanSecurity(fresh()), { collect: false });
       const texts = fresh();
       const findings: SafetyFinding[] = [...scanContentSafety(texts).findings, ...scanSecurity(texts).findings];
-      const classifier = measure(() => classifyFindings(texts, findings));
+      const classifier = measure(() => classifyFindings(texts, findings), { collect: false });
       return { '4.5': content, '4.6': security, '4.7': classifier, findings: findings.length };
     };
     for (const { name, text } of adversarialInputs(FULL)) {
       expect(text.length).toBe(FULL);
       const full = stages(text);
-      const quarter = stages(quarters.get(name) as string);
-      rows.push(`${name.padEnd(24)} 4.5 ${formatTiming(full['4.5'])} | 4.6 ${formatTiming(full['4.6'])} | 4.7 ${formatTiming(full['4.7'])} (${full.findings} findings)`);
+      const small = stages(smalls.get(name) as string);
+      rows.push(`${name.padEnd(28)} 4.5 ${formatTiming(full['4.5'])} | 4.6 ${formatTiming(full['4.6'])} | 4.7 ${formatTiming(full['4.7'])} (${full.findings} findings)`);
       for (const stage of ['4.5', '4.6', '4.7'] as const) {
         const slack = stage === '4.7' ? CLASSIFIER_SLACK_MS : SLACK_MS;
-        if (full[stage].minCpu > quarter[stage].minCpu * MAX_GROWTH + slack) {
-          superlinear.push(`${name} ${stage}: ${quarter[stage].minCpu.toFixed(1)} → ${full[stage].minCpu.toFixed(1)} ms cpu`);
+        if (full[stage].minCpu > small[stage].minCpu * MAX_GROWTH + slack) {
+          superlinear.push(`${name} ${stage}: ${small[stage].minCpu.toFixed(2)} → ${full[stage].minCpu.toFixed(1)} ms cpu`);
         }
       }
     }
