@@ -42,7 +42,10 @@ describe('ChainGovernanceService on Redis', () => {
   it('admits exactly 50 of 200 parallel evaluations against rpm_limit 50, every time', async () => {
     for (let round = 0; round < 4; round++) {
       const { principal } = await h.newOrg('growth', { rpm_limit: 50 });
-      const decisions = await Promise.all(Array.from({ length: 200 }, () => h.service.evaluate(inputFor(principal))));
+      // One clock reading per round: a round straddling a minute boundary would otherwise count in
+      // two windows and could admit up to 100.
+      const now = new Date();
+      const decisions = await Promise.all(Array.from({ length: 200 }, () => h.service.evaluate(inputFor(principal, { now }))));
       const allowed = decisions.filter((d) => d.outcome === 'ALLOW');
       const limited = decisions.filter((d) => d.blockedBy?.code === 'rate_limit');
       expect(allowed).toHaveLength(50);
