@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { asOrgId } from '@svc/domain';
 import { UsageRecorder } from '@svc/proxy';
-import { GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
+import { expectGovernanceHeaders, GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
 
 const chat = (content: string) => ({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
 
@@ -39,6 +39,8 @@ describe('gateway resilience', () => {
     const after = (await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json;
     expect(after.providers.find((p: Json) => p.provider === 'openai').state).toBe('closed');
     expect(after.status).toBe('healthy');
+    // Last, so that the breaker has recovered for the next tests whatever this finds.
+    expectGovernanceHeaders(open.headers, gw.orgId);
   });
 
   it('does not count 4xx against the breaker', async () => {
