@@ -113,11 +113,11 @@ export function toErrorResponse(error: unknown, surface: ErrorSurface, requestId
     return { status: error.status, body: { error: body }, headers: error.headers };
   }
   if (error instanceof ConflictError) {
-    return {
-      status: 409,
-      body: { error: { code: error.code, message: error.message, request_id: requestId, ...error.extra } },
-      headers: {},
-    };
+    // SPEC.md "Admin conflicts": the extra fields sit beside code and message. The organization
+    // API's format also promises `details`, so there they are repeated in it.
+    const extra = { request_id: requestId, ...error.extra };
+    const body = surface === 'org' ? { code: error.code, message: error.message, ...extra, details: extra } : { code: error.code, message: error.message, ...extra };
+    return { status: 409, body: { error: body }, headers: {} };
   }
   const generic = classify(error);
   if (generic && generic.status < 500) {

@@ -1,11 +1,44 @@
 import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
+
+/** Constraint name of IsOptionalNonNull's null check; its message alone is reported for a null value. */
+const NOT_NULL = 'isNotNull';
+
+function messagesOf(error: ValidationError): string[] {
+  const constraints = error.constraints ?? {};
+  if (error.value === null && constraints[NOT_NULL]) return [constraints[NOT_NULL]];
+  return Object.values(constraints);
+}
 
 function flatten(errors: ValidationError[], prefix = ''): { path: string; messages: string[] }[] {
   return errors.flatMap((error) => {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
-    const own = error.constraints ? [{ path, messages: Object.values(error.constraints) }] : [];
+    const own = error.constraints ? [{ path, messages: messagesOf(error) }] : [];
     return [...own, ...flatten(error.children ?? [], path)];
   });
+}
+
+/**
+ * For fields of partial updates (PUT/PATCH where only the fields sent change): the field may be
+ * absent, but `null` is refused (400 naming the field) instead of skipping the other checks as
+ * `@IsOptional()` does. Use `@IsOptional()` only where null has a meaning (e.g. "clear it").
+ */
+export function IsOptionalNonNull(options?: ValidationOptions): PropertyDecorator {
+  const present = ValidateIf((_object: object, value: unknown) => value !== undefined, options);
+  const notNull = ValidateBy(
+    {
+      name: NOT_NULL,
+      validator: {
+        validate: (value: unknown) => value !== null,
+        defaultMessage: () => '$property must not be null (omit it to leave it unchanged)',
+      },
+    },
+    options,
+  );
+  return (target: object, key: string | symbol) => {
+    present(target, key);
+    notNull(target, key);
+  };
 }
 
 /**
