@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
 import { GatewayProxyModule } from '@svc/proxy';
 import { GatewayAdminModule } from '@svc/admin';
-import { OrgApiModule } from '@svc/org';
+import { BudgetAlertsModule, OrgApiModule } from '@svc/org';
 import { LivenessModule, SERVICE_VERSION } from '@svc/platform';
 import type { ServiceDefinition } from '@svc/runtime';
 import { RunnerControlPlaneModule } from '@svc/runners';
 import { WebhookDispatcherModule } from '@svc/webhooks';
 
-/** `{base_url}`: the proxy, the gateway admin (runners included) and the in-process workers. */
-@Module({ imports: [LivenessModule, GatewayProxyModule, GatewayAdminModule, RunnerControlPlaneModule, WebhookDispatcherModule] })
+/** `{base_url}`: the proxy, the gateway admin (runners included) and the in-process workers (webhooks, anomalies, budget alerts). */
+@Module({ imports: [LivenessModule, GatewayProxyModule, GatewayAdminModule, RunnerControlPlaneModule, WebhookDispatcherModule, BudgetAlertsModule] })
 export class GatewaySurfaceModule {}
 
 /** `{admin_url}`: the organization API. */

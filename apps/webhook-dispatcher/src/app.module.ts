@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { BudgetAlertsModule } from '@svc/org';
 import { LivenessModule, SERVICE_VERSION } from '@svc/platform';
 import { WebhookDispatcherModule } from '@svc/webhooks';
 import type { ServiceDefinition } from '@svc/runtime';
 
-@Module({ imports: [LivenessModule, WebhookDispatcherModule] })
+@Module({ imports: [LivenessModule, WebhookDispatcherModule, BudgetAlertsModule] })
 export class AppModule {}
 
 export const SERVICE: ServiceDefinition = {

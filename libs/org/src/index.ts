@@ -1,1 +1,4 @@
 export * from './org-api.module';
+export { BudgetAlertsModule } from './budgets/budget-alerts.module';
+export { BudgetAlertWorker } from './budgets/budget-alert.worker';
+export type { BudgetAlertCheck } from './budgets/budget-alert.worker';

@@ -12,6 +12,7 @@ import { OrgAuthGuard } from './auth/org-auth.guard';
 import { OrgJwtStrategy } from './auth/org-jwt.strategy';
 import { OrgRateLimiter } from './auth/org-rate-limiter';
 import { AutopilotController } from './autopilot/autopilot.controller';
+import { BudgetEvaluator } from './budgets/budget-evaluator';
 import { BudgetsController } from './budgets/budgets.controller';
 import { BudgetsService } from './budgets/budgets.service';
 import { MetricsController } from './metrics/metrics.controller';
@@ -61,6 +62,7 @@ import { WebhooksService } from './webhooks/webhooks.service';
     ApiKeysService,
     WebhooksService,
     ChatIntegrationService,
+    BudgetEvaluator,
     BudgetsService,
     MetricsService,
     OrganizationsService,

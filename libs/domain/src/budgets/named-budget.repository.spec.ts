@@ -55,6 +55,29 @@ describe.each(storeTargets(process.env.MONGODB_URI))('NamedBudgetRepository ($na
     expect(await t.repo.setAlertState(ORG_A, created._id, 5, true)).toBe(false);
   });
 
+  it('transitions an alert once: the first of racing evaluators wins, a new period re-arms it', async () => {
+    const created = await t.repo.create(ORG_A, { name: 'Team', type: 'daily', limit: 10, alerts: [{ threshold: 50, channels: ['webhook'] }] });
+    const day1 = new Date('2030-01-01T00:00:00Z');
+    const at1 = new Date('2030-01-01T10:00:00Z');
+    const race = await Promise.all([0, 1, 2].map(() => t.repo.transitionAlert(ORG_A, created._id, 0, { threshold: 50, triggered: true, since: day1 }, at1)));
+    expect(race.filter(Boolean)).toHaveLength(1);
+    expect((await t.repo.findById(ORG_A, created._id))?.alerts[0]).toMatchObject({ triggered: true, triggered_at: at1 });
+    // Triggered in this period: nothing to do; a changed threshold or another tenant: no match.
+    expect(await t.repo.transitionAlert(ORG_A, created._id, 0, { threshold: 50, triggered: true, since: day1 })).toBe(false);
+    expect(await t.repo.transitionAlert(ORG_A, created._id, 0, { threshold: 60, triggered: false })).toBe(false);
+    expect(await t.repo.transitionAlert(ORG_B, created._id, 0, { threshold: 50, triggered: false })).toBe(false);
+    // The next day the alert of yesterday counts as not triggered: it can fire again, once.
+    const day2 = new Date('2030-01-02T00:00:00Z');
+    const at2 = new Date('2030-01-02T08:00:00Z');
+    expect(await t.repo.transitionAlert(ORG_A, created._id, 0, { threshold: 50, triggered: true, since: day2 }, at2)).toBe(true);
+    expect(await t.repo.transitionAlert(ORG_A, created._id, 0, { threshold: 50, triggered: true, since: day2 }, at2)).toBe(false);
+    expect((await t.repo.findById(ORG_A, created._id))?.alerts[0]).toMatchObject({ triggered: true, triggered_at: at2 });
+    expect(await t.repo.transitionAlert(ORG_A, created._id, 0, { threshold: 50, triggered: false })).toBe(true);
+    expect(await t.repo.transitionAlert(ORG_A, created._id, 0, { threshold: 50, triggered: false })).toBe(false);
+    expect((await t.repo.findById(ORG_A, created._id))?.alerts[0]).toMatchObject({ triggered: false, triggered_at: null });
+    expect(await t.repo.transitionAlert(ORG_A, created._id, 3, { threshold: 50, triggered: true })).toBe(false);
+  });
+
   it('isolates tenants', async () => {
     const created = await t.repo.create(ORG_A, { name: 'Team', type: 'daily', limit: 5, auto_stop: true, alerts: [{ threshold: 50, channels: ['email'] }] });
     await expectTenantIsolation(t.repo, created, { limit: 1 });

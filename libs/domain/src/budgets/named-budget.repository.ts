@@ -55,4 +55,30 @@ export class NamedBudgetRepository extends TenantRepository<NamedBudgetEntity> {
     );
     return result.matched === 1;
   }
+
+  /**
+   * Compare-and-set of one alert's state, for evaluators that may race (replicas, a read and the
+   * periodic check): it triggers the alert only while its threshold is still `threshold` and it is
+   * not triggered since `since` (the start of the budget's current period), and resets it only
+   * while it is triggered. True for the one call that made the change, which alone notifies.
+   */
+  async transitionAlert(
+    orgId: OrgId,
+    id: string,
+    alertIndex: number,
+    change: { threshold: number; triggered: boolean; since?: Date },
+    at = new Date(),
+  ): Promise<boolean> {
+    if (!Number.isInteger(alertIndex) || alertIndex < 0) return false;
+    const path = `alerts.${alertIndex}`;
+    const state = change.triggered
+      ? { $or: [{ [`${path}.triggered`]: false }, ...(change.since ? [{ [`${path}.triggered_at`]: { $lt: change.since } }] : [])] }
+      : { [`${path}.triggered`]: true };
+    const result = await this.updateOneIn(
+      orgId,
+      { _id: id, [`${path}.threshold`]: change.threshold, ...state },
+      { $set: { [`${path}.triggered`]: change.triggered, [`${path}.triggered_at`]: change.triggered ? at : null } },
+    );
+    return result.modified === 1;
+  }
 }

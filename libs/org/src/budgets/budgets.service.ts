@@ -1,36 +1,35 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { budgetPeriod, BudgetType, NamedBudgetEntity, OrgId, Repositories, spendInPeriod } from '@svc/domain';
-import { createEvent, EVENT_BUS, EVENT_PUBLISHER, EVENT_SOURCES, EventBus, EventPublisher, QUEUES } from '@svc/events';
-import { LOGGER, Logger } from '@svc/platform';
-import { REPOSITORIES } from '@svc/runtime';
+import { BudgetType, NamedBudgetEntity, OrgId, Repositories } from '@svc/domain';
+import { InvalidationBus } from '@svc/platform';
+import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { orgErrors, round2, usd } from '../common/org-errors';
-import { alertChanges, utilizationPct } from './budget-alerts';
+import { carryOverAlerts, utilizationPct } from './budget-alerts';
+import { BudgetEvaluator, EvaluatedBudget } from './budget-evaluator';
 import type { BudgetDto, BudgetListDto, CreateBudgetDto, UpdateBudgetDto } from './dto/budget.dto';
 
 /**
- * Named budgets (SPEC.md "Named budget", DECISIONS.md "Named budgets"). `current` is the
- * organization's gateway spend in the budget's current UTC period, computed from usage records on
- * every read; alert states are recomputed with it and changes are persisted. A newly triggered
- * alert notifies its channels once: `webhook` publishes `budget.warning`, `slack` (alone) posts to
- * the team-chat integration, `email` is logged as a pending notification.
+ * Named budgets (SPEC.md "Named budget", DECISIONS.md "Named budgets"). Every read and write
+ * evaluates the budgets it returns (BudgetEvaluator: `current`, alert states, notifications); the
+ * periodic BudgetAlertWorker evaluates them as spend accrues. Writes publish `policy` for the
+ * organization on the invalidation bus, so every gateway replica sees a changed auto-stop budget
+ * at once.
  */
 @Injectable()
 export class BudgetsService {
   constructor(
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
-    @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
-    @Inject(EVENT_BUS) private readonly bus: EventBus,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(INVALIDATION_BUS) private readonly invalidation: InvalidationBus,
+    private readonly evaluator: BudgetEvaluator,
   ) {}
 
   async list(orgId: OrgId, page: number, pageSize: number): Promise<BudgetListDto> {
     const result = await this.repositories.namedBudgets.list(orgId, { offset: (page - 1) * pageSize, limit: pageSize });
-    const budgets = await this.evaluate(orgId, result.items);
+    const budgets = (await this.evaluator.evaluate(orgId, result.items)).map(toBudgetDto);
     return { budgets, total: result.total, page, page_size: pageSize, total_count: result.total, has_more: page * pageSize < result.total };
   }
 
   async get(orgId: OrgId, id: string): Promise<BudgetDto> {
-    return (await this.evaluate(orgId, [await this.find(orgId, id)]))[0];
+    return this.render(orgId, await this.find(orgId, id));
   }
 
   async create(orgId: OrgId, input: CreateBudgetDto): Promise<BudgetDto> {
@@ -45,10 +44,14 @@ export class BudgetsService {
       alerts: (input.alerts ?? []).map((alert) => ({ threshold: alert.threshold, channels: alert.channels })),
       auto_stop: input.auto_stop ?? false,
     });
-    return (await this.evaluate(orgId, [budget]))[0];
+    await this.invalidation.publish('policy', orgId);
+    return this.render(orgId, budget);
   }
 
-  /** Only the fields sent change; new `alerts` replace the old ones (states recomputed). */
+  /**
+   * Only the fields sent change. New `alerts` replace the old ones; a threshold that was already
+   * there keeps its triggered state, so it does not notify again.
+   */
   async update(orgId: OrgId, id: string, input: UpdateBudgetDto): Promise<BudgetDto> {
     const current = await this.find(orgId, id);
     assertAutoStop(input.type ?? current.type, input.auto_stop ?? current.auto_stop);
@@ -60,16 +63,16 @@ export class BudgetsService {
     if (input.type !== undefined) patch.type = input.type;
     if (input.limit !== undefined) patch.limit = input.limit;
     if (input.auto_stop !== undefined) patch.auto_stop = input.auto_stop;
-    if (input.alerts !== undefined) {
-      patch.alerts = input.alerts.map((alert) => ({ threshold: alert.threshold, channels: [...alert.channels], triggered: false, triggered_at: null }));
-    }
+    if (input.alerts !== undefined) patch.alerts = carryOverAlerts(current.alerts, input.alerts);
     const updated = Object.keys(patch).length ? await this.repositories.namedBudgets.updateById(orgId, id, patch) : current;
     if (!updated) throw orgErrors.notFound('Budget', id);
-    return (await this.evaluate(orgId, [updated]))[0];
+    if (updated !== current) await this.invalidation.publish('policy', orgId);
+    return this.render(orgId, updated);
   }
 
   async remove(orgId: OrgId, id: string): Promise<void> {
     if (!(await this.repositories.namedBudgets.deleteById(orgId, id))) throw orgErrors.notFound('Budget', id);
+    await this.invalidation.publish('policy', orgId);
   }
 
   private async find(orgId: OrgId, id: string): Promise<NamedBudgetEntity> {
@@ -78,70 +81,31 @@ export class BudgetsService {
     return budget;
   }
 
-  /** Computes `current` once per budget type, updates alert states and renders the budgets. */
-  private async evaluate(orgId: OrgId, budgets: NamedBudgetEntity[], now = new Date()): Promise<BudgetDto[]> {
-    const spend = new Map<BudgetType, number>();
-    for (const type of new Set(budgets.map((b) => b.type))) spend.set(type, await spendInPeriod(this.repositories.usage, orgId, type, now));
-    const out: BudgetDto[] = [];
-    for (const budget of budgets) {
-      const current = spend.get(budget.type) ?? 0;
-      const alerts = budget.alerts.map((alert) => ({ ...alert }));
-      for (const change of alertChanges(alerts, current, budget.limit)) {
-        alerts[change.index].triggered = change.triggered;
-        alerts[change.index].triggered_at = change.triggered ? now : null;
-        await this.repositories.namedBudgets.setAlertState(orgId, budget._id, change.index, change.triggered, now);
-        if (change.triggered) await this.notify(orgId, budget, alerts[change.index].threshold, alerts[change.index].channels, current, now);
-      }
-      const period = budgetPeriod(budget.type, now);
-      out.push({
-        id: budget._id,
-        name: budget.name,
-        type: budget.type,
-        limit: budget.limit,
-        current: usd(current),
-        utilization: round2(utilizationPct(current, budget.limit)),
-        period_start: period.start.toISOString(),
-        period_end: period.end.toISOString(),
-        alerts: alerts.map((alert) => ({
-          threshold: alert.threshold,
-          channels: alert.channels,
-          triggered: alert.triggered,
-          triggered_at: alert.triggered_at ? alert.triggered_at.toISOString() : null,
-        })),
-        auto_stop: budget.auto_stop,
-        created_at: budget.created_at.toISOString(),
-        updated_at: budget.updated_at.toISOString(),
-      });
-    }
-    return out;
+  private async render(orgId: OrgId, budget: NamedBudgetEntity): Promise<BudgetDto> {
+    return toBudgetDto((await this.evaluator.evaluate(orgId, [budget]))[0]);
   }
+}
 
-  private async notify(orgId: OrgId, budget: NamedBudgetEntity, threshold: number, channels: string[], current: number, now: Date): Promise<void> {
-    if (channels.length === 0) return;
-    const event = createEvent(
-      'budget.warning',
-      orgId,
-      {
-        budget_type: budget.type,
-        threshold_pct: threshold,
-        spent: usd(current),
-        budget: budget.limit,
-        utilization_pct: round2(utilizationPct(current, budget.limit)),
-        timestamp: now.toISOString(),
-      },
-      EVENT_SOURCES.orgApi,
-    );
-    if (channels.includes('webhook')) await this.publisher.publish(event);
-    else if (channels.includes('slack')) {
-      await this.bus
-        .queue(QUEUES.chatNotification)
-        .add(event.type, { event }, { jobId: event.id })
-        .catch((err: unknown) => this.logger.warn({ err, org_id: orgId }, 'budget alert: chat notification not queued'));
-    }
-    if (channels.includes('email')) {
-      this.logger.info({ org_id: orgId, budget_id: budget._id, threshold_pct: threshold, event_id: event.id }, 'budget alert: e-mail notification pending (no mail server configured)');
-    }
-  }
+export function toBudgetDto({ budget, current, period, alerts }: EvaluatedBudget): BudgetDto {
+  return {
+    id: budget._id,
+    name: budget.name,
+    type: budget.type,
+    limit: budget.limit,
+    current: usd(current),
+    utilization: round2(utilizationPct(current, budget.limit)),
+    period_start: period.start.toISOString(),
+    period_end: period.end.toISOString(),
+    alerts: alerts.map((alert) => ({
+      threshold: alert.threshold,
+      channels: alert.channels,
+      triggered: alert.triggered,
+      triggered_at: alert.triggered_at ? alert.triggered_at.toISOString() : null,
+    })),
+    auto_stop: budget.auto_stop,
+    created_at: budget.created_at.toISOString(),
+    updated_at: budget.updated_at.toISOString(),
+  };
 }
 
 function assertAutoStop(type: BudgetType, autoStop: boolean): void {

@@ -89,6 +89,8 @@ export const configSchema = z.object({
   WEBHOOK_WORKER_LOCK_MS: z.coerce.number().int().min(200).max(600_000).default(30_000),
   /** How often the cost-anomaly rules run; 0 turns the detector off. */
   ANOMALY_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** How often named-budget alerts are evaluated by the worker process (webhook dispatcher, standalone); 0 turns the check off. */
+  BUDGET_ALERT_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   APPROVAL_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   PLAN_DAILY_QUOTAS: z
     .string()
