@@ -15,6 +15,8 @@ export interface AccessClaims {
   org_role: Role;
   email: string;
   typ: 'access';
+  /** The refresh-token family (the login) the token was issued in; revoking the family revokes the token. */
+  fam?: string;
   jti: string;
   iat: number;
   exp: number;
@@ -49,9 +51,11 @@ export class InvalidTokenError extends Error {
 export class TokenService {
   constructor(private readonly settings: TokenSettings) {}
 
-  issueAccess(user: { id: string; org_id: string; role: Role; email: string }): { token: string; claims: AccessClaims } {
+  /** `family`: the refresh-token family of the session (the `fam` claim), so a logout or reuse detection revokes this token too. */
+  issueAccess(user: { id: string; org_id: string; role: Role; email: string }, family?: string): { token: string; claims: AccessClaims } {
     const jti = randomUUID();
-    const token = jwt.sign({ org_id: user.org_id, org_role: user.role, email: user.email, typ: 'access' }, this.settings.secret, {
+    const payload = { org_id: user.org_id, org_role: user.role, email: user.email, typ: 'access', ...(family ? { fam: family } : {}) };
+    const token = jwt.sign(payload, this.settings.secret, {
       algorithm: TOKEN_ALGORITHM,
       subject: user.id,
       issuer: this.settings.issuer,

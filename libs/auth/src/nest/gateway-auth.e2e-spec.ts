@@ -4,6 +4,7 @@ import { SERVICE_VERSION } from '@svc/platform';
 import { bootService, TestService } from '@svc/testing';
 import { Principal } from '../principal';
 import { TokenService } from '../tokens';
+import { revokeAccessTokenFamily, StoreAccessTokenRevocations } from './access-token-revocations';
 import { AuthModule } from './auth.module';
 import { CurrentPrincipal, RequireScopes } from './decorators';
 import { GatewayAuthGuard } from './gateway-auth.guard';
@@ -150,5 +151,15 @@ describe('GatewayAuthGuard', () => {
     const loggedOut = await get('/gateway/admin/probe/read', { Authorization: `Bearer ${admin.token}` });
     expect(loggedOut.status).toBe(401);
     expect((await body(loggedOut)).error.message).toMatch(/revoked/);
+  });
+
+  it('refuses a dashboard access token whose login (refresh-token family) was revoked', async () => {
+    const tokens = new TokenService({ secret: service.runtime.secrets.jwtSecret, issuer: 'svc-org-api', audience: 'svc-gateway' });
+    const ended = tokens.issueAccess({ id: 'usr_f', org_id: orgId, role: 'Admin', email: 'f@example.com' }, 'fam-ended').token;
+    const live = tokens.issueAccess({ id: 'usr_f', org_id: orgId, role: 'Admin', email: 'f@example.com' }, 'fam-live').token;
+    expect((await get('/gateway/admin/probe/read', { Authorization: `Bearer ${ended}` })).status).toBe(200);
+    await revokeAccessTokenFamily(new StoreAccessTokenRevocations(repos), 'fam-ended');
+    expect((await get('/gateway/admin/probe/read', { Authorization: `Bearer ${ended}` })).status).toBe(401);
+    expect((await get('/gateway/admin/probe/read', { Authorization: `Bearer ${live}` })).status).toBe(200);
   });
 });

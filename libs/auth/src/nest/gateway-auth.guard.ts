@@ -8,7 +8,7 @@ import { GatewayKeyAuthenticator } from '../gateway-key-authenticator';
 import { Principal } from '../principal';
 import { hasScope, Role, scopesForRole } from '../scopes';
 import { AccessClaims, InvalidTokenError, TokenService } from '../tokens';
-import { ACCESS_TOKEN_REVOCATIONS, AccessTokenRevocations } from './access-token-revocations';
+import { ACCESS_TOKEN_REVOCATIONS, AccessTokenRevocations, isAccessTokenRevoked } from './access-token-revocations';
 import { AuthenticatedRequest, REQUIRED_SCOPES } from './decorators';
 
 const unauthenticated = (message: string) =>
@@ -72,7 +72,7 @@ export class GatewayAuthGuard implements CanActivate {
     } catch (error) {
       throw unauthenticated(error instanceof InvalidTokenError ? error.message : 'Invalid token');
     }
-    if (await this.revocations.isRevoked(claims.jti)) throw unauthenticated('This access token was revoked (logged out)');
+    if (await isAccessTokenRevoked(this.revocations, claims)) throw unauthenticated('This access token was revoked (logged out)');
     const headerOrg = request.headers['x-org-id'];
     if (typeof headerOrg === 'string' && headerOrg !== claims.org_id) {
       throw new GatewayError(403, {

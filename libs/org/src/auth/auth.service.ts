@@ -1,5 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ACCESS_TOKEN_REVOCATIONS, AccessTokenRevocations, ACCESS_TOKEN_TTL_SECONDS, InvalidTokenError, REFRESH_TOKEN_TTL_SECONDS, RefreshClaims, TokenService } from '@svc/auth';
+import {
+  ACCESS_TOKEN_REVOCATIONS,
+  AccessTokenRevocations,
+  ACCESS_TOKEN_TTL_SECONDS,
+  InvalidTokenError,
+  REFRESH_TOKEN_TTL_SECONDS,
+  RefreshClaims,
+  revokeAccessTokenFamily,
+  TokenService,
+} from '@svc/auth';
+import type { OrgId } from '@svc/domain';
 import { asOrgId, DuplicateKeyError, hashPassword, Repositories, UserEntity, verifyPassword } from '@svc/domain';
 import { APP_CONFIG, AppConfig, ConflictError, LOGGER, Logger } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
@@ -49,7 +59,7 @@ export class AuthService {
     const orgId = asOrgId(claims.org_id);
     const user = await this.repositories.users.findById(orgId, claims.sub);
     if (!user) {
-      await this.repositories.refreshTokens.revokeFamily(orgId, claims.fam);
+      await this.revokeFamily(orgId, claims.fam);
       throw orgErrors.unauthorized('The user of this refresh token no longer exists');
     }
     const next = this.tokens.issueRefresh({ id: user._id, org_id: user.org_id }, claims.fam);
@@ -57,7 +67,7 @@ export class AuthService {
     if (!used) {
       const record = await this.repositories.refreshTokens.findById(orgId, claims.jti);
       if (!record) throw orgErrors.unauthorized('Invalid or expired refresh token');
-      const revoked = await this.repositories.refreshTokens.revokeFamily(orgId, record.family_id);
+      const revoked = await this.revokeFamily(orgId, record.family_id);
       this.logger.warn({ org_id: orgId, user_id: user._id, family_id: record.family_id, revoked }, 'refresh token reuse: family revoked');
       throw orgErrors.unauthorized('This refresh token was already used or revoked; every session of this login has been revoked', {
         reason: 'refresh_token_reuse',
@@ -68,16 +78,21 @@ export class AuthService {
       family_id: used.family_id,
       ttl_ms: REFRESH_TOKEN_TTL_SECONDS * 1000,
     });
-    const access = this.tokens.issueAccess({ id: user._id, org_id: user.org_id, role: user.role, email: user.email });
+    const access = this.tokens.issueAccess({ id: user._id, org_id: user.org_id, role: user.role, email: user.email }, used.family_id);
     return { access_token: access.token, refresh_token: next.token, token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS };
   }
 
   /**
-   * Ends a session: the caller's access token is revoked until it expires, and the refresh token's
-   * family (when it is the caller's own) is revoked, so neither works any more.
+   * Ends a session (SPEC.md: logout "invalidates both tokens"): the caller's access token is
+   * revoked, and so is its login's refresh-token family (the access token's `fam` claim), so the
+   * refresh token stops working whether or not it is sent. A `refresh_token` in the body, when it
+   * is the caller's own, has its family revoked too (a token of another login of the same user).
    */
   async logout(principal: OrgPrincipal, refreshToken: string | undefined): Promise<void> {
-    if (principal.token) await this.revocations.revoke(principal.token.jti, new Date(principal.token.exp * 1000));
+    if (principal.token) {
+      await this.revocations.revoke(principal.token.jti, new Date(principal.token.exp * 1000));
+      if (principal.token.fam) await this.revokeFamily(principal.orgId, principal.token.fam);
+    }
     if (!refreshToken) return;
     let claims: RefreshClaims;
     try {
@@ -85,8 +100,8 @@ export class AuthService {
     } catch {
       return;
     }
-    if (claims.sub !== principal.userId || claims.org_id !== principal.orgId) return;
-    await this.repositories.refreshTokens.revokeFamily(principal.orgId, claims.fam);
+    if (claims.sub !== principal.userId || claims.org_id !== principal.orgId || claims.fam === principal.token?.fam) return;
+    await this.revokeFamily(principal.orgId, claims.fam);
   }
 
   /** DECISIONS.md "More organizations and members": a new organization (free, active) and its Owner. */
@@ -108,9 +123,16 @@ export class AuthService {
     return this.issueSession(user);
   }
 
+  /** Revokes a login: its refresh tokens, and every access token issued in it (at once, on every replica). */
+  private async revokeFamily(orgId: OrgId, family: string): Promise<number> {
+    const revoked = await this.repositories.refreshTokens.revokeFamily(orgId, family);
+    await revokeAccessTokenFamily(this.revocations, family);
+    return revoked;
+  }
+
   private async issueSession(user: UserEntity): Promise<TokenResponseDto> {
-    const access = this.tokens.issueAccess({ id: user._id, org_id: user.org_id, role: user.role, email: user.email });
     const refresh = this.tokens.issueRefresh({ id: user._id, org_id: user.org_id });
+    const access = this.tokens.issueAccess({ id: user._id, org_id: user.org_id, role: user.role, email: user.email }, refresh.claims.fam);
     await this.repositories.refreshTokens.issueWithId(asOrgId(user.org_id), refresh.claims.jti, {
       user_id: user._id,
       family_id: refresh.claims.fam,

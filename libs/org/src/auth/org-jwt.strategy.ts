@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { ACCESS_TOKEN_REVOCATIONS, AccessTokenRevocations, GatewayKeyAuthenticator, scopesForRole, TOKEN_ALGORITHM } from '@svc/auth';
+import { ACCESS_TOKEN_REVOCATIONS, AccessTokenRevocations, GatewayKeyAuthenticator, isAccessTokenRevoked, scopesForRole, TOKEN_ALGORITHM } from '@svc/auth';
 import { asOrgId, Repositories } from '@svc/domain';
 import { APP_CONFIG, AppConfig } from '@svc/platform';
 import { INSTANCE_SECRETS, InstanceSecrets, REPOSITORIES } from '@svc/runtime';
@@ -15,6 +15,7 @@ interface AccessPayload {
   typ?: unknown;
   jti?: unknown;
   exp?: unknown;
+  fam?: unknown;
 }
 
 /** Each strategy instance gets its own Passport, so two apps in one process never share a secret. */
@@ -24,8 +25,9 @@ const instances = new WeakMap<object, PassportInstance>();
 /**
  * passport-jwt strategy of the organization API: the bearer token must verify with the instance's
  * JWT secret, HS256 only (so `alg: none` and other algorithms are refused), the configured `iss`
- * and `aud`, and not be expired; then it must be an access token (`typ`), not revoked by a logout,
- * and its user and organization must still exist. The user's current role is read from the store,
+ * and `aud`, and not be expired; then it must be an access token (`typ`), not revoked (by itself
+ * on logout, or through its refresh-token family `fam` on logout and on refresh-token reuse), and
+ * its user and organization must still exist. The user's current role is read from the store,
  * so a role change or a removed member takes effect at once.
  */
 @Injectable()
@@ -58,12 +60,15 @@ export class OrgJwtStrategy extends PassportStrategy(Strategy) {
   }
 
   async validate(payload: AccessPayload): Promise<OrgPrincipal> {
-    const { sub, org_id: orgId, typ, jti, exp } = payload;
+    const { sub, org_id: orgId, typ, jti, exp, fam } = payload;
     if (typ !== 'access') throw orgErrors.unauthorized('Not an access token');
     if (typeof sub !== 'string' || typeof orgId !== 'string' || !orgId || typeof jti !== 'string' || typeof exp !== 'number') {
       throw orgErrors.unauthorized('Invalid token');
     }
-    if (await this.revocations.isRevoked(jti)) throw orgErrors.unauthorized('This access token was revoked (logged out)');
+    if (fam !== undefined && typeof fam !== 'string') throw orgErrors.unauthorized('Invalid token');
+    if (await isAccessTokenRevoked(this.revocations, { jti, fam })) {
+      throw orgErrors.unauthorized('This access token was revoked (logged out, or its login was revoked)');
+    }
     const [user, organization] = await Promise.all([
       this.repositories.users.findById(asOrgId(orgId), sub),
       this.authenticator.organization(orgId),
@@ -80,7 +85,7 @@ export class OrgJwtStrategy extends PassportStrategy(Strategy) {
       userId: user._id,
       role: user.role,
       deprecation: null,
-      token: { jti, exp },
+      token: { jti, exp, fam: fam ?? null },
     };
   }
 }

@@ -4,8 +4,8 @@ import type { FastifyRequest } from 'fastify';
 
 /** The caller of an organization API route: a user (dashboard access token) or an API key. */
 export interface OrgPrincipal extends Principal {
-  /** The access token's id and expiry (users only), for logout. */
-  token: { jti: string; exp: number } | null;
+  /** The access token's id, expiry and refresh-token family (users only), for logout. */
+  token: { jti: string; exp: number; fam: string | null } | null;
 }
 
 export interface OrgRequest extends FastifyRequest {
