@@ -22,6 +22,7 @@ import {
   REDIS,
   redisStatus,
 } from '@svc/platform';
+import { stopTelemetry } from '@svc/telemetry';
 import { InstanceSecrets, resolveInstanceSecrets } from './instance-secrets';
 
 /** Injection tokens of the shared resources (APP_CONFIG, LOGGER and REDIS come from @svc/platform). */
@@ -62,7 +63,8 @@ export interface RuntimeOptions {
 export async function createRuntime(name: string, config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = createLogger(config, name);
   const secrets = resolveInstanceSecrets(config, logger);
-  const resources: Closeable[] = [];
+  // Registered first, so closed last: the spans of the shutdown itself are exported too.
+  const resources: Closeable[] = [{ close: () => stopTelemetry() }];
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, 'hot-path', name) : null;
   if (redis) resources.push({ close: () => redis.quit().catch(() => redis.disconnect()) });
   const invalidation = new InvalidationBus(redis, logger);
