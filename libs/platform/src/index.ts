@@ -2,6 +2,7 @@ export * from './config/app-config';
 export * from './config/config.schema';
 export * from './config/tokens';
 export * from './logging/logger';
+export * from './logging/redact';
 export * from './logging/nest-logger';
 export * from './redis/redis';
 export * from './errors/errors';

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { redactUrl } from '@svc/telemetry';
 import { ErrorSurface } from './errors';
 import { toErrorResponse } from './error-response';
 
@@ -15,7 +16,11 @@ export function sendError(
   const requestId = String(request.id);
   const response = toErrorResponse(error, surface, requestId);
   if (response.errorId) {
-    logger.error({ err: error, error_id: response.errorId, request_id: requestId, url: request.url }, 'request failed');
+    // The route pattern, and the URL with credential query values (`?api_key=`) masked.
+    logger.error(
+      { err: error, error_id: response.errorId, request_id: requestId, method: request.method, route: request.routeOptions?.url, url: redactUrl(request.url) },
+      'request failed',
+    );
   }
   if (reply.sent || reply.raw.headersSent) {
     // A stream already started: the connection is all that is left to end.

@@ -162,6 +162,14 @@ describe('gateway surface', () => {
     expect(logLines.some((line) => line.includes(errorId as string) && line.includes('stack'))).toBe(true);
   });
 
+  it('logs a crash with its route and the URL with credential query values masked', async () => {
+    const res = await fetch(`${url}/t/crash?api_key=sk-query-secret-1&Token=sk-query-secret-2&limit=5`);
+    const errorId = /err_[0-9a-f]{16}/.exec(((await res.json()) as Json).error.message)?.[0] as string;
+    const line = JSON.parse(logLines.find((entry) => entry.includes(errorId)) as string) as Json;
+    expect(line).toMatchObject({ route: '/t/crash', method: 'GET', url: '/t/crash?api_key=[REDACTED]&Token=[REDACTED]&limit=5' });
+    expect(logLines.join('')).not.toContain('sk-query-secret');
+  });
+
   it('serves OpenAPI at /docs and /docs/json', async () => {
     expect((await fetch(`${url}/docs`)).status).toBe(200);
     const doc = (await (await fetch(`${url}/docs/json`)).json()) as Json;

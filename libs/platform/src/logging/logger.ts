@@ -1,38 +1,11 @@
 import pino, { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
+import { redactSecrets } from './redact';
 
 /**
- * Paths whose values never reach a log line. Headers are matched both as sent by clients
- * and as normalised to lower case by Node.
+ * The service's pino logger. Every object logged (and every child logger's bindings) goes through
+ * `redactSecrets`, so credentials are replaced by `[REDACTED]` whatever their depth or letter case.
  */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-svc-api-key"]',
-  'req.headers["x-provider-key"]',
-  'req.headers["x-api-key"]',
-  'req.headers["x-runner-proof"]',
-  'req.headers.cookie',
-  'headers.authorization',
-  'headers["x-svc-api-key"]',
-  'headers["x-provider-key"]',
-  'headers["x-api-key"]',
-  '*.password',
-  '*.plaintext_key',
-  '*.secret',
-  '*.key',
-  '*.api_key',
-  '*.access_token',
-  '*.refresh_token',
-  '*.token',
-  'password',
-  'plaintext_key',
-  'secret',
-  'api_key',
-  'access_token',
-  'refresh_token',
-  'token',
-];
-
 export function createLogger(
   config: Pick<AppConfig, 'LOG_LEVEL'>,
   name: string,
@@ -41,11 +14,23 @@ export function createLogger(
   const options: pino.LoggerOptions = {
     name,
     level: config.LOG_LEVEL,
-    redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+    formatters: {
+      log: (object) => redactSecrets(object),
+      bindings: (bindings) => redactSecrets(bindings),
+    },
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return destination ? pino(options, destination) : pino(options);
+  const logger = destination ? pino(options, destination) : pino(options);
+  // pino formats a child's bindings without `formatters.bindings`; children (and theirs, which
+  // inherit from this instance) get theirs redacted here instead.
+  type Child = (this: Logger, bindings: pino.Bindings, childOptions?: pino.ChildLoggerOptions) => Logger;
+  const originalChild = logger.child as unknown as Child;
+  const redactedChild: Child = function (this: Logger, bindings, childOptions) {
+    return originalChild.call(this, redactSecrets(bindings), childOptions);
+  };
+  logger.child = redactedChild as unknown as typeof logger.child;
+  return logger;
 }
 
 export type { Logger };
