@@ -44,6 +44,8 @@ function rootModule(runtime: Runtime, feature: Type<unknown>): DynamicModule {
 export interface StartOptions {
   /** Install SIGTERM/SIGINT handlers (default true; tests turn it off and call close()). */
   handleSignals?: boolean;
+  /** Print the start-up banner on stdout (default true; in-process tests turn it off). */
+  banner?: boolean;
 }
 
 /** Boots every HTTP surface of a service on one shared runtime and drains them on SIGTERM. */
@@ -62,6 +64,7 @@ export async function startService(
       logger: runtime.logger,
       bodyLimit: surface.bodyLimit,
       rawBodyPrefix: surface.rawBodyPrefix,
+      logBodies: config.LOG_BODIES,
       docs: surface.docs && { ...surface.docs, version: definition.version },
     });
     await app.listen({ port: config[surface.port], host: config.HOST });
@@ -75,7 +78,7 @@ export async function startService(
     options.handleSignals === false
       ? () => closeAll(apps, resources)
       : handleShutdown(apps, resources, runtime.logger, config.SHUTDOWN_TIMEOUT_MS);
-  printBanner(definition, runtime, urls);
+  if (options.banner !== false) printBanner(definition, runtime, urls);
   return { runtime, apps, urls, close };
 }
 
@@ -84,24 +87,36 @@ async function closeAll(apps: NestFastifyApplication[], resources: { close(): un
   for (const resource of resources) await resource.close();
 }
 
-function printBanner(definition: ServiceDefinition, runtime: Runtime, urls: Record<string, string>): void {
-  if (runtime.config.LOG_LEVEL === 'silent') return;
-  const lines = [`${definition.name} ${definition.version} is running`];
-  for (const surface of definition.surfaces) {
-    const base = urls[surface.label];
-    lines.push(`  ${surface.label.padEnd(14)} ${base}${surface.docs ? `   docs: ${base}/docs` : ''}`);
-    for (const path of surface.highlights ?? []) lines.push(`  ${''.padEnd(14)} ${base}${path}`);
+/**
+ * The start-up banner on stdout: URLs, docs, stores and the bootstrap result. LOG_LEVEL=silent
+ * silences it, except for a generated bootstrap password: shown once, it is the only way in.
+ */
+export function printBanner(
+  definition: ServiceDefinition,
+  runtime: Pick<Runtime, 'config' | 'bootstrap' | 'storesInUse'>,
+  urls: Record<string, string>,
+  out: Pick<NodeJS.WritableStream, 'write'> = process.stdout,
+): void {
+  const silent = runtime.config.LOG_LEVEL === 'silent';
+  const lines: string[] = [];
+  if (!silent) {
+    lines.push(`${definition.name} ${definition.version} is running`);
+    for (const surface of definition.surfaces) {
+      const base = urls[surface.label];
+      lines.push(`  ${surface.label.padEnd(14)} ${base}${surface.docs ? `   docs: ${base}/docs` : ''}`);
+      for (const path of surface.highlights ?? []) lines.push(`  ${''.padEnd(14)} ${base}${path}`);
+    }
+    for (const [store, detail] of Object.entries(runtime.storesInUse())) lines.push(`  ${store.padEnd(14)} ${detail}`);
   }
-  for (const [store, detail] of Object.entries(runtime.storesInUse())) lines.push(`  ${store.padEnd(14)} ${detail}`);
   const boot = runtime.bootstrap;
-  if (boot?.created) {
+  if (boot?.created && (!silent || boot.generatedPassword)) {
     lines.push(`  bootstrap      created the first organization (${boot.orgId}) and its Owner ${boot.email}`);
     if (boot.generatedPassword) {
       lines.push(`                 generated password (shown once): ${boot.generatedPassword}`);
       lines.push(`                 log in: POST ${urls['org-api'] ?? ''}/api/v1/auth/login`);
     }
   }
-  process.stdout.write(`${lines.join('\n')}\n`);
+  if (lines.length) out.write(`${lines.join('\n')}\n`);
 }
 
 /** Entry point of every app: validates config (exit 1 naming the variable), then starts. */

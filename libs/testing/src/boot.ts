@@ -11,8 +11,8 @@ export interface TestService extends RunningService {
 }
 
 /**
- * Boots a service definition in process on free ports with a private DATA_DIR, silent logs and
- * no signal handlers. `env` overrides or adds environment variables (e.g. REDIS_URL).
+ * Boots a service definition in process on free ports with a private DATA_DIR, silent logs, no
+ * banner and no signal handlers. `env` overrides or adds environment variables (e.g. REDIS_URL).
  */
 export async function bootService(definition: ServiceDefinition, env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));
@@ -28,7 +28,7 @@ export async function bootService(definition: ServiceDefinition, env: Record<str
     WEBHOOK_DISPATCHER_PORT: '0',
     ...env,
   });
-  const running = await startService(definition, config, { handleSignals: false });
+  const running = await startService(definition, config, { handleSignals: false, banner: false });
   return {
     ...running,
     dataDir,

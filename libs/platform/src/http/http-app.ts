@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { ErrorSurface } from '../errors/errors';
 import { SurfaceExceptionFilter } from '../errors/exception.filter';
 import { NestPinoLogger } from '../logging/nest-logger';
+import { useBodyLogging } from './body-log';
 import { useJsonBodies } from './json-body';
 import { createValidationPipe } from './validation';
 
@@ -23,6 +24,8 @@ export interface HttpAppOptions {
   requestIdPrefix?: string;
   /** Requests under this path prefix get their body unread (see useJsonBodies). */
   rawBodyPrefix?: string;
+  /** `LOG_BODIES`: log request bodies (credentials redacted); only when the logger is at debug or below. */
+  logBodies?: boolean;
 }
 
 /** Creates a NestJS application on Fastify with the surface's error format, validation and docs. */
@@ -41,6 +44,7 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
     bodyParser: false,
   });
   useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix });
+  if (options.logBodies && options.logger.isLevelEnabled('debug')) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger);
   app.useGlobalFilters(new SurfaceExceptionFilter(options.surface, options.logger));
   app.useGlobalPipes(createValidationPipe());
   if (options.docs) setupDocs(app, options.docs);

@@ -1,0 +1,99 @@
+import { Body, Controller, Module, Post, Req } from '@nestjs/common';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyRequest } from 'fastify';
+import { Readable, Writable } from 'node:stream';
+import { createLogger } from '../logging/logger';
+import { createHttpApp } from './http-app';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- log lines are asserted field by field
+type Json = Record<string, any>;
+
+@Controller()
+class BodiesController {
+  /** Like the proxy: the body arrives unread and the route reads the stream itself. */
+  @Post('raw/echo')
+  async raw(@Req() request: FastifyRequest) {
+    let bytes = 0;
+    for await (const chunk of request.body as Readable) bytes += (chunk as Buffer).length;
+    return { bytes };
+  }
+  @Post('json/login')
+  login(@Body() body: Record<string, unknown>) {
+    return { email: body.email };
+  }
+}
+
+@Module({ controllers: [BodiesController] })
+class BodiesModule {}
+
+async function boot(level: 'debug' | 'info', logBodies: boolean) {
+  const lines: Json[] = [];
+  const logger = createLogger(
+    { LOG_LEVEL: level },
+    'spec',
+    new Writable({
+      write(chunk, _e, done) {
+        lines.push(JSON.parse(String(chunk)) as Json);
+        done();
+      },
+    }),
+  );
+  const app: NestFastifyApplication = await createHttpApp(BodiesModule, { name: 'spec', surface: 'gateway', logger, rawBodyPrefix: '/raw/', logBodies });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  const bodyLines = () => lines.filter((line) => line.msg === 'request body');
+  return { app, url, lines, bodyLines };
+}
+
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('LOG_BODIES', () => {
+  let env: Awaited<ReturnType<typeof boot>>;
+  beforeAll(async () => {
+    env = await boot('debug', true);
+  });
+  afterAll(() => env.app.close());
+
+  it('logs a parsed JSON body at debug with its credentials redacted', async () => {
+    const res = await post(`${env.url}/json/login`, { email: 'owner@example.com', password: 'hunter2-secret-pw' });
+    expect(await res.json()).toEqual({ email: 'owner@example.com' });
+    const line = env.bodyLines().find((l) => l.url === '/json/login');
+    expect(line).toMatchObject({ level: 20, method: 'POST', body: { email: 'owner@example.com', password: '[REDACTED]' } });
+    expect(JSON.stringify(env.lines)).not.toContain('hunter2-secret-pw');
+  });
+
+  it('logs a body the route reads itself once it is read, and the route still gets every byte', async () => {
+    const content = 'x'.repeat(200_000);
+    const body = { model: 'gpt-4o', api_key: 'sk-body-secret-1', messages: [{ role: 'user', content }] };
+    const res = await post(`${env.url}/raw/echo?key=sk-query-secret-2&stream=false`, body);
+    expect(await res.json()).toEqual({ bytes: Buffer.byteLength(JSON.stringify(body)) });
+    const line = env.bodyLines().find((l) => String(l.url).startsWith('/raw/echo'));
+    expect(line).toMatchObject({ url: '/raw/echo?key=[REDACTED]&stream=false', body: { model: 'gpt-4o', api_key: '[REDACTED]' } });
+    expect(line?.body.messages[0].content).toHaveLength(200_000);
+    expect(JSON.stringify(env.lines)).not.toMatch(/sk-(body|query)-secret/);
+  });
+
+  it('logs only the size of a body too large to log', async () => {
+    const res = await post(`${env.url}/raw/echo`, { content: 'y'.repeat(300 * 1024) });
+    const { bytes } = (await res.json()) as Json;
+    expect(bytes).toBeGreaterThan(300 * 1024);
+    expect(env.bodyLines().find((l) => l.body_bytes === bytes)).toMatchObject({ body_omitted: expect.any(String) });
+  });
+});
+
+describe('without LOG_BODIES, or above debug level', () => {
+  it.each([
+    ['LOG_BODIES=false at debug', 'debug', false],
+    ['LOG_BODIES=true at info', 'info', true],
+  ] as const)('%s logs no bodies', async (_what, level, logBodies) => {
+    const env = await boot(level, logBodies);
+    try {
+      expect((await post(`${env.url}/json/login`, { email: 'a@b.c', password: 'pw-123456789' })).status).toBe(201);
+      expect((await post(`${env.url}/raw/echo`, { model: 'm' })).status).toBe(201);
+      expect(env.bodyLines()).toEqual([]);
+    } finally {
+      await env.app.close();
+    }
+  });
+});
