@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestClock, silentLogger } from '../../testing/stores';
@@ -17,6 +17,17 @@ const EVENTS = defineCollection<Event>('events', [
 ]);
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What a crash leaves behind: the directory's files as they are now, without a close. Copied, because
+ * the live store keeps the directory locked; the copied lock names this process, which does not hold
+ * it, so it is stale and the next open takes it over.
+ */
+async function crashImage(dir: string): Promise<string> {
+  const copy = await mkdtemp(join(tmpdir(), 'svc-crash-'));
+  await cp(dir, copy, { recursive: true });
+  return copy;
+}
 
 describe('EmbeddedDocumentStore persistence', () => {
   let dir: string;
@@ -60,10 +71,12 @@ describe('EmbeddedDocumentStore persistence', () => {
     const store = await open();
     await store.collection(EVENTS).insertOne(event('e1'));
     await wait(120);
-    // Inserts are appended to the journal; a second store on the same directory already sees them.
-    const reader = await open();
+    // Inserts are appended to the journal: a crash now would not lose them.
+    const image = await crashImage(dir);
+    const reader = await EmbeddedDocumentStore.open(image, silentLogger());
     expect((await reader.collection(EVENTS).find({})).map((d: Event) => d._id)).toEqual(['e1']);
     await reader.close();
+    await rm(image, { recursive: true, force: true });
     expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     await store.close();
   });
@@ -100,29 +113,32 @@ describe('EmbeddedDocumentStore journal', () => {
   const event = (id: string): Event => ({ _id: id, at: new Date(), detail: { when: [new Date('2025-03-01T00:00:00Z')], label: id } });
   it('appends inserts to a journal, rewrites on other changes, and survives a crash between the two', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-journal-'));
+    let crashed: string | undefined;
     try {
       const store = await EmbeddedDocumentStore.open(dir, silentLogger(), { debounceMs: 10 });
       const events = store.collection(EVENTS);
       await events.insertMany([event('a'), event('b')]);
       await store.flush();
-      expect((await readdir(dir)).sort()).toEqual(['events.journal.jsonl']);
+      expect((await readdir(dir)).sort()).toEqual(['events.journal.jsonl', 'store.lock']);
       await events.insertOne(event('c'));
       await store.flush();
       expect((await readFile(join(dir, 'events.journal.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(3);
 
       // A torn last line (a crash mid-append) is dropped; the complete lines are kept.
-      await writeFile(join(dir, 'events.journal.jsonl'), `${await readFile(join(dir, 'events.journal.jsonl'), 'utf8')}{"_id":"tor`);
-      const recovered = await EmbeddedDocumentStore.open(dir, silentLogger(), { debounceMs: 10 });
+      crashed = await crashImage(dir);
+      await writeFile(join(crashed, 'events.journal.jsonl'), `${await readFile(join(crashed, 'events.journal.jsonl'), 'utf8')}{"_id":"tor`);
+      const recovered = await EmbeddedDocumentStore.open(crashed, silentLogger(), { debounceMs: 10 });
       expect((await recovered.collection(EVENTS).find({})).map((d) => d._id).sort()).toEqual(['a', 'b', 'c']);
       await recovered.collection(EVENTS).deleteOne({ _id: 'a' });
       await recovered.close();
-      expect((await readdir(dir)).sort()).toEqual(['events.json']);
-      const reopened = await EmbeddedDocumentStore.open(dir, silentLogger());
+      expect((await readdir(crashed)).sort()).toEqual(['events.json']);
+      const reopened = await EmbeddedDocumentStore.open(crashed, silentLogger());
       expect((await reopened.collection(EVENTS).find({})).map((d) => d._id).sort()).toEqual(['b', 'c']);
       await reopened.close();
       await store.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
+      if (crashed) await rm(crashed, { recursive: true, force: true });
     }
   });
 });

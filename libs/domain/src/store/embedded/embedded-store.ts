@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from '@svc/platform';
 import type { Collection, CollectionSpec, DocumentStore, StoreOptions, StoreStatus, StoredDocument } from '../types';
+import { DataDirLock, lockDataDir } from './dir-lock';
 import { EmbeddedCollection } from './embedded-collection';
 import { appendFile, rm } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
@@ -26,7 +27,8 @@ export interface EmbeddedStoreOptions extends StoreOptions {
 /**
  * The local document store of a laptop `npm start`: every collection lives in memory and is
  * persisted to `<dir>/<collection>.json`, written atomically (temp file + rename) a short,
- * debounced moment after a change and on `close()`. One process owns a directory.
+ * debounced moment after a change and on `close()`. One process owns a directory: `open` takes
+ * the exclusive lock `<dir>/store.lock` (see lockDataDir) and `close` releases it.
  */
 export class EmbeddedDocumentStore implements DocumentStore {
   readonly kind = 'embedded' as const;
@@ -52,6 +54,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     directory: string,
     private readonly logger: Logger,
     options: EmbeddedStoreOptions,
+    private readonly lock: DataDirLock,
   ) {
     this.directory = directory;
     this.clock = options.clock ?? Date.now;
@@ -63,7 +66,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
   static async open(directory: string, logger: Logger, options: EmbeddedStoreOptions = {}): Promise<EmbeddedDocumentStore> {
     const absolute = resolve(directory);
     mkdirSync(absolute, { recursive: true, mode: 0o700 });
-    return new EmbeddedDocumentStore(absolute, logger, options);
+    const lock = lockDataDir(absolute);
+    return new EmbeddedDocumentStore(absolute, logger, options, lock);
   }
 
   collection<T extends StoredDocument>(spec: CollectionSpec<T>): Collection<T> {
@@ -128,6 +132,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
       this.writeDirtySync();
     } finally {
       this.closed = true;
+      this.lock.release();
     }
   }
 
