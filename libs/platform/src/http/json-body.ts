@@ -12,7 +12,8 @@ export interface BodyOptions {
 
 /**
  * JSON is the only body these APIs take: Fastify's text/plain parser is removed (so other types
- * get 415), and JSON is parsed here so a malformed body raises an error that keeps its code.
+ * get 415), and JSON is parsed here so a malformed body raises an error that keeps its code. An
+ * empty body with `Content-Type: application/json` is treated as no body.
  */
 export function useJsonBodies(fastify: FastifyInstance, options: BodyOptions = {}): void {
   const raw = (request: FastifyRequest) => options.rawBodyPrefix !== undefined && request.url.startsWith(options.rawBodyPrefix);
@@ -43,7 +44,9 @@ export function useJsonBodies(fastify: FastifyInstance, options: BodyOptions = {
       if (size > limit) return;
       const text = Buffer.concat(chunks, size).toString('utf8');
       if (text.length === 0) {
-        done(new MalformedJsonError('Body cannot be empty when Content-Type is application/json'), undefined);
+        // No body at all (e.g. a client that always sends the JSON content type): the same as no body.
+        // Routes that need one still refuse it when they validate it.
+        done(null, undefined);
         return;
       }
       try {

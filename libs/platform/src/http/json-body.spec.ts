@@ -1,0 +1,52 @@
+import Fastify, { FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { useJsonBodies } from './json-body';
+
+/** The JSON body parser on a real socket: what a route sees for each kind of body. */
+describe('useJsonBodies', () => {
+  let app: FastifyInstance;
+  let url: string;
+
+  beforeAll(async () => {
+    app = Fastify();
+    useJsonBodies(app, { rawBodyPrefix: '/raw/' });
+    app.setErrorHandler((error: Error & { status?: number }, _request, reply) => {
+      void reply.status(error.status ?? 500).send({ error: error.name, message: error.message });
+    });
+    app.post('/echo', async (request) => ({ absent: request.body === undefined, body: request.body ?? null }));
+    app.post('/raw/echo', async (request) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request.body as Readable) chunks.push(chunk as Buffer);
+      return { stream: request.body instanceof Readable, bytes: Buffer.concat(chunks).length };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => app.close());
+
+  const post = (path: string, body: string | undefined, contentType: string | null = 'application/json') =>
+    fetch(`${url}${path}`, { method: 'POST', headers: contentType ? { 'content-type': contentType } : {}, body });
+
+  it('treats an empty body sent as application/json as no body', async () => {
+    const res = await post('/echo', '');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ absent: true, body: null });
+    const none = await post('/echo', undefined, null);
+    expect(await none.json()).toEqual({ absent: true, body: null });
+  });
+
+  it('parses JSON and refuses malformed or whitespace-only JSON', async () => {
+    expect(await (await post('/echo', '{"a":1}')).json()).toEqual({ absent: false, body: { a: 1 } });
+    for (const body of ['{"a":', ' ', 'null x']) {
+      const res = await post('/echo', body);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'MalformedJsonError', message: expect.stringContaining('not valid JSON') });
+    }
+  });
+
+  it('still hands the raw-body routes their (empty) stream', async () => {
+    expect(await (await post('/raw/echo', '')).json()).toEqual({ stream: true, bytes: 0 });
+    expect(await (await post('/raw/echo', '{"x":1}')).json()).toEqual({ stream: true, bytes: 7 });
+  });
+});
