@@ -48,7 +48,8 @@ export function parseIpLiteral(host: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
  * The special range an address belongs to (`loopback`, `private`, `linkLocal`, `carrierGradeNat`,
  * `uniqueLocal`, `multicast`, `unspecified`, `metadata`, ...), or null for a public unicast address.
  * Only plain unicast passes: every special-purpose range of IANA's registries is refused, including
- * IPv6 transition ranges (6to4, Teredo, NAT64) that can embed an internal IPv4 address.
+ * IPv6 transition ranges (6to4, Teredo, NAT64, IPv4-translated, IPv4-compatible) that can embed an
+ * internal IPv4 address.
  */
 export function blockedRange(address: string): string | null {
   const parsed = parseIpLiteral(address);
@@ -56,6 +57,8 @@ export function blockedRange(address: string): string | null {
   const normalized = parsed.toNormalizedString();
   if (METADATA_ADDRESSES.has(parsed.toString()) || METADATA_ADDRESSES.has(normalized)) return 'metadata';
   const range = parsed.range();
+  // IPv4-compatible IPv6 (`::a.b.c.d`, deprecated by RFC 4291) is not in ipaddr.js's special ranges.
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return 'ipv4Compatible';
   return range === 'unicast' ? null : range;
 }
 

@@ -31,6 +31,18 @@ describe('checkOutboundUrl', () => {
     ['https://172.31.255.255/', 'private'],
     ['https://192.168.1.1/', 'private'],
     ['https://[::ffff:10.0.0.1]/', 'private'],
+    ['https://[::ffff:a9fe:a9fe]/latest', 'metadata'],
+    ['https://[0:0:0:0:0:ffff:169.254.169.254]/latest', 'metadata'],
+    ['https://[::ffff:169.254.1.1]/', 'linkLocal'],
+    ['https://[::ffff:172.16.0.1]/', 'private'],
+    ['https://[0:0:0:0:0:ffff:192.168.1.1]/', 'private'],
+    ['https://[::ffff:100.64.0.1]/', 'carrierGradeNat'],
+    ['https://[::ffff:0.0.0.0]/', 'unspecified'],
+    ['https://[::ffff:0:127.0.0.1]/', 'rfc6145'],
+    ['https://[64:ff9b::a9fe:a9fe]/', 'rfc6052'],
+    ['https://[::127.0.0.1]/', 'ipv4Compatible'],
+    ['https://[::169.254.169.254]/', 'ipv4Compatible'],
+    ['https://[::10.0.0.1]/', 'ipv4Compatible'],
     ['https://100.64.0.1/', 'carrierGradeNat'],
     ['https://100.127.255.254/', 'carrierGradeNat'],
     ['https://[fc00::1]/', 'uniqueLocal'],
@@ -107,6 +119,10 @@ describe('address helpers', () => {
     expect(blockedRange('1.1.1.1')).toBeNull();
     expect(blockedRange('169.254.169.254')).toBe('metadata');
     expect(blockedRange('2002:7f00:1::1')).toBe('6to4');
+    expect(blockedRange('::7f00:1')).toBe('ipv4Compatible');
+    expect(blockedRange('::')).toBe('unspecified');
+    expect(blockedRange('::1')).toBe('loopback');
+    expect(blockedRange('2606:4700:4700::1111')).toBeNull();
   });
 });
 
