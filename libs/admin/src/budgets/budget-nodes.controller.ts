@@ -21,7 +21,7 @@ export class BudgetNodesController {
 
   @Get()
   @AdminRoute('admin:read', 'List budget nodes with their current spend')
-  list(@CurrentPrincipal() principal: Principal) {
+  list(@CurrentPrincipal() principal: Principal): Promise<{ items: BudgetNodeView[]; total: number }> {
     return this.nodes.list(principal);
   }
 

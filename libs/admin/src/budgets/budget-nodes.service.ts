@@ -8,6 +8,8 @@ import { alreadyExists } from '../common/admin-errors';
 import { BudgetNodeView, CreateBudgetNodeDto, UpdateBudgetNodeDto } from './dto/budget-node.dto';
 
 const LEVEL_RANK: Record<BudgetLevel, number> = { org: 0, team: 1, key: 2 };
+/** Rotations followed back when summing a key node's spend. */
+const MAX_ROTATIONS_FOLLOWED = 10;
 
 /** Spend per node id, from the usage records of each node's current period. */
 type SpendMap = Map<string, number>;
@@ -184,11 +186,34 @@ export class BudgetNodesService {
       ]);
       const keyCost = new Map(byKey.map((row) => [row.key_id, row.cost]));
       const teamCost = new Map(byTeam.map((row) => [row.team_id, row.cost]));
+      const keyNodes = inPeriod.filter((n) => n.level === 'key' && n.key_id !== null);
+      const lineage = keyNodes.length ? await this.keyLineage(orgId, keyNodes.map((n) => n.key_id as string)) : new Map<string, string[]>();
+      const ofKey = (keyId: string | null) => (keyId === null ? 0 : (lineage.get(keyId) ?? [keyId]).reduce((sum, id) => sum + (keyCost.get(id) ?? 0), 0));
       for (const node of inPeriod) {
-        const cost = node.level === 'org' ? (total?.cost ?? 0) : node.level === 'team' ? (teamCost.get(node.team_id) ?? 0) : (keyCost.get(node.key_id) ?? 0);
+        const cost = node.level === 'org' ? (total?.cost ?? 0) : node.level === 'team' ? (teamCost.get(node.team_id) ?? 0) : ofKey(node.key_id);
         result.set(node._id, cost);
       }
     }
     return result;
+  }
+
+  /**
+   * Each key with the keys it replaced (rotation moves a key node to the replacement, and the
+   * usage of the period recorded under the older ids still counts), a few rotations deep.
+   */
+  private async keyLineage(orgId: OrgId, keyIds: string[]): Promise<Map<string, string[]>> {
+    const lineage = new Map(keyIds.map((id) => [id, [id]]));
+    let frontier = new Map(keyIds.map((id) => [id, id]));
+    for (let depth = 0; depth < MAX_ROTATIONS_FOLLOWED && frontier.size > 0; depth++) {
+      const previous = await this.repositories.apiKeys.list(orgId, { filter: { replaced_by: { $in: [...frontier.keys()] } }, limit: 1000 });
+      const next = new Map<string, string>();
+      for (const key of previous.items) {
+        const root = frontier.get(key.replaced_by as string) as string;
+        lineage.get(root)?.push(key._id);
+        next.set(key._id, root);
+      }
+      frontier = next;
+    }
+    return lineage;
   }
 }

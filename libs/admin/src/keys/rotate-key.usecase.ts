@@ -1,14 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Principal } from '@svc/auth';
-import { generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, Repositories } from '@svc/domain';
-import { ConflictError, InvalidationBus, notFound } from '@svc/platform';
+import { hasScope, Principal } from '@svc/auth';
+import { ApiKeyEntity, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, Repositories } from '@svc/domain';
+import { ConflictError, GatewayError, InvalidationBus, notFound } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { RotatedKeyResponse } from './dto/rotate-key.dto';
 
 /**
+ * A caller may only obtain the plaintext of a key it could have been given itself: a gateway key
+ * needs every scope of the key it rotates (a write scope covers its read scope, as in the guard);
+ * a dashboard user with the Owner or Admin role may rotate any key of the organization.
+ */
+export function mayRotate(principal: Pick<Principal, 'kind' | 'role' | 'scopes'>, key: Pick<ApiKeyEntity, 'scopes'>): string[] {
+  if (principal.kind === 'dashboard' && (principal.role === 'Owner' || principal.role === 'Admin')) return [];
+  return key.scopes.filter((scope) => !hasScope(principal.scopes, scope));
+}
+
+/**
  * Replaces a current gateway key by a new one with the same name, scopes, allowlist and team
- * (DECISIONS.md: the old key keeps working for `hours`, 0 = stops at once), then drops the old key
- * from every replica's authentication cache.
+ * (DECISIONS.md: the old key keeps working for `hours`, 0 = stops at once), moves the key's budget
+ * nodes to the replacement, then drops the old key from every replica's authentication cache and
+ * the governance profiles (stage 2.5 reads the nodes from them).
  */
 @Injectable()
 export class RotateKeyUseCase {
@@ -28,6 +39,16 @@ export class RotateKeyUseCase {
         replaced_by: key.replaced_by,
       });
     }
+    const missing = mayRotate(principal, key);
+    if (missing.length) {
+      throw new GatewayError(403, {
+        message: `API key ${key._id} carries scopes the caller does not have (${missing.join(', ')}); its plaintext cannot be obtained by rotating it`,
+        type: 'permission_error',
+        code: 'insufficient_scope',
+        param: 'key_id',
+        remediation: 'Rotate it with a key that carries all of its scopes, or as an Owner or Admin of the organization in the dashboard.',
+      });
+    }
     const now = new Date();
     const graceUntil = new Date(now.getTime() + Math.round(hours * 3_600_000));
     const plaintext = generateApiKey();
@@ -41,6 +62,7 @@ export class RotateKeyUseCase {
     if (!rotated) throw new ConflictError('key_already_rotated', `API key ${key._id} changed while it was being rotated; read it again.`, { key_id: key._id });
     await this.invalidation.publish('api-key', key.key_hash);
     const current = rotated.current;
+    if ((await this.repositories.budgetNodes.moveKeyNodes(orgId, key._id, current._id, now)) > 0) await this.invalidation.publish('policy', orgId);
     return {
       id: current._id,
       name: current.name,

@@ -48,6 +48,16 @@ describe.each(storeTargets(process.env.MONGODB_URI))('BudgetNodeRepository ($nam
     expect(await t.repo.listAll(ORG_A)).toHaveLength(3);
   });
 
+  it('moves the key nodes of a rotated key to its replacement, in the organization only', async () => {
+    const { key } = await tree();
+    const theirs = await t.repo.create(ORG_B, { name: 'B key', level: 'key', budget_limit: 1, reset_period: 'daily', key_id: 'key_ci' });
+    expect(await t.repo.moveKeyNodes(ORG_A, 'key_ci', 'key_ci2')).toBe(1);
+    expect(await t.repo.findById(ORG_A, key._id)).toMatchObject({ key_id: 'key_ci2', budget_limit: 5, parent_id: key.parent_id });
+    expect((await t.repo.findForRequest(ORG_A, { keyId: 'key_ci2' })).map((n) => n._id)).toContain(key._id);
+    expect(await t.repo.findById(ORG_B, theirs._id)).toMatchObject({ key_id: 'key_ci' });
+    expect(await t.repo.moveKeyNodes(ORG_A, 'key_ci', 'key_ci3')).toBe(0);
+  });
+
   it('allows one node per scope', async () => {
     await tree();
     const error = await t.repo

@@ -52,6 +52,15 @@ export class BudgetNodeRepository extends TenantRepository<BudgetNodeEntity> {
     return this.findIn(orgId, { parent_id: parentId }, { sort: { created_at: 1 } });
   }
 
+  /**
+   * Key rotation: the key nodes of `fromKeyId` follow the key to its replacement `toKeyId` (same
+   * node id, so stage 2.5's counters carry on). Returns how many nodes moved.
+   */
+  async moveKeyNodes(orgId: OrgId, fromKeyId: string, toKeyId: string, now = new Date()): Promise<number> {
+    const result = await this.updateManyIn(orgId, { level: 'key', key_id: fromKeyId }, { $set: { key_id: toKeyId, updated_at: now } });
+    return result.modified;
+  }
+
   /** Every node of the org (the tree is small), at most 1000. */
   listAll(orgId: OrgId): Promise<BudgetNodeEntity[]> {
     return this.findIn(orgId, {}, { sort: { created_at: 1, _id: 1 }, limit: 1000 });

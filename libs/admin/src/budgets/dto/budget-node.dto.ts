@@ -1,12 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { BUDGET_LEVELS, BudgetLevel, RESET_PERIODS, ResetPeriod } from '@svc/domain';
+import { IsOptionalNonNull } from '@svc/platform';
 
 export const MAX_BUDGET_LIMIT = 1_000_000_000;
 
 class NodeFieldsDto {
   @ApiPropertyOptional({ type: [Number], description: 'alert thresholds in percent (0 < t ≤ 100), at most 10' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsArray()
   @ArrayMaxSize(10)
   @IsNumber({ allowNaN: false, allowInfinity: false }, { each: true })
@@ -36,19 +37,19 @@ export class CreateBudgetNodeDto extends NodeFieldsDto {
   reset_period!: ResetPeriod;
 
   @ApiPropertyOptional({ description: 'required for a team node; for a key node, the key’s team' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @Length(1, 128)
   team_id?: string;
 
   @ApiPropertyOptional({ description: 'required for a key node: a key of the organization' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @Length(1, 128)
   key_id?: string;
 
   @ApiPropertyOptional({ description: 'default: the team node (for a key), else the org node' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @Length(1, 128)
   parent_id?: string;
@@ -56,20 +57,20 @@ export class CreateBudgetNodeDto extends NodeFieldsDto {
 
 export class UpdateBudgetNodeDto extends NodeFieldsDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @Length(1, 120)
   name?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0.000001)
   @Max(MAX_BUDGET_LIMIT)
   budget_limit?: number;
 
   @ApiPropertyOptional({ enum: RESET_PERIODS })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsIn(RESET_PERIODS)
   reset_period?: ResetPeriod;
 

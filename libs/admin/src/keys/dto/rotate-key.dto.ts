@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsNumber, IsOptional, Max, Min } from 'class-validator';
+import { IsOptionalNonNull } from '@svc/platform';
 import { AdminQuery } from '../../common/admin-query';
 
 export const MAX_GRACE_HOURS = 168;
@@ -15,7 +16,7 @@ const graceDoc = {
 
 export class RotateKeyDto {
   @ApiPropertyOptional(graceDoc)
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(MAX_GRACE_HOURS)
