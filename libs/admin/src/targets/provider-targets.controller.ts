@@ -1,9 +1,9 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, Principal } from '@svc/auth';
-import { PageQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { DiscoveryResult, DiscoveryService } from './discovery/discovery.service';
-import { CatalogQuery, CreateProviderTargetDto, HistoryQuery, ProviderTargetView, UpdateProviderTargetDto } from './dto/provider-target.dto';
+import { AdminPage, PageQuery } from '../common/admin-query';
+import { CatalogPage, CatalogQuery, CreateProviderTargetDto, HistoryPage, HistoryQuery, ProviderTargetView, TargetCatalog, UpdateProviderTargetDto } from './dto/provider-target.dto';
 import { ProviderTargetsService, toTargetView } from './provider-targets.service';
 
 /** SPEC.md provider targets: CRUD, discovery and the per-target catalog. */
@@ -26,7 +26,7 @@ export class ProviderTargetsController {
 
   @Get()
   @AdminRoute('admin:read', 'List the organization’s provider targets', '`offset`, `limit` 1–1000 (default 20).')
-  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery) {
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<AdminPage<ProviderTargetView>> {
     return this.targets.list(principal, { offset: query.offset ?? 0, limit: query.limit ?? 20 });
   }
 
@@ -62,7 +62,7 @@ export class ProviderTargetsController {
 
   @Get(':id/catalog')
   @AdminRoute('admin:read', 'The models discovered on a target')
-  catalog(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  catalog(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<TargetCatalog> {
     return this.discovery.catalogOfTarget(principal, id);
   }
 }
@@ -73,14 +73,14 @@ export class DiscoveryController {
   constructor(private readonly discovery: DiscoveryService) {}
 
   @Get('catalog')
-  @AdminRoute('admin:read', 'Discovered models across targets', '`provider_id`, `limit` 1–1000 (default 200), `cursor` = the previous page’s `next_cursor`.')
-  catalog(@CurrentPrincipal() principal: Principal, @Query() query: CatalogQuery) {
+  @AdminRoute('admin:read', 'Discovered models across targets', '`provider_id` (one of your targets; 404 otherwise), `limit` 1–1000 (default 200), `cursor` = the previous page’s `next_cursor`. `total` counts every model of the filter.')
+  catalog(@CurrentPrincipal() principal: Principal, @Query() query: CatalogQuery): Promise<CatalogPage> {
     return this.discovery.catalog(principal, query);
   }
 
   @Get('history')
-  @AdminRoute('admin:read', 'Discovery runs, newest first (audit history)', '`limit` 1–1000 (default 50), optional `target_id`.')
-  history(@CurrentPrincipal() principal: Principal, @Query() query: HistoryQuery) {
+  @AdminRoute('admin:read', 'Discovery runs, newest first (audit history)', '`limit` 1–1000 (default 50), optional `target_id` (one of your targets; 404 otherwise). `total` counts every run of the filter.')
+  history(@CurrentPrincipal() principal: Principal, @Query() query: HistoryQuery): Promise<HistoryPage> {
     return this.discovery.history(principal, query.limit ?? 50, query.target_id);
   }
 }

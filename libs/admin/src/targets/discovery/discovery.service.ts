@@ -1,11 +1,11 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { DiscoveredModelEntity, DiscoveryRunEntity, ProviderTargetEntity, Repositories, SecretCipher, SecretDecryptionError, targetDiscoveryUrls } from '@svc/domain';
-import { APP_CONFIG, AppConfig, createOutboundAgent, GatewayError, InvalidationBus, LOGGER, Logger, OutboundBlockedError } from '@svc/platform';
+import { APP_CONFIG, AppConfig, createOutboundAgent, GatewayError, InvalidationBus, LOGGER, Logger, notFound, OutboundBlockedError } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import type { Agent } from 'undici';
 import { urlNotAllowed } from '../../common/admin-errors';
-import { DiscoveredModelView, DiscoveryRunView } from '../dto/provider-target.dto';
+import { CatalogPage, DiscoveredModelView, DiscoveryRunView, HistoryPage, TargetCatalog } from '../dto/provider-target.dto';
 import { ProviderTargetsService } from '../provider-targets.service';
 import { DiscoveryError, fetchModelList } from './model-list-fetch';
 
@@ -131,21 +131,38 @@ export class DiscoveryService implements OnModuleDestroy {
     };
   }
 
-  async catalogOfTarget(principal: Principal, targetId: string) {
+  async catalogOfTarget(principal: Principal, targetId: string): Promise<TargetCatalog> {
     const target = await this.targets.load(principal.orgId, targetId);
     const models = await this.repositories.discoveredModels.listByTarget(principal.orgId, target._id);
     return { target_id: target._id, provider_id: target.provider_id, items: models.map(toModelView), total: models.length };
   }
 
-  async catalog(principal: Principal, query: { provider_id?: string; limit?: number; cursor?: string }) {
+  /** The organization's discovered models; a `provider_id` that is not one of its targets is 404. */
+  async catalog(principal: Principal, query: { provider_id?: string; limit?: number; cursor?: string }): Promise<CatalogPage> {
+    const orgId = principal.orgId;
     const limit = query.limit ?? 200;
-    const page = await this.repositories.discoveredModels.catalog(principal.orgId, { provider_id: query.provider_id?.toLowerCase(), limit, cursor: query.cursor });
-    return { items: page.items.map(toModelView), next_cursor: page.next_cursor, limit };
+    const providerId = query.provider_id?.trim().toLowerCase();
+    if (providerId !== undefined && !(await this.repositories.providerTargets.findByProviderId(orgId, providerId))) {
+      throw notFound('Provider target', 'provider_id');
+    }
+    const models = this.repositories.discoveredModels;
+    const [page, total] = await Promise.all([
+      models.catalog(orgId, { provider_id: providerId, limit, cursor: query.cursor }),
+      models.count(orgId, providerId === undefined ? {} : { provider_id: providerId }),
+    ]);
+    return { items: page.items.map(toModelView), total, next_cursor: page.next_cursor, limit };
   }
 
-  async history(principal: Principal, limit: number, targetId?: string) {
-    const runs = await this.repositories.discoveryRuns.listRecent(principal.orgId, limit, targetId);
-    return { items: runs.map(toRunView), limit };
+  /**
+   * Discovery runs, newest first. A `target_id` must be one of the organization's targets (404
+   * otherwise), or a deleted one whose runs are still in its history.
+   */
+  async history(principal: Principal, limit: number, targetId?: string): Promise<HistoryPage> {
+    const orgId = principal.orgId;
+    const runs = this.repositories.discoveryRuns;
+    const [items, total] = await Promise.all([runs.listRecent(orgId, limit, targetId), runs.count(orgId, targetId === undefined ? {} : { target_id: targetId })]);
+    if (targetId !== undefined && total === 0) await this.targets.load(orgId, targetId);
+    return { items: items.map(toRunView), total, limit };
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -2,33 +2,34 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PROVIDER_TARGET_KINDS, ProviderTargetKind } from '@svc/domain';
+import { IsOptionalNonNull } from '@svc/platform';
 import { AdminQuery } from '../../common/admin-query';
 
 export const PROVIDER_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 class TargetFieldsDto {
   @ApiPropertyOptional({ enum: PROVIDER_TARGET_KINDS, description: 'what the server is (alias: `kind`); default openai_compatible' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsIn(PROVIDER_TARGET_KINDS)
   format?: ProviderTargetKind;
 
   @ApiPropertyOptional({ enum: PROVIDER_TARGET_KINDS, description: 'alias of format' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsIn(PROVIDER_TARGET_KINDS)
   kind?: ProviderTargetKind;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'extra non-secret headers sent upstream (at most 32)' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsObject()
   headers?: Record<string, string>;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsBoolean()
   enabled?: boolean;
 
   @ApiPropertyOptional({ type: [String], description: 'models configured by hand, listed and routable with the discovered ones' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsArray()
   @ArrayMaxSize(1000)
   @IsString({ each: true })
@@ -48,12 +49,12 @@ export class CreateProviderTargetDto extends TargetFieldsDto {
   base_url!: string;
 
   @ApiPropertyOptional({ description: 'routing id (`provider_id/model`); default derived from the name' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @Matches(PROVIDER_ID_PATTERN, { message: 'provider_id must be 1–64 lower-case letters, digits, dots, dashes or underscores' })
   provider_id?: string;
 
   @ApiPropertyOptional({ description: 'the target’s API key, stored encrypted, never returned' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @Length(1, 8192)
   api_key?: string;
@@ -61,13 +62,13 @@ export class CreateProviderTargetDto extends TargetFieldsDto {
 
 export class UpdateProviderTargetDto extends TargetFieldsDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @Length(1, 120)
   name?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @Length(1, 2048)
   base_url?: string;
@@ -164,4 +165,27 @@ export interface DiscoveryRunView {
   started_at: string;
   finished_at: string;
   duration_ms: number;
+}
+
+/** `GET /provider-targets/{id}/catalog`. */
+export interface TargetCatalog {
+  target_id: string;
+  provider_id: string;
+  items: DiscoveredModelView[];
+  total: number;
+}
+
+/** `GET /discovery/catalog`: `total` counts every model of the filter, `next_cursor` pages through them. */
+export interface CatalogPage {
+  items: DiscoveredModelView[];
+  total: number;
+  next_cursor: string | null;
+  limit: number;
+}
+
+/** `GET /discovery/history`: the newest `limit` runs; `total` counts every run of the filter. */
+export interface HistoryPage {
+  items: DiscoveryRunView[];
+  total: number;
+  limit: number;
 }
