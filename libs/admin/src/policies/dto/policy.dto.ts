@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PII_ACTIONS } from '@svc/governance';
+import { IsOptionalNonNull } from '@svc/platform';
 import { PRESET_NAMES } from '../policies.service';
 
 /** Documentation of a policy write (the body is validated by `normalizePolicyInput`, every error at once). */
@@ -48,7 +49,7 @@ export class SimulatePolicyDto {
   draft_policy!: Record<string, unknown>;
 
   @ApiPropertyOptional({ minimum: MIN_REPLAY_HOURS, maximum: MAX_REPLAY_HOURS, default: DEFAULT_REPLAY_HOURS })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsInt()
   @Min(MIN_REPLAY_HOURS)
   @Max(MAX_REPLAY_HOURS)

@@ -44,6 +44,32 @@ describe('policy replay', () => {
     expect(decide(record({ blocked_by: 'budget_hierarchy_exceeded', estimated_cost: 5 }), policy({ max_cost_per_request: 1 }))).toMatchObject({ stage: '2' });
   });
 
+  it('keeps a reviewer’s rejection as a stage 6 refusal wherever the draft still asks for approval', () => {
+    const rejected = record({ blocked_by: 'approval_rejected', status_code: 403, estimated_cost: 20, cost: 0 });
+    expect(recordedDecision(rejected)).toEqual({ outcome: 'blocked', stage: '6', code: 'approval_rejected' });
+    expect(decide(rejected, policy({ max_cost_per_request: 100 }))).toEqual({ outcome: 'blocked', stage: '6', code: 'approval_rejected' });
+    expect(decide(rejected, policy({ max_cost_per_request: 100, hitl_cost_threshold: 50 }))).toEqual({ outcome: 'allowed', stage: null, code: null });
+    expect(decide(rejected, policy({ max_cost_per_request: 10 }))).toMatchObject({ stage: '2', code: 'cost_limit' });
+  });
+
+  it('honours the approval a served request held: it and its 202 are not both counted as needing approval', () => {
+    const current = policy({ max_cost_per_request: 100, hitl_cost_threshold: 10 });
+    const held = record({ blocked_by: 'approval_required', status_code: 202, estimated_cost: 20, cost: 0 });
+    const resubmitted = record({ estimated_cost: 20, cost: 18 });
+    const cheaper = record({ estimated_cost: 7, cost: 6 });
+    const lower = policy({ max_cost_per_request: 100, hitl_cost_threshold: 5 });
+    expect(replayRecord(resubmitted, lower, new ReplayState(), current)).toEqual({ outcome: 'allowed', stage: null, code: null });
+    expect(replayRecord(held, lower, new ReplayState(), current)).toMatchObject({ outcome: 'needs_approval', stage: '6' });
+    expect(replayRecord(cheaper, lower, new ReplayState(), current)).toMatchObject({ outcome: 'needs_approval', stage: '6' });
+    expect(replayRecord(resubmitted, lower, new ReplayState())).toMatchObject({ outcome: 'needs_approval' });
+
+    const same = simulate([held, resubmitted], current, new ReplayState(), 5, current);
+    expect(same.current).toEqual({ allowed: 1, blocked: 0, needs_approval: 1 });
+    expect(same.simulated).toEqual(same.current);
+    expect(same.needs_approval).toEqual({ count: 1, example_request_ids: [held._id] });
+    expect(simulate([held, resubmitted], current, new ReplayState()).simulated).toEqual({ allowed: 0, blocked: 0, needs_approval: 2 });
+  });
+
   it('counts requests per fixed minute and does not count refused ones', () => {
     const state = new ReplayState();
     const p = policy({ rpm_limit: 2 });

@@ -138,8 +138,21 @@ export class ReplayState {
 
 const block = (stage: StageId, code: string): Decision => ({ outcome: 'blocked', stage, code });
 
-/** One record through the chain with the draft policy, in SPEC.md stage order. */
-export function replayRecord(record: ReplayRecord, policy: GovernancePolicy, state: ReplayState): Decision {
+/**
+ * Whether a record got through stage 6 although its estimate was over the threshold of the policy
+ * in force: it held an approval (or a bypass), which the replay honours rather than asking again.
+ * This is how a request held for approval and its approved re-submission are not both counted as
+ * needing approval: the 202 record needs it, the re-submission carries it.
+ */
+export function heldApproval(record: ReplayRecord, estimate: number, current: GovernancePolicy | null): boolean {
+  return current !== null && recordedDecision(record).outcome === 'allowed' && estimate > current.hitl_cost_threshold;
+}
+
+/**
+ * One record through the chain with the draft policy, in SPEC.md stage order. `current` is the
+ * policy in force, used to tell the records that passed stage 6 with an approval.
+ */
+export function replayRecord(record: ReplayRecord, policy: GovernancePolicy, state: ReplayState, current: GovernancePolicy | null = null): Decision {
   const recorded = recordedDecision(record);
   const kept = (stage: StageId) => recorded.outcome === 'blocked' && recorded.stage === stage;
   const replay = record.replay;
@@ -159,7 +172,11 @@ export function replayRecord(record: ReplayRecord, policy: GovernancePolicy, sta
   if (!modelAllowed(policy.allowed_models, record.provider, record.model)) return block('5', 'model_not_allowed');
   const skills = replay?.skills ?? [];
   if (policy.allowed_skills.length > 0 && skills.some((skill) => !policy.allowed_skills.includes(skill))) return block('5.5', 'skill_not_allowed');
-  if (estimate > policy.hitl_cost_threshold) return { outcome: 'needs_approval', stage: '6', code: 'approval_required' };
+  if (estimate > policy.hitl_cost_threshold) {
+    // A reviewer's rejection stands wherever the draft still asks for approval.
+    if (recorded.code === 'approval_rejected') return recorded;
+    if (!heldApproval(record, estimate, current)) return { outcome: 'needs_approval', stage: '6', code: 'approval_required' };
+  }
   // Allowed: it spends what it cost when it was served, else what it was estimated at.
   const served = recorded.outcome === 'allowed' && record.status_code < 400;
   state.spend(record.created_at, served ? record.cost : estimate);
@@ -203,7 +220,7 @@ function note(target: Examples, id: string, max: number): void {
 }
 
 /** Replays records (oldest first) and counts the outcomes, keeping up to `maxExamples` request ids per bucket. */
-export function simulate(records: readonly ReplayRecord[], policy: GovernancePolicy, state: ReplayState, maxExamples = 5): SimulationResult {
+export function simulate(records: readonly ReplayRecord[], policy: GovernancePolicy, state: ReplayState, maxExamples = 5, current: GovernancePolicy | null = null): SimulationResult {
   const empty = (): Examples => ({ count: 0, example_request_ids: [] });
   const result: SimulationResult = {
     records_replayed: records.length,
@@ -217,7 +234,7 @@ export function simulate(records: readonly ReplayRecord[], policy: GovernancePol
   const stages = new Map<StageId, StageReport>();
   for (const record of records) {
     const before = recordedDecision(record).outcome;
-    const after = replayRecord(record, policy, state);
+    const after = replayRecord(record, policy, state, current);
     result.current[before]++;
     result.simulated[after.outcome]++;
     if (after.outcome === 'needs_approval') note(result.needs_approval, record._id, maxExamples);

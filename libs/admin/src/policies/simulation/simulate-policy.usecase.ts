@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { policyOverrides, Repositories } from '@svc/domain';
 import { effectivePolicy, GovernancePolicy } from '@svc/governance';
+import { notFound } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { validPolicy } from '../policies.service';
 import { tierOf } from '../policy-view';
@@ -14,7 +15,10 @@ export interface SimulationResponse extends SimulationResult {
   replay_hours: number;
   from: string;
   to: string;
-  /** True when the window held more than MAX_REPLAYED_RECORDS records: only the newest were replayed. */
+  /**
+   * True when the window held more than MAX_REPLAYED_RECORDS records: only the newest were
+   * replayed, and the spend before the oldest replayed record seeds the budgets.
+   */
   truncated: boolean;
   /** The policy replayed: the policy in force with the draft's fields over it. */
   draft_policy: GovernancePolicy;
@@ -34,7 +38,9 @@ const startOfMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTC
 export class SimulatePolicyUseCase {
   constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
 
-  async execute(principal: Principal, draft: Record<string, unknown>, replayHours: number, now = new Date()): Promise<SimulationResponse> {
+  async execute(principal: Principal, draft: Record<string, unknown>, replayHours: number, now = new Date(), maxRecords = MAX_REPLAYED_RECORDS): Promise<SimulationResponse> {
+    // Like POST /policies: a draft naming another organization is 404, never a simulation of its traffic.
+    if (draft['org_id'] !== undefined && draft['org_id'] !== principal.orgId) throw notFound('Organization', 'draft_policy.org_id');
     const overrides = validPolicy(draft, 'draft_policy.');
     const tier = tierOf(principal);
     const stored = policyOverrides(await this.repositories.policies.get(principal.orgId));
@@ -45,23 +51,26 @@ export class SimulatePolicyUseCase {
     const from = new Date(now.getTime() - replayHours * 3_600_000);
     const range = { from, to: now };
     const usage = this.repositories.usage;
-    const [total, newest, daySeed, monthSeed] = await Promise.all([
-      usage.countRange(principal.orgId, range),
-      usage.listBefore(principal.orgId, range, null, MAX_REPLAYED_RECORDS),
-      usage.totals(principal.orgId, { from: startOfDay(from), to: from }),
-      usage.totals(principal.orgId, { from: startOfMonth(from), to: from }),
-    ]);
+    const [total, newest] = await Promise.all([usage.countRange(principal.orgId, range), usage.listBefore(principal.orgId, range, null, maxRecords)]);
     const records = newest.reverse();
+    const truncated = total > records.length;
+    // The budgets start from what was spent before the first replayed record: before the window, or,
+    // when only the newest records are replayed, before the oldest of them (to the millisecond).
+    const seedAt = truncated && records.length > 0 ? records[0].created_at : from;
+    const [daySeed, monthSeed] = await Promise.all([
+      usage.totals(principal.orgId, { from: startOfDay(seedAt), to: seedAt }),
+      usage.totals(principal.orgId, { from: startOfMonth(seedAt), to: seedAt }),
+    ]);
     const state = new ReplayState({
-      day: [from.toISOString().slice(0, 10), daySeed.cost],
-      month: [from.toISOString().slice(0, 7), monthSeed.cost],
+      day: [seedAt.toISOString().slice(0, 10), daySeed.cost],
+      month: [seedAt.toISOString().slice(0, 7), monthSeed.cost],
     });
     return {
       replay_hours: replayHours,
       from: from.toISOString(),
       to: now.toISOString(),
-      truncated: total > records.length,
-      ...simulate(records, policy, state),
+      truncated,
+      ...simulate(records, policy, state, 5, current),
       draft_policy: policy,
       current_policy: current,
       replayed_stages: REPLAYED_STAGES.map((stage) => ({ stage, name: STAGE_NAMES[stage] })),
