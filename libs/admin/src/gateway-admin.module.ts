@@ -11,6 +11,7 @@ import { BudgetNodesService } from './budgets/budget-nodes.service';
 import { KeysController } from './keys/keys.controller';
 import { RotateKeyUseCase } from './keys/rotate-key.usecase';
 import { LatencyController } from './latency/latency.controller';
+import { LatencyService } from './latency/latency.service';
 import { PoliciesController } from './policies/policies.controller';
 import { PoliciesService } from './policies/policies.service';
 import { SimulatePolicyUseCase } from './policies/simulation/simulate-policy.usecase';
@@ -52,6 +53,7 @@ import { UsageService } from './usage/usage.service';
     SecretsService,
     UsageService,
     BillingService,
+    LatencyService,
     ProviderTargetsService,
     DiscoveryService,
     ModelAliasesService,

@@ -1,7 +1,7 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { AdminController, AdminRoute } from '../common/admin-route';
-import { CreateModelAliasDto, ModelAliasView, UpdateModelAliasDto } from './dto/model-alias.dto';
+import { BuiltinAliasView, CreateModelAliasDto, ModelAliasView, UpdateModelAliasDto } from './dto/model-alias.dto';
 import { ModelAliasesService, toAliasView } from './model-aliases.service';
 
 /** SPEC.md model aliases: per-organization CRUD; the built-in aliases are listed read-only. */
@@ -17,7 +17,7 @@ export class ModelAliasesController {
 
   @Get()
   @AdminRoute('admin:read', 'List the organization’s aliases, and the built-in ones (read-only)')
-  list(@CurrentPrincipal() principal: Principal) {
+  list(@CurrentPrincipal() principal: Principal): Promise<{ items: ModelAliasView[]; total: number; builtin: BuiltinAliasView[] }> {
     return this.aliases.list(principal);
   }
 

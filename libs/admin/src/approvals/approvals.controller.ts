@@ -1,7 +1,8 @@
 import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, Principal } from '@svc/auth';
+import type { ApprovalStats } from '@svc/domain';
 import { ApprovalDetailsView, ApprovalsService } from '@svc/governance';
-import { PageQuery } from '../common/admin-query';
+import { AdminPage, PageQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { RejectApprovalDto } from './dto/approval.dto';
 
@@ -17,13 +18,13 @@ export class ApprovalsController {
 
   @Get()
   @AdminRoute('admin:read', 'Pending approvals, newest first (paginated)', '`offset`, `limit` 1–1000 (default 20). Overdue ones are expired first.')
-  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery) {
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<AdminPage<ApprovalDetailsView>> {
     return this.approvals.listPending(principal.orgId, { offset: query.offset ?? 0, limit: query.limit ?? 20 });
   }
 
   @Get('stats')
   @AdminRoute('admin:read', 'Counts of pending, approved, rejected and expired approvals')
-  stats(@CurrentPrincipal() principal: Principal) {
+  stats(@CurrentPrincipal() principal: Principal): Promise<ApprovalStats & { total: number }> {
     return this.approvals.stats(principal.orgId);
   }
 

@@ -1,16 +1,20 @@
-import { Get, Param, Query, Res } from '@nestjs/common';
+import { Get, Inject, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import { CurrentPrincipal, Principal } from '@svc/auth';
+import { LOGGER, Logger } from '@svc/platform';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { attachment } from '../common/csv';
-import { UsageDaysQuery, UsageListQuery, UsagePage, UsageRecordView } from './dto/usage.dto';
+import { DailyUsageReport, UsageDaysQuery, UsageListQuery, UsagePage, UsageRecordView } from './dto/usage.dto';
 import { DEFAULT_DAILY_DAYS, DEFAULT_USAGE_DAYS, lastDays, UsageService } from './usage.service';
 
 /** SPEC.md usage routes: records, one record, the daily breakdown and the CSV export. */
 @AdminController('usage', 'usage')
 export class UsageController {
-  constructor(private readonly usage: UsageService) {}
+  constructor(
+    private readonly usage: UsageService,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   @Get()
   @AdminRoute(
@@ -24,7 +28,7 @@ export class UsageController {
 
   @Get('daily')
   @AdminRoute('admin:read', 'Daily cost breakdown', '`days` 1–90 (default 30): UTC calendar days, today included, zero-filled.')
-  daily(@CurrentPrincipal() principal: Principal, @Query() query: UsageDaysQuery) {
+  daily(@CurrentPrincipal() principal: Principal, @Query() query: UsageDaysQuery): Promise<DailyUsageReport> {
     return this.usage.daily(principal, query.days ?? DEFAULT_DAILY_DAYS);
   }
 
@@ -33,11 +37,19 @@ export class UsageController {
   async export(@CurrentPrincipal() principal: Principal, @Query() query: UsageDaysQuery, @Res() reply: FastifyReply): Promise<void> {
     const range = lastDays(query.days ?? DEFAULT_USAGE_DAYS);
     const day = (date: Date) => date.toISOString().slice(0, 10);
+    const rows = Readable.from(this.usage.csv(principal.orgId, range));
+    // A read that fails once the download has started cannot become an error response: the
+    // connection is destroyed so the client sees a broken download, never a clean, truncated 200.
+    // (Before the first byte, Fastify answers the error in the surface's format.)
+    rows.once('error', (error) => {
+      this.logger.error({ org_id: principal.orgId, err: error.message }, 'usage CSV export failed while streaming');
+      if (reply.raw.headersSent) reply.raw.destroy(error);
+    });
     await reply
       .header('Content-Type', 'text/csv; charset=utf-8')
       .header('Content-Disposition', attachment(`usage-${principal.orgId}-${day(range.from)}-to-${day(range.to)}.csv`))
       .header('Cache-Control', 'no-store')
-      .send(Readable.from(this.usage.csv(principal.orgId, range)));
+      .send(rows);
   }
 
   @Get(':request_id')

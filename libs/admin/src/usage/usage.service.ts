@@ -5,7 +5,7 @@ import { roundUsd } from '@svc/governance';
 import { invalidRequest, notFound } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { csvRow } from '../common/csv';
-import { DailyUsage, USAGE_COLUMNS, UsageListQuery, UsagePage, UsageRecordView } from './dto/usage.dto';
+import { DailyUsage, DailyUsageReport, USAGE_COLUMNS, UsageListQuery, UsagePage, UsageRecordView } from './dto/usage.dto';
 import { DAY_MS, decodeCursor, encodeCursor, startOfUtcDay, toUsageView, utcDays } from './usage-view';
 
 export const DEFAULT_USAGE_DAYS = 7;
@@ -63,7 +63,7 @@ export class UsageService {
   }
 
   /** Totals per UTC day for the last `days` calendar days (today included), zero-filled. */
-  async daily(principal: Principal, days: number, now = new Date()): Promise<{ days: number; from: string; to: string; items: DailyUsage[]; total_cost: number; total_requests: number }> {
+  async daily(principal: Principal, days: number, now = new Date()): Promise<DailyUsageReport> {
     const from = startOfUtcDay(new Date(now.getTime() - (days - 1) * DAY_MS));
     const rows = await this.repositories.usage.totalsByTime(principal.orgId, { from, to: now }, 'day');
     const byDay = new Map(rows.map((row) => [row.bucket, row]));

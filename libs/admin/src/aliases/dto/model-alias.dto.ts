@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsOptionalNonNull } from '@svc/platform';
 
 export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 const ALIAS_MESSAGE = 'alias must be 1–128 letters, digits, dots, colons, dashes or underscores (no slash: it separates provider/model)';
@@ -32,13 +33,13 @@ export class CreateModelAliasDto {
 
 export class UpdateModelAliasDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @Matches(ALIAS_PATTERN, { message: ALIAS_MESSAGE })
   alias?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @Length(1, 256)
   model?: string;
@@ -50,7 +51,7 @@ export class UpdateModelAliasDto {
   @Length(1, 64)
   provider?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, description: 'null clears it' })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
   @IsString()

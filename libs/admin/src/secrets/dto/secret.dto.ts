@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsOptionalNonNull } from '@svc/platform';
 
 /** `plaintext_key` is canonical; `secret` is accepted in its place (DECISIONS.md). */
 export class StoreSecretDto {
@@ -9,18 +10,18 @@ export class StoreSecretDto {
   provider!: string;
 
   @ApiPropertyOptional({ description: 'the provider key; write-only' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @MaxLength(8192)
   plaintext_key?: string;
 
   @ApiPropertyOptional({ description: 'alias of plaintext_key' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @MaxLength(8192)
   secret?: string;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, description: 'null (on rotate) clears it' })
   @IsOptional()
   @IsString()
   @MaxLength(120)

@@ -100,6 +100,16 @@ export interface UsagePage {
   to: string;
 }
 
+/** `GET /usage/daily`. */
+export interface DailyUsageReport {
+  days: number;
+  from: string;
+  to: string;
+  items: DailyUsage[];
+  total_cost: number;
+  total_requests: number;
+}
+
 export interface DailyUsage {
   date: string;
   requests: number;
