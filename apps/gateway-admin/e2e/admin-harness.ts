@@ -27,6 +27,8 @@ export interface CallOptions {
   key?: string;
   token?: string;
   body?: unknown;
+  /** Sent as is with `Content-Type: application/json` (e.g. `''`: the JSON type and an empty body). */
+  rawBody?: string;
   headers?: Record<string, string>;
 }
 
@@ -143,8 +145,9 @@ export async function startAdmin(options: { env?: Record<string, string>; defini
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
     else headers['x-svc-api-key'] = opts.key ?? org.admin;
-    if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${url}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    if (opts.body !== undefined || opts.rawBody !== undefined) headers['content-type'] ??= 'application/json';
+    const payload = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+    const res = await fetch(`${url}${path}`, { method, headers, body: payload });
     const text = await res.text();
     let body: Json = {};
     try {

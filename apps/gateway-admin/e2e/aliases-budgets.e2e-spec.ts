@@ -53,6 +53,39 @@ describe('gateway admin: model aliases', () => {
     expect(gatewayError(await create(body), 400).param).toBe(param);
   });
 
+  describe('PATCH validation', () => {
+    let target: Json;
+    beforeAll(async () => {
+      target = (await create({ alias: 'patch-target', model: 'gpt-4o', provider: 'openai', description: 'keep' })).body;
+    });
+
+    it.each([
+      [{ alias: 'a/b' }, 'alias'],
+      [{ alias: 'has space' }, 'alias'],
+      [{ alias: '-leading' }, 'alias'],
+      [{ alias: 'x'.repeat(129) }, 'alias'],
+      [{ alias: 'gpt-latest' }, 'alias'],
+      [{ alias: 42 }, 'alias'],
+      [{ model: '   ' }, 'model'],
+      [{ model: '' }, 'model'],
+      [{ model: 'm'.repeat(257) }, 'model'],
+      [{ provider: 'nowhere' }, 'provider'],
+      [{ provider: '' }, 'provider'],
+      [{ description: 'd'.repeat(501) }, 'description'],
+      [{ colour: 'red' }, 'colour'],
+      [{ alias: null }, 'alias'],
+      [{ model: null }, 'model'],
+    ])('PATCH %j is a 400 naming %s, and changes nothing', async (body, param) => {
+      expect(gatewayError(await h.call('PATCH', `/gateway/admin/model-aliases/${target.id}`, { body }), 400).param).toBe(param);
+      expect((await h.call('GET', `/gateway/admin/model-aliases/${target.id}`)).body).toEqual(target);
+    });
+
+    it('PATCH clears provider and description with null', async () => {
+      const res = await h.call('PATCH', `/gateway/admin/model-aliases/${target.id}`, { body: { provider: null, description: null } });
+      expect(res.body).toMatchObject({ provider: null, description: null, resolves_to: 'gpt-4o', model: 'gpt-4o', alias: 'patch-target' });
+    });
+  });
+
   it('answers 404 alias_id for another organization’s alias; needs admin:write to change', async () => {
     const theirs = (await h.call('GET', '/gateway/admin/model-aliases', { key: h.other.admin })).body.items[0];
     for (const [method, body] of [['GET', undefined], ['PATCH', { model: 'x' }], ['DELETE', undefined]] as const) {
@@ -137,6 +170,41 @@ describe('gateway admin: hierarchical budget nodes', () => {
     expect(gatewayError(await create(body), 400).param).toBe(param);
   });
 
+  it.each([
+    [{ name: '   ' }, 'name'],
+    [{ name: '' }, 'name'],
+    [{ budget_limit: 0 }, 'budget_limit'],
+    [{ budget_limit: '5' }, 'budget_limit'],
+    [{ budget_limit: 1_000_000_001 }, 'budget_limit'],
+    [{ reset_period: 'hourly' }, 'reset_period'],
+    [{ alert_thresholds: [0] }, 'alert_thresholds'],
+    [{ alert_thresholds: [101] }, 'alert_thresholds'],
+    [{ alert_thresholds: Array.from({ length: 11 }, (_, i) => i + 1) }, 'alert_thresholds'],
+    [{ parent_id: 'node_unknown' }, 'parent_id'],
+    [{ level: 'org' }, 'level'],
+    [{ key_id: 'key_x' }, 'key_id'],
+    [{ colour: 'red' }, 'colour'],
+    [{ name: null }, 'name'],
+    [{ budget_limit: null }, 'budget_limit'],
+    [{ reset_period: null }, 'reset_period'],
+    [{ alert_thresholds: null }, 'alert_thresholds'],
+  ])('PATCH %j is a 400 (or 404 for an unknown parent) naming %s, and changes nothing', async (body, param) => {
+    const node = (await h.call('GET', '/gateway/admin/budgets/nodes')).body.items.find((n: Json) => n.level === 'team');
+    const stored = await h.repos.budgetNodes.findById(asOrgId(h.org.id), node.id);
+    const reply = await h.call('PATCH', `/gateway/admin/budgets/nodes/${node.id}`, { body });
+    expect(gatewayError(reply, param === 'parent_id' ? 404 : 400).param).toBe(param);
+    expect(await h.repos.budgetNodes.findById(asOrgId(h.org.id), node.id)).toEqual(stored);
+  });
+
+  it.each([
+    [{ name: 'n', level: 'team', team_id: null, budget_limit: 1, reset_period: 'daily' }, 'team_id'],
+    [{ name: 'n', level: 'key', key_id: null, budget_limit: 1, reset_period: 'daily' }, 'key_id'],
+    [{ name: 'n', level: 'team', team_id: 't3', parent_id: null, budget_limit: 1, reset_period: 'daily' }, 'parent_id'],
+    [{ name: 'n', level: 'team', team_id: 't3', alert_thresholds: null, budget_limit: 1, reset_period: 'daily' }, 'alert_thresholds'],
+  ])('create %j is a 400 naming %s (null is not absent)', async (body, param) => {
+    expect(gatewayError(await create(body), 400).param).toBe(param);
+  });
+
   it('updates and deletes a node (children move up); ids of other organizations are 404', async () => {
     const nodes = (await h.call('GET', '/gateway/admin/budgets/nodes')).body.items as Json[];
     const team = nodes.find((n) => n.level === 'team') as Json;
@@ -158,6 +226,26 @@ describe('gateway admin: hierarchical budget nodes', () => {
     }
     const otherKey = (await h.newKey(h.other.id, ['gateway:write'])).key._id;
     expect(gatewayError(await create({ name: 'k', level: 'key', key_id: otherKey, budget_limit: 1, reset_period: 'daily' }), 404).param).toBe('key_id');
+  });
+
+  it('a key node follows its key through rotation and keeps the period’s spend of the old key', async () => {
+    const now = Date.now();
+    const todayAt = (ms: number) => new Date(Math.max(now - (now % 86_400_000) + ms, now - 5_000 + ms));
+    const old = await h.newKey(h.org.id, ['gateway:write']);
+    await h.seedUsage(h.org.id, [{ key_id: old.key._id, cost: 0.4, created_at: todayAt(0) }]);
+    const node = (await create({ name: 'Rotating key', level: 'key', key_id: old.key._id, budget_limit: 2, reset_period: 'daily' })).body;
+    published.length = 0;
+    const first = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate`);
+    expect(published).toContain(h.org.id);
+    const second = await h.call('POST', `/gateway/admin/keys/${first.body.id}/rotate`, { body: { grace_period_hours: 0 } });
+    await h.seedUsage(h.org.id, [
+      { key_id: first.body.id, cost: 0.1, created_at: todayAt(1000) },
+      { key_id: second.body.id, cost: 0.25, created_at: todayAt(2000) },
+    ]);
+    expect((await h.call('GET', `/gateway/admin/budgets/nodes/${node.id}`)).body).toMatchObject({ key_id: second.body.id, current_spend: 0.75, remaining: 1.25 });
+    const stored = await h.repos.budgetNodes.findForRequest(asOrgId(h.org.id), { keyId: second.body.id });
+    expect(stored.map((n) => n._id)).toContain(node.id);
+    expect((await h.repos.budgetNodes.findForRequest(asOrgId(h.org.id), { keyId: old.key._id })).map((n) => n._id)).not.toContain(node.id);
   });
 
   it('needs admin:write to change and admin:read to read', async () => {

@@ -74,8 +74,24 @@ describe('gateway admin: approvals (HITL)', () => {
     const rejectApproved = await h.call('POST', `/gateway/admin/approvals/${pending[0]._id}/reject`, { body: { reason: 'late' } });
     expect(rejectApproved.status).toBe(409);
 
-    const byKey = await h.call('POST', `/gateway/admin/approvals/${pending[1]._id}/approve`);
+    // With the JSON content type and an empty body, as some clients send every POST.
+    const byKey = await h.call('POST', `/gateway/admin/approvals/${pending[1]._id}/approve`, { rawBody: '' });
+    expect(byKey.status).toBe(200);
     expect(byKey.body.approved_by).toBe(h.org.adminKey._id);
+  });
+
+  it.each([
+    ['no body', {}],
+    ['an empty JSON body', { rawBody: '' }],
+    ['a blank reason', { body: { reason: '   ' } }],
+    ['a null reason', { body: { reason: null } }],
+    ['a reason that is not text', { body: { reason: 7 } }],
+    ['a reason over 1000 characters', { body: { reason: 'r'.repeat(1001) } }],
+    ['an unknown field', { body: { reason: 'ok', colour: 'red' } }],
+  ])('reject with %s is a 400 and leaves the approval pending', async (what, options) => {
+    const error = gatewayError(await h.call('POST', `/gateway/admin/approvals/${pending[2]._id}/reject`, options), 400, 'invalid_request');
+    expect({ what, param: error.param }).toEqual({ what, param: what === 'an unknown field' ? 'colour' : 'reason' });
+    expect((await h.repos.approvals.findById(asOrgId(h.org.id), pending[2]._id))?.status).toBe('pending');
   });
 
   it('reject needs a reason (400 without) and records it; an expired approval cannot be decided (409)', async () => {

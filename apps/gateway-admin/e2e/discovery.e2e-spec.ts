@@ -148,12 +148,47 @@ describe('gateway admin: model discovery (private networks allowed for the local
     expect(labOnly.map((m) => m.model_id).sort()).toEqual([...MODELS].sort());
     expect(labOnly.every((m) => m.provider_id === 'lab')).toBe(true);
 
-    const history = (await h.call('GET', '/gateway/admin/discovery/history?limit=3')).body.items as Json[];
-    expect(history).toHaveLength(3);
-    const times = history.map((r) => Date.parse(r.started_at));
+    const history = await h.call('GET', '/gateway/admin/discovery/history?limit=3');
+    expect(history.body.items).toHaveLength(3);
+    const times = (history.body.items as Json[]).map((r) => Date.parse(r.started_at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
-    expect((await h.call('GET', '/gateway/admin/discovery/history', { key: h.other.admin })).body.items).toEqual([]);
-    expect((await h.call('GET', '/gateway/admin/discovery/catalog', { key: h.other.admin })).body.items).toEqual([]);
+    expect(history.body).toMatchObject({ limit: 3, total: (await h.repos.discoveryRuns.listRecent(asOrgId(h.org.id), 1000)).length });
+    expect(history.body.total).toBeGreaterThan(3);
+    const labRuns = await h.call('GET', `/gateway/admin/discovery/history?target_id=${lab.id}`);
+    expect(labRuns.body.total).toBe(labRuns.body.items.length);
+    expect((labRuns.body.items as Json[]).every((r) => r.target_id === lab.id)).toBe(true);
+
+    expect((await h.call('GET', '/gateway/admin/discovery/catalog')).body.total).toBe(all.length);
+    expect((await h.call('GET', '/gateway/admin/discovery/catalog?provider_id=LAB&limit=1')).body).toMatchObject({ total: 3, limit: 1, next_cursor: expect.any(String) });
+    expect((await h.call('GET', '/gateway/admin/discovery/history', { key: h.other.admin })).body).toEqual({ items: [], total: 0, limit: 50 });
+    expect((await h.call('GET', '/gateway/admin/discovery/catalog', { key: h.other.admin })).body).toEqual({ items: [], total: 0, next_cursor: null, limit: 200 });
+  });
+
+  it('answers 404 for a target_id or provider_id that is not one of the organization’s targets', async () => {
+    for (const key of [h.other.admin, h.org.admin]) {
+      const owner = key === h.org.admin ? 'unknown' : 'another organization’s';
+      const targetId = key === h.org.admin ? 'tgt_unknown' : lab.id;
+      const providerId = key === h.org.admin ? 'nowhere' : 'lab';
+      expect({ owner, param: gatewayError(await h.call('GET', `/gateway/admin/discovery/history?target_id=${targetId}`, { key }), 404, 'not_found').param }).toEqual({ owner, param: 'target_id' });
+      expect({ owner, param: gatewayError(await h.call('GET', `/gateway/admin/discovery/catalog?provider_id=${providerId}`, { key }), 404, 'not_found').param }).toEqual({ owner, param: 'provider_id' });
+    }
+    gatewayError(await h.call('GET', '/gateway/admin/discovery/catalog?provider_id=openai'), 404, 'not_found');
+  });
+
+  it('keeps the history of a deleted target readable by its id', async () => {
+    const gone = await target({ name: 'Short-lived', provider_id: 'short-lived', base_url: `${mock.url}/v1`, api_key: TARGET_KEY });
+    expect((await discover(gone.id)).status).toBe(200);
+    expect((await h.call('DELETE', `/gateway/admin/provider-targets/${gone.id}`)).status).toBe(204);
+    const runs = await h.call('GET', `/gateway/admin/discovery/history?target_id=${gone.id}`);
+    expect(runs.status).toBe(200);
+    expect(runs.body).toMatchObject({ total: 1, items: [expect.objectContaining({ target_id: gone.id, status: 'succeeded' })] });
+    gatewayError(await h.call('GET', '/gateway/admin/discovery/catalog?provider_id=short-lived'), 404, 'not_found');
+  });
+
+  it('takes discover-models with the JSON content type and an empty body (no body needed)', async () => {
+    const res = await h.call('POST', `/gateway/admin/provider-targets/${lab.id}/discover-models`, { rawBody: '' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ target_id: lab.id, status: 'succeeded', total: 3 });
   });
 
   it('gives the proxy routable entries: the models list and a working upstream route (integration point)', async () => {
@@ -203,6 +238,15 @@ describe('gateway admin: model discovery refuses private destinations (SSRF)', (
     'http://[fd12:3456::1]/v1',
     'http://[fe80::1]/v1',
     'http://0.0.0.0:8000/v1',
+    // IPv4-mapped IPv6 of the ranges above, in both notations, and IPv4-compatible IPv6.
+    'http://[::ffff:169.254.169.254]/latest',
+    'http://[::ffff:a9fe:a9fe]/latest',
+    'http://[::ffff:10.0.0.1]/v1',
+    'http://[::ffff:172.16.3.4]/v1',
+    'http://[0:0:0:0:0:ffff:192.168.1.10]/v1',
+    'http://[::ffff:100.64.0.1]/v1',
+    'http://[::ffff:0.0.0.0]:8000/v1',
+    'http://[::127.0.0.1]:8000/v1',
   ];
 
   beforeAll(async () => {
@@ -228,7 +272,7 @@ describe('gateway admin: model discovery refuses private destinations (SSRF)', (
     for (const [i, url] of urls.entries()) {
       const seeded = await h.repos.providerTargets.create(org, { name: `seeded ${i}`, provider_id: `seeded-${i}`, base_url: url });
       const error = gatewayError(await h.call('POST', `/gateway/admin/provider-targets/${seeded._id}/discover-models`), 400, 'url_not_allowed');
-      expect({ url, range: /loopback|private|linkLocal|metadata|carrierGradeNat|uniqueLocal|unspecified/.test(error.message) }).toEqual({ url, range: true });
+      expect({ url, range: /loopback|private|linkLocal|metadata|carrierGradeNat|uniqueLocal|unspecified|ipv4Compatible/.test(error.message) }).toEqual({ url, range: true });
     }
     expect(mock.requests).toHaveLength(0);
     expect(tricks.hits).toEqual([]);

@@ -49,7 +49,16 @@ describe('gateway admin: key rotation', () => {
     expect(res.body.grace_period_hours).toBe(168);
   });
 
-  it.each([[169], [-1], ['2'], [true]])('refuses grace_period_hours %j with a 400', async (value) => {
+  it('takes the JSON content type with an empty body as no body', async () => {
+    const old = await h.newKey(h.org.id, ['admin:read']);
+    const res = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate?grace_period_hours=2`, { rawBody: '' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ previous_key_id: old.key._id, grace_period_hours: 2 });
+    gatewayError(await h.call('POST', `/gateway/admin/keys/${res.body.id}/rotate`, { rawBody: '{' }), 400, 'invalid_json');
+    expect((await h.repos.apiKeys.findById(asOrgId(h.org.id), res.body.id))?.replaced_by).toBeNull();
+  });
+
+  it.each([[169], [-1], ['2'], [true], [null]])('refuses grace_period_hours %j with a 400', async (value) => {
     const old = await h.newKey(h.org.id, ['admin:read']);
     const error = gatewayError(await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate`, { body: { grace_period_hours: value } }), 400);
     expect(error.param).toBe('grace_period_hours');
@@ -69,6 +78,32 @@ describe('gateway admin: key rotation', () => {
     const res = await h.call('POST', `/gateway/admin/keys/${revoked.key._id}/rotate`);
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'invalid_state', status: 'revoked' });
+  });
+
+  it('a key caller can only rotate keys whose scopes it has itself (403 otherwise: no plaintext for more power)', async () => {
+    const writer = await h.newKey(h.org.id, ['admin:write']);
+    const proxyKey = await h.newKey(h.org.id, ['gateway:write', 'admin:read']);
+    const refused = gatewayError(await h.call('POST', `/gateway/admin/keys/${proxyKey.key._id}/rotate`, { key: writer.plaintext }), 403, 'insufficient_scope');
+    expect(refused).toMatchObject({ param: 'key_id', message: expect.stringContaining('gateway:write') });
+    expect(refused.message).not.toContain('admin:read');
+    expect(JSON.stringify(refused)).not.toMatch(/svc_sk_/);
+    expect((await h.repos.apiKeys.findById(asOrgId(h.org.id), proxyKey.key._id))?.replaced_by).toBeNull();
+
+    const reader = await h.newKey(h.org.id, ['admin:read']);
+    expect((await h.call('POST', `/gateway/admin/keys/${reader.key._id}/rotate`, { key: writer.plaintext })).status).toBe(200);
+    const self = await h.call('POST', `/gateway/admin/keys/${writer.key._id}/rotate`, { key: writer.plaintext });
+    expect(self.status).toBe(200);
+    expect(self.body.scopes).toEqual(['admin:write']);
+    const rotated = await h.call('POST', `/gateway/admin/keys/${proxyKey.key._id}/rotate`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.scopes).toEqual(['gateway:write', 'admin:read']);
+  });
+
+  it.each(['Owner', 'Admin'] as const)('a dashboard %s may rotate any key of the organization', async (role) => {
+    const wide = await h.newKey(h.org.id, ['gateway:write', 'admin:write', 'billing:read', 'runner:exec']);
+    const res = await h.call('POST', `/gateway/admin/keys/${wide.key._id}/rotate`, { token: h.token(h.org.id, role) });
+    expect(res.status).toBe(200);
+    expect(res.body.previous_key_id).toBe(wide.key._id);
   });
 
   it('another organization’s key id and unknown ids are 404; readers get 403', async () => {
@@ -136,6 +171,12 @@ describe('gateway admin: provider secrets', () => {
     expect(gatewayError(await h.call('POST', '/gateway/admin/secrets/rotate', { body: { provider: 'anthropic', secret: 'sk-ant-xxxxxxxx' } }), 404).param).toBe('provider');
   });
 
+  it('needs a body to store or rotate: an empty JSON body is a 400 naming provider', async () => {
+    for (const path of ['/gateway/admin/secrets', '/gateway/admin/secrets/rotate']) {
+      expect(gatewayError(await h.call('POST', path, { rawBody: '' }), 400, 'invalid_request').param).toBe('provider');
+    }
+  });
+
   it.each([
     [{ provider: 'nope', plaintext_key: 'sk-12345678' }, 'provider'],
     [{ provider: 'openai' }, 'plaintext_key'],
@@ -144,6 +185,9 @@ describe('gateway admin: provider secrets', () => {
     [{ provider: 'openai', plaintext_key: 'sk-12345678', secret: 'sk-87654321' }, 'secret'],
     [{ provider: 42, plaintext_key: 'sk-12345678' }, 'provider'],
     [{ provider: 'groq', plaintext_key: 'sk-12345678', owner: 'me' }, 'owner'],
+    [{ provider: 'openai', plaintext_key: null }, 'plaintext_key'],
+    [{ provider: 'openai', secret: null }, 'secret'],
+    [{ provider: 'openai', plaintext_key: 'sk-12345678', label: 'l'.repeat(121) }, 'label'],
   ])('store %j is a 400 naming %s', async (body, param) => {
     expect(gatewayError(await h.call('POST', '/gateway/admin/secrets', { body }), 400).param).toBe(param);
     expect(gatewayError(await h.call('POST', '/gateway/admin/secrets/rotate', { body }), 400).param).toBe(param);
@@ -156,10 +200,16 @@ describe('gateway admin: provider secrets', () => {
     expect(gatewayError(await h.call('POST', '/gateway/admin/secrets', { key: h.other.admin, body: { provider: 'lab-vllm', plaintext_key: 'lab-key-abcd' } }), 400).param).toBe('provider');
   });
 
-  it('keeps organizations apart: another organization neither lists nor deletes our secrets', async () => {
+  it('keeps organizations apart: another organization neither lists, rotates nor deletes our secrets', async () => {
+    const before = await h.repos.providerSecrets.findByProvider(asOrgId(h.org.id), 'openai');
     expect((await h.call('GET', '/gateway/admin/secrets', { key: h.other.admin })).body).toEqual({ items: [], total: 0 });
+    const rotate = await h.call('POST', '/gateway/admin/secrets/rotate', { key: h.other.admin, body: { provider: 'openai', plaintext_key: 'sk-not-theirs-0000' } });
+    expect(gatewayError(rotate, 404, 'not_found').param).toBe('provider');
+    expect(gatewayError(await h.call('POST', '/gateway/admin/secrets/rotate', { key: h.other.admin, body: { provider: 'lab-vllm', plaintext_key: 'lab-key-9999' } }), 400).param).toBe('provider');
     expect(gatewayError(await h.call('DELETE', '/gateway/admin/secrets/openai', { key: h.other.admin }), 404).param).toBe('provider');
-    expect(await h.repos.providerSecrets.findByProvider(asOrgId(h.org.id), 'openai')).not.toBeNull();
+    const after = await h.repos.providerSecrets.findByProvider(asOrgId(h.org.id), 'openai');
+    expect(after).toEqual(before);
+    expect(await h.repos.providerSecrets.findByProvider(asOrgId(h.other.id), 'openai')).toBeNull();
   });
 
   it('DELETE revokes the stored key (204), then 404', async () => {

@@ -66,6 +66,10 @@ describe('gateway admin: policies', () => {
     expect(error.message).toContain('rpm_limit');
     expect(error.message).toContain('daily_budget');
     gatewayError(await h.call('POST', '/gateway/admin/policies', { body: [1, 2] }), 400, 'invalid_request');
+    // The JSON content type with an empty body is no body: these routes need one.
+    expect(gatewayError(await h.call('POST', '/gateway/admin/policies', { rawBody: '' }), 400, 'invalid_request').message).toMatch(/JSON object/);
+    expect(gatewayError(await h.call('POST', '/gateway/admin/policies/apply-preset', { rawBody: '' }), 400, 'invalid_request').param).toBe('preset');
+    expect((await h.call('GET', '/gateway/admin/policies')).body.has_custom_policy).toBe(false);
   });
 
   it('applies a change on the next request: the live chain sees the new RPM at once', async () => {

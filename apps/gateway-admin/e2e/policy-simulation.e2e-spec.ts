@@ -6,7 +6,9 @@ describe('gateway admin: policy simulation', () => {
 
   beforeAll(async () => {
     h = await startAdmin();
-    const minute = Math.floor((Date.now() - 90 * 60_000) / 60_000) * 60_000;
+    let minute = Math.floor((Date.now() - 90 * 60_000) / 60_000) * 60_000;
+    // All the seeded minutes on one UTC day, so the daily-budget replay is exact.
+    if (new Date(minute).getUTCDate() !== new Date(minute + 3 * 60_000).getUTCDate()) minute -= 5 * 60_000;
     const at = (m: number, i: number) => new Date(minute + m * 60_000 + 1_000 + i * 100);
     const seeded = await h.seedUsage(h.org.id, [
       ...Array.from({ length: 10 }, (_, i) => ({ created_at: at(0, i) })),
@@ -68,8 +70,11 @@ describe('gateway admin: policy simulation', () => {
     const capped = await simulate({ draft_policy: { max_cost_per_request: 0.0001 } });
     expect(capped.body.blocked_by_stage.find((s: Json) => s.stage === '2')).toMatchObject({ count: 17, codes: { cost_limit: 17 } });
 
+    // Estimates of 0.001, served at 0.0005: seven fit (0.0035 spent), every later one (0.0045) does not.
     const budget = await simulate({ draft_policy: { daily_budget: 0.0042 } });
-    expect(budget.body.blocked_by_stage.find((s: Json) => s.stage === '2')?.codes.daily_budget).toBeGreaterThan(0);
+    expect(stages(budget.body)).toEqual({ '2': 10 });
+    expect(budget.body.blocked_by_stage[0]).toMatchObject({ codes: { daily_budget: 10 }, example_request_ids: ids.burst.slice(7).concat(ids.claude.slice(0, 2)) });
+    expect(budget.body.simulated).toEqual({ allowed: 7, blocked: 10, needs_approval: 0 });
 
     const approvals = await simulate({ draft_policy: { hitl_cost_threshold: 0.0005 } });
     expect(approvals.body.simulated).toEqual({ allowed: 0, blocked: 2, needs_approval: 15 });
@@ -103,8 +108,19 @@ describe('gateway admin: policy simulation', () => {
     [{ draft_policy: {}, replay_hours: '24' }, 'replay_hours'],
     [{ draft_policy: {}, replay_hours: 1.5 }, 'replay_hours'],
     [{ draft_policy: {}, extra: true }, 'extra'],
+    [{ draft_policy: {}, replay_hours: null }, 'replay_hours'],
+    [{ draft_policy: null }, 'draft_policy'],
   ])('%j is a 400 naming %s', async (body, param) => {
     expect(gatewayError(await simulate(body), 400).param).toBe(param);
+  });
+
+  it('a draft naming another organization is a 404 (like POST /policies); its own id is fine', async () => {
+    expect(gatewayError(await simulate({ draft_policy: { org_id: h.other.id, rpm_limit: 5 } }), 404, 'not_found').param).toBe('draft_policy.org_id');
+    expect((await simulate({ draft_policy: { org_id: h.org.id, rpm_limit: 5 } })).body).toMatchObject({ records_replayed: 17, simulated: { blocked: 7 } });
+  });
+
+  it('needs a body: an empty JSON body is a 400 naming draft_policy', async () => {
+    expect(gatewayError(await h.call('POST', '/gateway/admin/policies/simulate', { rawBody: '' }), 400, 'invalid_request').param).toBe('draft_policy');
   });
 
   it('needs admin:read', async () => {

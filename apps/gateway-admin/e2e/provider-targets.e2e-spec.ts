@@ -129,11 +129,79 @@ describe('gateway admin: provider targets', () => {
     }
   });
 
-  it('validates the catalog and history queries', async () => {
-    for (const query of ['limit=0', 'limit=1001', 'cursor=not-a-cursor', 'limit=abc']) {
-      gatewayError(await h.call('GET', `/gateway/admin/discovery/catalog?${query}`), 400);
-    }
-    gatewayError(await h.call('GET', '/gateway/admin/discovery/history?limit=0'), 400);
-    expect((await h.call('GET', '/gateway/admin/discovery/catalog?limit=1000')).body).toEqual({ items: [], next_cursor: null, limit: 1000 });
+  it.each([
+    ['/discovery/catalog?limit=0', 'limit'],
+    ['/discovery/catalog?limit=1001', 'limit'],
+    ['/discovery/catalog?limit=abc', 'limit'],
+    ['/discovery/catalog?cursor=not-a-cursor', 'cursor'],
+    [`/discovery/catalog?provider_id=${'p'.repeat(65)}`, 'provider_id'],
+    ['/discovery/catalog?colour=red', 'colour'],
+    ['/discovery/history?limit=0', 'limit'],
+    ['/discovery/history?limit=1001', 'limit'],
+    ['/discovery/history?limit=1.5', 'limit'],
+    ['/discovery/history?limit=abc', 'limit'],
+    [`/discovery/history?target_id=${'t'.repeat(65)}`, 'target_id'],
+    ['/provider-targets?limit=0', 'limit'],
+    ['/provider-targets?limit=1001', 'limit'],
+    ['/provider-targets?offset=-1', 'offset'],
+    ['/provider-targets?offset=abc', 'offset'],
+    ['/provider-targets?colour=red', 'colour'],
+  ])('GET %s is a 400 naming %s', async (path, param) => {
+    expect(gatewayError(await h.call('GET', `/gateway/admin${path}`), 400, 'invalid_request').param).toBe(param);
+  });
+
+  it('answers the bounds of the catalog and list queries', async () => {
+    expect((await h.call('GET', '/gateway/admin/discovery/catalog?limit=1000')).body).toEqual({ items: [], total: 0, next_cursor: null, limit: 1000 });
+    expect((await h.call('GET', '/gateway/admin/discovery/history?limit=1000')).body).toEqual({ items: [], total: 0, limit: 1000 });
+    expect((await h.call('GET', '/gateway/admin/provider-targets?limit=1000&offset=0')).body).toMatchObject({ limit: 1000, offset: 0 });
+  });
+
+  describe('PATCH validation (nothing changes on a 400)', () => {
+    let target: Json;
+    beforeAll(async () => {
+      target = (await create({ name: 'Patch me', base_url: PUBLIC, api_key: 'patch-key-5555', headers: { 'x-env': 'prod' } })).body;
+    });
+
+    it.each([
+      [{ headers: { Authorization: 'Bearer x' } }, 'headers.Authorization'],
+      [{ headers: { Cookie: 'a=b' } }, 'headers.Cookie'],
+      [{ headers: { 'x-ok': 'a\r\nb' } }, 'headers.x-ok'],
+      [{ headers: { 'x-ok': 7 } }, 'headers.x-ok'],
+      [{ headers: { 'bad name': 'v' } }, 'headers.bad name'],
+      [{ headers: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`x-h${i}`, 'v'])) }, 'headers'],
+      [{ headers: 'x-env: dev' }, 'headers'],
+      [{ kind: 'ollama', format: 'openai_compatible' }, 'kind'],
+      [{ kind: 'anthropic' }, 'kind'],
+      [{ format: 'grpc' }, 'format'],
+      [{ name: '   ' }, 'name'],
+      [{ name: '' }, 'name'],
+      [{ base_url: 'ftp://93.184.216.34/' }, 'base_url'],
+      [{ base_url: `${PUBLIC}/v1#frag` }, 'base_url'],
+      [{ enabled: 'yes' }, 'enabled'],
+      [{ models: [''] }, 'models'],
+      [{ models: 'gpt' }, 'models'],
+      [{ api_key: '' }, 'api_key'],
+      [{ owner: 'me' }, 'owner'],
+      [{ name: null }, 'name'],
+      [{ base_url: null }, 'base_url'],
+      [{ kind: null }, 'kind'],
+      [{ format: null }, 'format'],
+      [{ headers: null }, 'headers'],
+      [{ enabled: null }, 'enabled'],
+      [{ models: null }, 'models'],
+    ])('PATCH %j is a 400 naming %s', async (body, param) => {
+      expect(gatewayError(await h.call('PATCH', `/gateway/admin/provider-targets/${target.id}`, { body }), 400).param).toBe(param);
+      expect((await h.call('GET', `/gateway/admin/provider-targets/${target.id}`)).body).toEqual(target);
+    });
+
+    it.each([
+      [{ name: null }, 'name'],
+      [{ base_url: null }, 'base_url'],
+      [{ provider_id: null }, 'provider_id'],
+      [{ enabled: null }, 'enabled'],
+      [{ api_key: null }, 'api_key'],
+    ])('create %j is a 400 naming %s (null is not absent)', async (body, param) => {
+      expect(gatewayError(await create({ name: 'Null', base_url: PUBLIC, ...body }), 400).param).toBe(param);
+    });
   });
 });

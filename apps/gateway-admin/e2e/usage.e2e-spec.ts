@@ -94,6 +94,25 @@ describe('gateway admin: usage records', () => {
     expect(gatewayError(await list(query), 400).param).toBe(param);
   });
 
+  it.each([
+    ['/usage/export?days=0', 'days'],
+    ['/usage/export?days=91', 'days'],
+    ['/usage/export?days=abc', 'days'],
+    ['/usage/export?days=1.5', 'days'],
+    ['/usage/export?limit=5', 'limit'],
+    ['/usage/daily?days=0', 'days'],
+    ['/usage/daily?days=91', 'days'],
+    ['/usage/daily?days=abc', 'days'],
+    ['/usage/daily?colour=red', 'colour'],
+    ['/latency?days=0', 'days'],
+    ['/latency?days=91', 'days'],
+    ['/latency?days=abc', 'days'],
+  ])('GET %s is a 400 naming %s (no download started)', async (path, param) => {
+    const reply = await h.call('GET', `/gateway/admin${path}`, { key: path.startsWith('/usage/export') ? billingKey : undefined });
+    expect(gatewayError(reply, 400, 'invalid_request').param).toBe(param);
+    expect(reply.headers.get('content-disposition')).toBeNull();
+  });
+
   it('reads one record with its replay data; other organizations’ ids are 404', async () => {
     const res = await h.call('GET', `/gateway/admin/usage/${ours[0]._id}`);
     expect(res.status).toBe(200);
@@ -152,6 +171,33 @@ describe('gateway admin: usage records', () => {
     expect(new Set(rows.map((r) => r.request_id)).size).toBe(seeded.length);
     const times = rows.map((r) => Date.parse(r.created_at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+
+  it('breaks the download (no clean end) when reading fails after the header row was sent', async () => {
+    const big = await h.newOrg();
+    await h.seedUsage(big.id, Array.from({ length: 1_200 }, (_, i) => ({ created_at: ago(60_000 + i), cost: 0.001 })));
+    const usage = h.repos.usage;
+    const real = usage.listBefore.bind(usage);
+    let calls = 0;
+    const failing = jest.spyOn(usage, 'listBefore').mockImplementation(async (...args) => {
+      calls += 1;
+      if (calls === 2) throw new Error('store unavailable');
+      return real(...args);
+    });
+    try {
+      const res = await fetch(`${h.url}/gateway/admin/usage/export`, { headers: { 'x-svc-api-key': big.admin } });
+      expect(res.status).toBe(200);
+      const read = await res.text().then(
+        (text) => ({ completed: true, rows: text.split('\r\n').length }),
+        (error: unknown) => ({ completed: false, error: String(error) }),
+      );
+      expect(read).toEqual({ completed: false, error: expect.stringMatching(/terminated|aborted|closed|reset/i) });
+      expect(calls).toBe(2);
+    } finally {
+      failing.mockRestore();
+    }
+    const after = await fetch(`${h.url}/gateway/admin/usage/export`, { headers: { 'x-svc-api-key': big.admin } });
+    expect((parse(await after.text(), { columns: true }) as unknown[]).length).toBe(1_200);
   });
 
   it('exports need billing:read; the other usage routes admin:read', async () => {

@@ -112,6 +112,25 @@ describe('gateway admin with the proxy', () => {
     expect((await chat('gpt-4o-mini', rotated.key)).status).toBe(200);
   });
 
+  it('a key’s budget node follows the key through rotation: the replacement is refused over the node limit (stage 2.5)', async () => {
+    const key = await h.newKey(h.org.id, ['gateway:write']);
+    const node = await h.call('POST', '/gateway/admin/budgets/nodes', { body: { name: 'tiny', level: 'key', key_id: key.key._id, budget_limit: 0.000001, reset_period: 'daily' } });
+    expect(node.status).toBe(201);
+    // The first request caches the governance profile: the rotation must invalidate it.
+    const before = await chat('gpt-4o-mini', key.plaintext);
+    expect(before.status).toBe(403);
+    expect(before.body.error).toMatchObject({ code: 'budget_hierarchy_exceeded', gateway_error_code: 'GW_BUDGET_HIERARCHY_001' });
+
+    const rotated = await h.call('POST', `/gateway/admin/keys/${key.key._id}/rotate`, { body: { grace_period_hours: 1 } });
+    expect(rotated.status).toBe(200);
+    const refused = await chat('gpt-4o-mini', rotated.body.key);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'budget_hierarchy_exceeded', gateway_error_code: 'GW_BUDGET_HIERARCHY_001' });
+    expect(refused.body.error.message).toContain('"tiny"');
+    expect((await h.call('GET', `/gateway/admin/budgets/nodes/${node.body.id}`)).body).toMatchObject({ key_id: rotated.body.id, budget_limit: 0.000001 });
+    expect(mock.requests).toHaveLength(0);
+  });
+
   it('proxied requests show up in usage, billing and latency', async () => {
     const served = await chat('gpt-4o');
     await h.service.apps[0].get(UsageRecorder).flush();
