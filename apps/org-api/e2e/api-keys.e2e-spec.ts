@@ -69,13 +69,17 @@ describe('org API: API keys, roles and the rate limit', () => {
     const first = await create(owner, { name: 'deploy-bot', scopes: ['gateway:write'] });
     const dup = await create(owner, { name: 'deploy-bot', scopes: ['gateway:read'] });
     expect(dup.status).toBe(409);
+    const requestId = dup.body.error?.request_id;
+    expect(requestId).toMatch(/^req_/);
+    // SPEC.md's admin conflict fields at the top level, and the organization API's `details` with the same.
     expect(dup.body).toEqual({
       error: {
         code: 'resource_already_exists',
         message: expect.stringContaining('deploy-bot'),
-        request_id: expect.stringMatching(/^req_/),
+        request_id: requestId,
         resource_type: 'api_key',
         conflicting_id: first.body.id,
+        details: { request_id: requestId, resource_type: 'api_key', conflicting_id: first.body.id },
       },
     });
     // Another organization may use the same name.

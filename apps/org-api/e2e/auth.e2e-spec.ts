@@ -109,6 +109,32 @@ describe('org API authentication', () => {
     expect((await api.call('POST', '/api/v1/auth/logout', { body: {} })).status).toBe(401);
   });
 
+  it('logout without a body still ends the refresh token: both tokens of the login die, other logins live', async () => {
+    const session = await api.loginOwner();
+    const rotated = await refresh(session.refresh);
+    expect(rotated.status).toBe(200);
+    const other = await api.loginOwner();
+    expect(claims(rotated.body.access_token).fam).toBe(claims(session.refresh).fam);
+    expect((await api.call('POST', '/api/v1/auth/logout', { token: rotated.body.access_token })).status).toBe(204);
+    expect((await refresh(rotated.body.refresh_token)).status).toBe(401);
+    // The first access token of the same login dies with it.
+    expect((await profile(session.token)).status).toBe(401);
+    expect((await profile(rotated.body.access_token)).status).toBe(401);
+    expect((await profile(other.token)).status).toBe(200);
+    expect((await refresh(other.refresh)).status).toBe(200);
+  });
+
+  it('refresh-token reuse revokes the access tokens of the login at once', async () => {
+    const session = await api.loginOwner();
+    const first = await refresh(session.refresh);
+    expect((await profile(first.body.access_token)).status).toBe(200);
+    expect((await refresh(session.refresh)).status).toBe(401);
+    for (const token of [session.token, first.body.access_token]) {
+      const res = await profile(token);
+      expect({ status: res.status, message: res.body.error?.message }).toEqual({ status: 401, message: expect.stringMatching(/revoked/) });
+    }
+  });
+
   it('logout needs a user token, not an API key', async () => {
     const session = await api.loginOwner();
     const key = await api.createKey(session, ['admin:write']);

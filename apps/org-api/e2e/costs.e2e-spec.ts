@@ -225,6 +225,34 @@ describe('org API: cost metrics, named budgets, daily cost and agent health', ()
       expect((await budgets('DELETE', `/${created.id}`)).status).toBe(404);
     });
 
+    it('refuses null for any field of a PUT (400 naming it) and changes nothing', async () => {
+      const created = (await budgets('POST', '', { name: 'Null guard', type: 'daily', limit: 20, auto_stop: true, alerts: [{ threshold: 90, channels: ['email'] }] })).body;
+      const before = await api.repos.namedBudgets.findById(asOrgId(spender.orgId), created.id);
+      for (const field of ['limit', 'type', 'auto_stop', 'name', 'alerts']) {
+        const res = await budgets('PUT', `/${created.id}`, { [field]: null });
+        expect({ field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({
+          field,
+          status: 400,
+          code: 'VALIDATION_ERROR',
+          param: field,
+        });
+        expect(res.body.error.message).toContain(`${field} must not be null`);
+      }
+      expect(await api.repos.namedBudgets.findById(asOrgId(spender.orgId), created.id)).toEqual(before);
+      expect((await budgets('GET', `/${created.id}`)).body).toMatchObject({ name: 'Null guard', type: 'daily', limit: 20, auto_stop: true });
+    });
+
+    it('a PUT that keeps a crossed threshold does not notify it again', async () => {
+      const created = (await budgets('POST', '', { name: 'Keep state', limit: 4, alerts: [{ threshold: 50, channels: ['webhook'] }] })).body;
+      expect(created.alerts[0].triggered).toBe(true);
+      const mine = () => events.filter((e) => e.event.orgid === spender.orgId && (e.event.data as Json).budget === 4);
+      await waitFor(() => mine().length === 1);
+      const put = await budgets('PUT', `/${created.id}`, { alerts: [{ threshold: 50, channels: ['webhook', 'email'] }] });
+      expect(put.body.alerts).toEqual([{ threshold: 50, channels: ['webhook', 'email'], triggered: true, triggered_at: created.alerts[0].triggered_at }]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(mine()).toHaveLength(1);
+    });
+
     it('pages with page and page_size', async () => {
       for (let i = 0; i < 3; i += 1) await budgets('POST', '', { name: `b${i}`, limit: 1 + i });
       const all = await budgets('GET', '');

@@ -48,6 +48,40 @@ describe('org API: members, plan, runners, templates, removed routes and docs', 
     expect(last.body.error.code).toBe('LAST_OWNER');
   });
 
+  it('only a signed-in Owner adds or removes an Owner: API keys with admin:write are refused', async () => {
+    const key = await api.createKey(owner, ['admin:write']);
+    const viaKey = (method: string, suffix = '', body?: Json) => api.call(method, `/api/v1/organizations/${owner.orgId}/members${suffix}`, { key: key.key, body });
+    const refused = await viaKey('POST', '', { email: 'key-owner@example.com', password: 'long-enough-pass', role: 'Owner' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('API keys') });
+    expect(await api.repos.users.findByEmail(asOrgId(owner.orgId), 'key-owner@example.com')).toBeNull();
+    const second = await members(owner, 'POST', '', { email: 'second-owner@example.com', password: 'long-enough-pass', role: 'Owner' });
+    expect(second.status).toBe(201);
+    expect((await viaKey('DELETE', `/${second.body.id}`)).status).toBe(403);
+    expect((await api.repos.users.findById(asOrgId(owner.orgId), second.body.id))?.role).toBe('Owner');
+    // Non-Owners stay manageable with the key; the Owner removes the second Owner.
+    const member = await viaKey('POST', '', { email: 'key-member@example.com', password: 'long-enough-pass', role: 'Member' });
+    expect(member.status).toBe(201);
+    expect((await viaKey('DELETE', `/${member.body.id}`)).status).toBe(204);
+    expect((await members(owner, 'DELETE', `/${second.body.id}`)).status).toBe(204);
+  });
+
+  it('answers 404 on register while SIGNUP_ENABLED is off, whatever the body', async () => {
+    for (const body of [{}, { email: 'nope', password: 'x' }, { email: 'new@example.com', password: 'a-long-password-1', org_name: 'New' }]) {
+      const res = await api.call('POST', '/api/v1/auth/register', { body });
+      expect({ body, status: res.status, code: res.body.error?.code }).toEqual({ body, status: 404, code: 'NOT_FOUND' });
+    }
+  });
+
+  it('refuses null on PATCH of the organization (400 naming the field) and changes nothing', async () => {
+    const before = await api.repos.organizations.findById(asOrgId(owner.orgId));
+    for (const field of ['name', 'plan', 'subscription_status']) {
+      const res = await api.call('PATCH', `/api/v1/organizations/${owner.orgId}`, { token: owner.token, body: { [field]: null } });
+      expect({ field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ field, status: 400, code: 'VALIDATION_ERROR', param: field });
+    }
+    expect(await api.repos.organizations.findById(asOrgId(owner.orgId))).toEqual(before);
+  });
+
   it("answers 404 for another organization's ids in the path, users included", async () => {
     const paths: [string, string, Json | undefined][] = [
       ['GET', `/api/v1/organizations/${other.orgId}`, undefined],

@@ -105,6 +105,7 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     const dup = await create(owner, { url: target, events: ['budget.warning'] });
     expect(dup.status).toBe(409);
     expect(dup.body.error).toMatchObject({ code: 'webhook_endpoint_duplicate', request_id: expect.any(String), conflicting_id: first.body.id });
+    expect(dup.body.error.details).toEqual({ request_id: dup.body.error.request_id, resource_type: 'webhook', conflicting_id: first.body.id });
     expect((await create(other, { url: target, events: ['budget.exceeded'] })).status).toBe(201);
   });
 
@@ -132,6 +133,28 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
 
     expect((await api.call('DELETE', `/api/v1/admin/webhooks/${created.id}`, { token: owner.token })).status).toBe(204);
     expect((await api.call('GET', `/api/v1/admin/webhooks/${created.id}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it('refuses null on PATCH and PUT (400 naming the field) and changes nothing; description: null clears it', async () => {
+    const created = (await create(owner, { url: url(), events: ['budget.exceeded'], description: 'ops', secret: 'a-secret-of-16-chars-or-more' })).body;
+    const org = asOrgId(owner.orgId);
+    const before = await api.repos.webhooks.findById(org, created.id);
+    for (const method of ['PATCH', 'PUT']) {
+      for (const field of ['url', 'events', 'secret', 'status']) {
+        const res = await api.call(method, `/api/v1/admin/webhooks/${created.id}`, { token: owner.token, body: { [field]: null } });
+        expect({ method, field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({
+          method,
+          field,
+          status: 400,
+          code: 'VALIDATION_ERROR',
+          param: field,
+        });
+      }
+    }
+    expect(await api.repos.webhooks.findById(org, created.id)).toEqual(before);
+    const cleared = await api.call('PATCH', `/api/v1/admin/webhooks/${created.id}`, { token: owner.token, body: { description: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ description: null, url: created.url, status: 'active' });
   });
 
   it('lists deliveries with offset/limit and retries a dead letter onto the delivery queue', async () => {
@@ -183,6 +206,15 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     expect((await api.call('POST', '/api/v1/webhooks/deliver', { body: { webhook_id: webhook.id } })).status).toBe(401);
     const reader = await api.createKey(owner, ['webhooks:read']);
     expect((await api.call('POST', '/api/v1/webhooks/deliver', { key: reader.key, body: { webhook_id: webhook.id } })).status).toBe(403);
+
+    // A disabled webhook gets nothing, like a dead-letter retry: 409 until it is re-enabled.
+    expect((await api.call('PATCH', `/api/v1/admin/webhooks/${webhook.id}`, { token: owner.token, body: { status: 'disabled' } })).body.status).toBe('disabled');
+    for (const body of [{ webhook_id: webhook.id }, { url: webhook.url }]) {
+      const disabled = await api.call('POST', '/api/v1/webhooks/deliver', { key: key.key, body });
+      expect({ body, status: disabled.status, code: disabled.body.error?.code }).toEqual({ body, status: 409, code: 'WEBHOOK_DISABLED' });
+    }
+    await api.call('PATCH', `/api/v1/admin/webhooks/${webhook.id}`, { token: owner.token, body: { status: 'active' } });
+    expect((await api.call('POST', '/api/v1/webhooks/deliver', { key: key.key, body: { webhook_id: webhook.id } })).status).toBe(202);
   });
 
   it('roles: a Member lists but cannot create, change or delete webhooks', async () => {

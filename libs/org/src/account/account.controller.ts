@@ -8,24 +8,7 @@ import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { effectiveBudgets } from '../common/effective-limits';
 import { OrgRoute } from '../common/org-access';
 import { orgErrors, round2, usd } from '../common/org-errors';
-
-export interface DailyCost {
-  total: number;
-  budget_limit: number;
-  /** total / budget_limit, percent. */
-  utilization: number;
-  top_agent: string | null;
-  top_agent_cost: number;
-}
-
-export interface HealthView {
-  status: 'ok';
-  version: string;
-  uptime_seconds: number;
-  timestamp: string;
-  /** Null without credentials: the organization's figures are not public. */
-  daily_cost: DailyCost | null;
-}
+import { DailyCostDto, HealthDto, ProfileDto } from './dto/account.dto';
 
 @ApiTags('account')
 @Controller('api/v1')
@@ -42,8 +25,8 @@ export class AccountController {
       '`total`, `budget_limit` (the policy\'s daily budget or the tier default), `utilization` (percent), and the costliest agent. ' +
       'Without credentials `daily_cost` is null; invalid credentials are refused (401).',
   })
-  @ApiOkResponse({ description: '`{status, version, uptime_seconds, timestamp, daily_cost}`' })
-  async health(@Caller() caller: OrgPrincipal | undefined): Promise<HealthView> {
+  @ApiOkResponse({ type: HealthDto })
+  async health(@Caller() caller: OrgPrincipal | undefined): Promise<HealthDto> {
     return {
       status: 'ok',
       version: SERVICE_VERSION,
@@ -55,8 +38,8 @@ export class AccountController {
 
   @Get('user/profile')
   @OrgRoute({ summary: 'The caller: user profile, or the API key\'s identity', level: 'read', scopes: [] })
-  @ApiOkResponse({ description: 'For a user: id, email, name, role, organization, scopes. For an API key: its id, name and scopes.' })
-  async profile(@Caller() caller: OrgPrincipal): Promise<Record<string, unknown>> {
+  @ApiOkResponse({ type: ProfileDto, description: 'For a user: id, email, name, role, organization, scopes. For an API key: its id, name and scopes.' })
+  async profile(@Caller() caller: OrgPrincipal): Promise<ProfileDto> {
     const organization = {
       id: caller.organization._id,
       name: caller.organization.name,
@@ -82,7 +65,7 @@ export class AccountController {
     };
   }
 
-  private async dailyCost(caller: OrgPrincipal): Promise<DailyCost> {
+  private async dailyCost(caller: OrgPrincipal): Promise<DailyCostDto> {
     const orgId = asOrgId(caller.orgId);
     const now = new Date();
     const range = { from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())) };

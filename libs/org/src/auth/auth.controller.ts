@@ -1,13 +1,28 @@
-import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, CanActivate, Controller, HttpCode, Inject, Injectable, Post, Req, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { clientIp } from '@svc/auth';
 import { APP_CONFIG, AppConfig } from '@svc/platform';
 import type { FastifyRequest } from 'fastify';
 import { OrgRoute } from '../common/org-access';
+import { orgErrors } from '../common/org-errors';
 import { AuthService } from './auth.service';
 import { LoginDto, LogoutDto, RefreshDto, RegisterDto, TokenResponseDto } from './dto/auth.dto';
 import { OrgAuthGuard } from './org-auth.guard';
 import { Caller, OrgPrincipal } from './org-principal';
+
+/**
+ * Sign-up off (the default): `POST /api/v1/auth/register` answers 404 like an unknown route, before
+ * the body is validated (guards run before pipes), so the route does not reveal itself.
+ */
+@Injectable()
+export class SignupEnabledGuard implements CanActivate {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  canActivate(): boolean {
+    if (!this.config.SIGNUP_ENABLED) throw orgErrors.notFound('Route POST /api/v1/auth/register');
+    return true;
+  }
+}
 
 @ApiTags('auth')
 @Controller('api/v1/auth')
@@ -68,6 +83,7 @@ export class AuthController {
     description: 'The new organization is on the `free` plan, `active`. Answers like login. 404 unless `SIGNUP_ENABLED=true`; 409 `resource_already_exists` for a taken e-mail.',
   })
   @ApiCreatedResponse({ type: TokenResponseDto })
+  @UseGuards(SignupEnabledGuard)
   register(@Body() body: RegisterDto): Promise<TokenResponseDto> {
     return this.auth.register(body);
   }

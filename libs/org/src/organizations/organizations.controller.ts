@@ -40,7 +40,7 @@ export class OrganizationsController {
     summary: 'Add a member',
     level: 'admin',
     scopes: ['admin:write'],
-    description: `${CONTEXT} Only an Owner can add an Owner. A taken e-mail (in any organization): 409 \`resource_already_exists\`.`,
+    description: `${CONTEXT} Only a signed-in Owner can add an Owner (API keys cannot: 403). A taken e-mail (in any organization): 409 \`resource_already_exists\`.`,
   })
   @ApiCreatedResponse({ description: '`{id, email, name, role, created_at, last_login_at}`' })
   addMember(@Caller() caller: OrgPrincipal, @Body() body: AddMemberDto): Promise<MemberView> {
@@ -60,7 +60,7 @@ export class OrganizationsController {
     summary: 'Remove a member',
     level: 'admin',
     scopes: ['admin:write'],
-    description: `${CONTEXT} Their sessions end: refresh tokens are revoked and access tokens stop working. Only an Owner removes an Owner; the last Owner stays (409 \`LAST_OWNER\`).`,
+    description: `${CONTEXT} Their sessions end: refresh tokens are revoked and access tokens stop working. Only a signed-in Owner removes an Owner (API keys cannot: 403); the last Owner stays (409 \`LAST_OWNER\`).`,
   })
   @ApiNoContentResponse()
   async removeMember(@Caller() caller: OrgPrincipal, @Param('user_id') userId: string): Promise<void> {

@@ -65,9 +65,7 @@ export class OrganizationsService {
   }
 
   async addMember(caller: OrgPrincipal, input: AddMemberDto): Promise<MemberView> {
-    if (input.role === 'Owner' && caller.role !== 'Owner' && caller.kind === 'dashboard') {
-      throw orgErrors.forbidden('Only an Owner can add another Owner');
-    }
+    if (input.role === 'Owner') assertOwner(caller, 'Only an Owner can add another Owner');
     try {
       const user = await this.repositories.users.create(caller.orgId, {
         email: input.email,
@@ -95,7 +93,7 @@ export class OrganizationsService {
     const user = await this.repositories.users.findById(caller.orgId, userId);
     if (!user) throw orgErrors.notFound('Member', userId);
     if (user.role === 'Owner') {
-      if (caller.kind === 'dashboard' && caller.role !== 'Owner') throw orgErrors.forbidden('Only an Owner can remove an Owner');
+      assertOwner(caller, 'Only an Owner can remove an Owner');
       if ((await this.repositories.users.countOwners(caller.orgId)) <= 1) {
         throw orgErrors.conflict('LAST_OWNER', 'The last Owner of an organization cannot be removed');
       }
@@ -103,4 +101,13 @@ export class OrganizationsService {
     await this.repositories.users.deleteById(caller.orgId, userId);
     await this.repositories.refreshTokens.revokeAllForUser(caller.orgId, userId);
   }
+}
+
+/**
+ * Owners are managed by signed-in Owners only. No API key scope is Owner-level (`admin:write` is
+ * what an Admin holds), so an API key can neither add nor remove an Owner.
+ */
+function assertOwner(caller: OrgPrincipal, message: string): void {
+  if (caller.kind === 'dashboard' && caller.role === 'Owner') return;
+  throw orgErrors.forbidden(caller.kind === 'dashboard' ? message : `${message}; API keys cannot manage Owners`, { required: 'Owner' });
 }

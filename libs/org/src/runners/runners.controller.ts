@@ -8,7 +8,8 @@ import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
 import { orgErrors } from '../common/org-errors';
-import { collection, Collection, PageQueryDto, pageOf } from '../common/pagination';
+import { collection, PageQueryDto, pageOf } from '../common/pagination';
+import { RunnerDto, RunnerListDto } from './dto/runner.dto';
 
 export class RunnerListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: RUNNER_STATES })
@@ -17,7 +18,7 @@ export class RunnerListQueryDto extends PageQueryDto {
   state?: RunnerState;
 }
 
-export function toRunnerView(runner: RunnerEntity) {
+export function toRunnerView(runner: RunnerEntity): RunnerDto {
   return {
     runner_id: runner._id,
     org_id: runner.org_id,
@@ -33,8 +34,6 @@ export function toRunnerView(runner: RunnerEntity) {
   };
 }
 
-export type RunnerView = ReturnType<typeof toRunnerView>;
-
 const DESCRIPTION = 'Read-only view of the managed runners (private beta); they are operated through /gateway/admin/runners. 403 `FEATURE_DISABLED` when RUNNERS_ENABLED=false.';
 
 @ApiTags('runners')
@@ -48,8 +47,8 @@ export class RunnersController {
 
   @Get()
   @OrgRoute({ summary: "The organization's managed runners", level: 'read', scopes: ['runner:read'], description: DESCRIPTION })
-  @ApiOkResponse({ description: '`{items, total, offset, limit}` of runners, newest first' })
-  async list(@Caller() caller: OrgPrincipal, @Query() query: RunnerListQueryDto): Promise<Collection<RunnerView>> {
+  @ApiOkResponse({ type: RunnerListDto, description: '`{items, total, offset, limit}` of runners, newest first' })
+  async list(@Caller() caller: OrgPrincipal, @Query() query: RunnerListQueryDto): Promise<RunnerListDto> {
     this.assertEnabled();
     const page = pageOf(query);
     return collection(await this.repositories.runners.listRunners(caller.orgId, { ...page, state: query.state }), page, toRunnerView);
@@ -57,8 +56,8 @@ export class RunnersController {
 
   @Get(':runner_id')
   @OrgRoute({ summary: 'One managed runner', level: 'read', scopes: ['runner:read'], description: DESCRIPTION })
-  @ApiOkResponse({ description: 'The runner' })
-  async get(@Caller() caller: OrgPrincipal, @Param('runner_id') id: string): Promise<RunnerView> {
+  @ApiOkResponse({ type: RunnerDto })
+  async get(@Caller() caller: OrgPrincipal, @Param('runner_id') id: string): Promise<RunnerDto> {
     this.assertEnabled();
     const runner = await this.repositories.runners.findById(caller.orgId, id);
     if (!runner) throw orgErrors.notFound('Runner', id);

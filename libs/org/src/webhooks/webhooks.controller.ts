@@ -106,7 +106,7 @@ export class WebhookTestController {
     description:
       'Authenticate with `X-API-Key` (a bearer access token works too). Enqueues one signed test event for the webhook named by ' +
       '`webhook_id` (or by its registered `url`); only registered webhooks of the caller\'s organization can be targeted. ' +
-      'The event `data` is `payload`, or a sample marked `test: true`.',
+      'The event `data` is `payload`, or a sample marked `test: true`. A disabled webhook: 409 `WEBHOOK_DISABLED` (re-enable it first).',
   })
   @ApiAcceptedResponse({ description: '`{status: queued, webhook_id, event_id, event_type, job_id}`' })
   deliver(@Caller() caller: OrgPrincipal, @Body() body: TestDeliveryDto): Promise<QueuedDelivery> {

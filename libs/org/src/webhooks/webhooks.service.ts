@@ -130,10 +130,7 @@ export class WebhooksService {
 
   /** Puts a dead letter back on the `webhook-delivery` queue; the dispatcher records the new attempts on it. */
   async retryDeadLetter(orgId: OrgId, webhookId: string, deliveryId: string): Promise<QueuedDelivery> {
-    const webhook = await this.find(orgId, webhookId);
-    if (webhook.status !== 'active') {
-      throw orgErrors.conflict('WEBHOOK_DISABLED', 'The webhook is disabled; re-enable it (status: active) before retrying');
-    }
+    assertActive(await this.find(orgId, webhookId), 'retrying');
     const existing = await this.repositories.webhookDeliveries.findById(orgId, deliveryId);
     if (!existing || existing.webhook_id !== webhookId) throw orgErrors.notFound('Delivery', deliveryId);
     if (!existing.dead_letter) throw orgErrors.conflict('NOT_A_DEAD_LETTER', 'Only dead-lettered deliveries can be retried');
@@ -162,6 +159,7 @@ export class WebhooksService {
     if (input.url && input.webhook_id && normalizeUrl(input.url) !== webhook.url) {
       throw orgErrors.validation('url does not match the webhook', 'url');
     }
+    assertActive(webhook, 'sending a test delivery');
     const type: EventType = input.event_type ? canonicalEventTypes([input.event_type], 'event_type')[0] : (webhook.events[0] as EventType);
     const data = input.payload ?? { test: true, message: 'Test delivery from the organization API', timestamp: new Date().toISOString() };
     const event = createEvent(type, orgId, data as never, EVENT_SOURCES.orgApi) as GatewayEvent;
@@ -183,6 +181,13 @@ export class WebhooksService {
       resource_type: 'webhook',
       conflicting_id: existing?._id ?? null,
     });
+  }
+}
+
+/** 409 `WEBHOOK_DISABLED`: nothing is queued for a disabled webhook (the dispatcher would drop it). */
+function assertActive(webhook: WebhookEntity, action: string): void {
+  if (webhook.status !== 'active') {
+    throw orgErrors.conflict('WEBHOOK_DISABLED', `The webhook is disabled; re-enable it (status: active) before ${action}`, { webhook_id: webhook._id });
   }
 }
 

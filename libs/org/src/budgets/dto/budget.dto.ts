@@ -18,6 +18,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ALERT_CHANNELS, AlertChannel, BUDGET_TYPES, BudgetType } from '@svc/domain';
+import { IsOptionalNonNull } from '@svc/platform';
 
 export class BudgetAlertInputDto {
   @ApiProperty({ minimum: 0, maximum: 100, example: 80, description: 'Percent of the limit' })
@@ -68,26 +69,26 @@ export class CreateBudgetDto {
 
 export class UpdateBudgetDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 120 })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @MinLength(1)
   @MaxLength(120)
   name?: string;
 
   @ApiPropertyOptional({ enum: BUDGET_TYPES })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsIn(BUDGET_TYPES)
   type?: BudgetType;
 
   @ApiPropertyOptional({ description: 'USD, greater than 0' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @IsPositive()
   @Max(1_000_000_000)
   limit?: number;
 
   @ApiPropertyOptional({ type: [BudgetAlertInputDto], description: 'Replaces the alerts (their triggered state is recomputed)' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsArray()
   @ArrayMaxSize(20)
   @ValidateNested({ each: true })
@@ -95,7 +96,7 @@ export class UpdateBudgetDto {
   alerts?: BudgetAlertInputDto[];
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsBoolean()
   auto_stop?: boolean;
 }

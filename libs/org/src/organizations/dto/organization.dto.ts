@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { ORG_ROLES, OrgRole, SUBSCRIPTION_STATUSES, SubscriptionStatus } from '@svc/domain';
+import { IsOptionalNonNull } from '@svc/platform';
 
 export class AddMemberDto {
   @ApiProperty({ example: 'ada@example.com' })
@@ -27,19 +28,19 @@ export class AddMemberDto {
 
 export class UpdateOrganizationDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 120 })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @MinLength(1)
   @MaxLength(120)
   name?: string;
 
   @ApiPropertyOptional({ enum: ['free', 'starter', 'growth', 'enterprise', 'pro', 'team'], description: 'Only with PLAN_ADMIN_ENABLED=true; `pro` = starter, `team` = growth' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsIn(['free', 'starter', 'growth', 'enterprise', 'pro', 'team'])
   plan?: string;
 
   @ApiPropertyOptional({ enum: SUBSCRIPTION_STATUSES, description: 'Only with PLAN_ADMIN_ENABLED=true' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsIn(SUBSCRIPTION_STATUSES)
   subscription_status?: SubscriptionStatus;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { EVENT_TYPES } from '@svc/events';
+import { IsOptionalNonNull } from '@svc/platform';
 
 const EVENTS_DESCRIPTION = `Catalog event types (${EVENT_TYPES.join(', ')}); the aliases cost.exceeded and approval.required are accepted and stored as budget.exceeded and approval.requested`;
 
@@ -33,13 +34,13 @@ export class CreateWebhookDto {
 
 export class UpdateWebhookDto {
   @ApiPropertyOptional({ description: 'New receiver URL (same rules as on create)' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @MaxLength(2048)
   url?: string;
 
   @ApiPropertyOptional({ type: [String], description: EVENTS_DESCRIPTION })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
@@ -47,22 +48,22 @@ export class UpdateWebhookDto {
   events?: string[];
 
   @ApiPropertyOptional({ enum: ['active', 'disabled'], description: '`active` re-enables a disabled webhook and resets its failure count' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsIn(['active', 'disabled'])
   status?: 'active' | 'disabled';
 
   @ApiPropertyOptional({ minLength: 16, maxLength: 256, writeOnly: true, description: 'Replaces the signing secret' })
-  @IsOptional()
+  @IsOptionalNonNull()
   @IsString()
   @MinLength(16)
   @MaxLength(256)
   secret?: string;
 
-  @ApiPropertyOptional({ maxLength: 500, nullable: true })
+  @ApiPropertyOptional({ maxLength: 500, nullable: true, description: 'null clears it' })
   @IsOptional()
   @IsString()
   @MaxLength(500)
-  description?: string;
+  description?: string | null;
 }
 
 export class TestDeliveryDto {
