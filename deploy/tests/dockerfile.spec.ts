@@ -118,6 +118,14 @@ describe('deploy/docker', () => {
     expect(of(final, 'COPY')[lockCopy].line).toBeLessThan(installs[0].line);
   });
 
+  it.each(dockerfiles)('%s: runs on the current Node LTS (24) and builds with the same Node major', (name) => {
+    const { stages, final } = finalStage(name);
+    const major = (image: string) => /^(?:docker\.io\/)?(?:library\/)?node:(\d+)(?:[.-]|$)/.exec(image)?.[1];
+    expect(final.base).toMatch(/^node:24-bookworm-slim$/);
+    const build = stages[stages.length - 2];
+    expect(major(build.base)).toBe(major(final.base));
+  });
+
   it.each(dockerfiles)('%s: has no HEALTHCHECK (Kubernetes probes check health)', (name) => {
     expect(parseDockerfile(read(name)).filter((i) => i.keyword === 'HEALTHCHECK')).toEqual([]);
   });
