@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, spawnNode } from '@svc/testing';
+import { freePort, spawnNode, WORKSPACE_ROOT } from '@svc/testing';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 type Json = Record<string, any>;
@@ -11,22 +12,21 @@ describe('npm start', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('serves the gateway surface and the org API, then drains on SIGTERM', async () => {
+  it('serves the gateway surface and the org API, owns its DATA_DIR, then drains on SIGTERM', async () => {
     const [gatewayPort, orgPort] = [await freePort(), await freePort()];
+    // LOG_LEVEL=silent prints nothing but the generated bootstrap password: the one way in.
     const started = spawnNode(['tools/start.mjs'], {
       GATEWAY_PORT: String(gatewayPort),
       ORG_API_PORT: String(orgPort),
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'silent',
     });
     try {
-      await started.waitFor('is running', 120_000);
-      expect(started.output()).toContain(`http://localhost:${gatewayPort}/docs`);
-      expect(started.output()).toContain(`http://localhost:${orgPort}/docs`);
-      expect(started.output()).toMatch(/documents\s+embedded file store/);
+      await started.waitFor(/log in: POST/, 120_000);
       expect(started.output()).toMatch(/bootstrap\s+created the first organization \(org_\w+\) and its Owner admin@example.com/);
       expect(started.output()).toMatch(/generated password \(shown once\): \w{24}/);
+      expect(started.output()).not.toContain('is running');
 
       for (const port of [gatewayPort, orgPort]) {
         const res = await fetch(`http://127.0.0.1:${port}/health`);
@@ -36,10 +36,31 @@ describe('npm start', () => {
         expect(docs.status).toBe(200);
         expect(((await docs.json()) as Json).openapi).toMatch(/^3\./);
       }
+
+      // A second process on the same DATA_DIR is refused, naming the first one.
+      const second = spawnNode(['tools/start.mjs'], {
+        GATEWAY_PORT: String(await freePort()),
+        ORG_API_PORT: String(await freePort()),
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+      });
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(`is in use by process ${started.child.pid}`);
+      expect(second.output()).toMatch(/different DATA_DIR/);
     } finally {
       started.child.kill('SIGTERM');
     }
     expect(await started.exited).toBe(0);
+
+    // The bundle npm start ran: every package it requires is in the package.json generated with it.
+    const bundle = join(WORKSPACE_ROOT, 'dist', 'apps', 'standalone');
+    const listed = Object.keys((JSON.parse(readFileSync(join(bundle, 'package.json'), 'utf8')) as Json).dependencies);
+    const required = [...readFileSync(join(bundle, 'main.js'), 'utf8').matchAll(/require\("([^".][^"]*)"\)/g)]
+      .map(([, id]) => (id.startsWith('@') ? id.split('/').slice(0, 2) : id.split('/').slice(0, 1)).join('/'))
+      .filter((name) => !name.startsWith('node:') && !builtinModules.includes(name));
+    expect(required).toContain('tslib');
+    expect([...new Set(required)].filter((name) => !listed.includes(name))).toEqual([]);
 
     // A restart on the same DATA_DIR keeps the organization: no second bootstrap, no new password.
     const restarted = spawnNode(['tools/start.mjs'], {
@@ -51,13 +72,16 @@ describe('npm start', () => {
     });
     try {
       await restarted.waitFor('is running', 120_000);
+      expect(restarted.output()).toContain(`http://localhost:${gatewayPort}/docs`);
+      expect(restarted.output()).toContain(`http://localhost:${orgPort}/docs`);
+      expect(restarted.output()).toMatch(/documents\s+embedded file store/);
       expect(restarted.output()).not.toContain('bootstrap');
       expect(restarted.output()).not.toContain('generated password');
     } finally {
       restarted.child.kill('SIGTERM');
     }
     expect(await restarted.exited).toBe(0);
-  }, 240_000);
+  }, 300_000);
 });
 
 describe('bad configuration', () => {
