@@ -51,7 +51,11 @@ export function loadInstrumentations(): NonNullable<NodeSDKConfiguration['instru
         return query ? { 'url.full': redactUrl(`${request.origin}${request.path}`), 'url.query': `?${redactQuery(query)}` } : {};
       },
     }),
-    new IORedisInstrumentation({ requireParentSpan: true }),
+    // The command and its first argument (the key, or the script's SHA); values are never recorded.
+    new IORedisInstrumentation({
+      requireParentSpan: true,
+      dbStatementSerializer: (command, args) => (args.length ? `${command} ${String(args[0])} [${args.length - 1} more]` : command),
+    }),
     new MongooseInstrumentation({ requireParentSpan: true }),
   ];
 }
