@@ -11,6 +11,7 @@ export * from './errors/exception.filter';
 export * from './http/validation';
 export * from './http/health.controller';
 export * from './http/http-app';
+export * from './http/body-log';
 export * from './http/lifecycle';
 export * from './version';
 export * from './redis/invalidation-bus';

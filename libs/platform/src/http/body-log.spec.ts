@@ -3,6 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 import { Readable, Writable } from 'node:stream';
 import { createLogger } from '../logging/logger';
+import { bodyLoggingEnabled, tapRequestBody } from './body-log';
 import { createHttpApp } from './http-app';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- log lines are asserted field by field
@@ -39,6 +40,18 @@ async function boot(level: 'debug' | 'info', logBodies: boolean) {
     }),
   );
   const app: NestFastifyApplication = await createHttpApp(BodiesModule, { name: 'spec', surface: 'gateway', logger, rawBodyPrefix: '/raw/', logBodies });
+  // Like the proxy's hot path: an onRequest hook takes `/hot/` requests over before body parsing and
+  // reads the raw request itself, through the tap when bodies are logged.
+  app.getHttpAdapter().getInstance().addHook('onRequest', (request, reply, done) => {
+    if (!request.url.startsWith('/hot/')) return done();
+    reply.hijack();
+    const body = bodyLoggingEnabled({ LOG_BODIES: logBodies }, logger) ? tapRequestBody(request.raw, request, logger) : request.raw;
+    void (async () => {
+      let bytes = 0;
+      for await (const chunk of body) bytes += (chunk as Buffer).length;
+      reply.raw.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes }));
+    })();
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
   const bodyLines = () => lines.filter((line) => line.msg === 'request body');
@@ -74,6 +87,15 @@ describe('LOG_BODIES', () => {
     expect(JSON.stringify(env.lines)).not.toMatch(/sk-(body|query)-secret/);
   });
 
+  it('logs a body read by an onRequest hot path through tapRequestBody', async () => {
+    const body = { model: 'm', messages: [{ role: 'user', content: 'hot path prompt' }], plaintext_key: 'sk-hot-secret-3' };
+    const res = await post(`${env.url}/hot/echo`, body);
+    expect(await res.json()).toEqual({ bytes: Buffer.byteLength(JSON.stringify(body)) });
+    const line = env.bodyLines().find((l) => l.url === '/hot/echo');
+    expect(line).toMatchObject({ method: 'POST', body: { model: 'm', plaintext_key: '[REDACTED]', messages: [{ content: 'hot path prompt' }] } });
+    expect(JSON.stringify(env.lines)).not.toContain('sk-hot-secret');
+  });
+
   it('logs only the size of a body too large to log', async () => {
     const res = await post(`${env.url}/raw/echo`, { content: 'y'.repeat(300 * 1024) });
     const { bytes } = (await res.json()) as Json;
@@ -91,6 +113,7 @@ describe('without LOG_BODIES, or above debug level', () => {
     try {
       expect((await post(`${env.url}/json/login`, { email: 'a@b.c', password: 'pw-123456789' })).status).toBe(201);
       expect((await post(`${env.url}/raw/echo`, { model: 'm' })).status).toBe(201);
+      expect((await post(`${env.url}/hot/echo`, { model: 'm' })).status).toBe(200);
       expect(env.bodyLines()).toEqual([]);
     } finally {
       await env.app.close();

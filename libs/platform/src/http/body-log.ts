@@ -10,27 +10,37 @@ function isStream(body: unknown): body is Readable {
   return body instanceof Readable || (typeof body === 'object' && body !== null && typeof (body as Readable).pipe === 'function');
 }
 
+/** True when `LOG_BODIES` is set and the logger writes debug lines: the only case bodies are logged. */
+export function bodyLoggingEnabled(config: { LOG_BODIES: boolean }, logger: Logger): boolean {
+  return config.LOG_BODIES && logger.isLevelEnabled('debug');
+}
+
 /**
  * `LOG_BODIES` (at debug level): logs every request body once it has been read, with credentials
  * redacted by the logger (`password`, `api_key`, `plaintext_key`, ...). JSON bodies parsed by Fastify
- * are logged before the handler runs. A body left unread for its route (the proxy's `/v1/` routes,
- * read later with the organization's size limit) is passed through a tap that copies what the route
- * reads and logs it when the route has read all of it, so the route still gets every byte.
+ * are logged before the handler runs. A body left unread for its route (`rawBodyPrefix`) is passed
+ * through `tapRequestBody`. Code that takes a request over before body parsing (the proxy's
+ * `onRequest` hot path) calls `tapRequestBody` itself on the stream it reads.
  */
 export function useBodyLogging(fastify: FastifyInstance, logger: Logger): void {
   fastify.addHook('preHandler', (request, _reply, done) => {
     const body: unknown = request.body;
-    if (isStream(body)) request.body = tap(body, request, logger);
+    if (isStream(body)) request.body = tapRequestBody(body, request, logger);
     else if (body !== undefined) logger.debug({ ...describe(request), body }, 'request body');
     done();
   });
 }
 
-function describe(request: FastifyRequest) {
+function describe(request: Pick<FastifyRequest, 'id' | 'method' | 'url'>) {
   return { request_id: String(request.id), method: request.method, url: redactUrl(request.url) };
 }
 
-function tap(source: Readable, request: FastifyRequest, logger: Logger): Readable {
+/**
+ * Returns a stream with every byte of `source` that also logs the body at debug level (parsed JSON
+ * up to 256 KiB, otherwise its size) once the reader has read all of it. Read the returned stream
+ * instead of `source`; backpressure and errors pass through.
+ */
+export function tapRequestBody(source: Readable, request: Pick<FastifyRequest, 'id' | 'method' | 'url' | 'headers'>, logger: Logger): Readable {
   const chunks: Buffer[] = [];
   let size = 0;
   const copy = new Transform({

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { ErrorSurface } from '../errors/errors';
 import { SurfaceExceptionFilter } from '../errors/exception.filter';
 import { NestPinoLogger } from '../logging/nest-logger';
-import { useBodyLogging } from './body-log';
+import { bodyLoggingEnabled, useBodyLogging } from './body-log';
 import { useJsonBodies } from './json-body';
 import { createValidationPipe } from './validation';
 
@@ -44,7 +44,7 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
     bodyParser: false,
   });
   useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix });
-  if (options.logBodies && options.logger.isLevelEnabled('debug')) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger);
+  if (bodyLoggingEnabled({ LOG_BODIES: options.logBodies ?? false }, options.logger)) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger);
   app.useGlobalFilters(new SurfaceExceptionFilter(options.surface, options.logger));
   app.useGlobalPipes(createValidationPipe());
   if (options.docs) setupDocs(app, options.docs);
