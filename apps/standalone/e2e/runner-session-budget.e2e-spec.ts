@@ -14,12 +14,14 @@ describe('runner session budget through the gateway', () => {
   let mock: MockProvider;
   let service: TestService;
   let adminKey: string;
+  let orgId: string;
 
   beforeAll(async () => {
     mock = await startMockProvider({ port: 0, record: false });
     service = await bootService(SERVICE, { REDIS_URL: process.env.TEST_REDIS_URL as string, OPENAI_BASE_URL: `${mock.url}/v1` });
     const repos = service.runtime.repositories;
     const org = await repos.organizations.create({ name: 'runner-org', plan: 'enterprise' });
+    orgId = org._id;
     adminKey = generateApiKey();
     await repos.apiKeys.create(asOrgId(org._id), {
       name: 'ops',
@@ -68,8 +70,22 @@ describe('runner session budget through the gateway', () => {
     expect(statuses.at(-1)).toBe(403);
     expect(refusal?.error).toMatchObject({ code: 'session_budget_exceeded', gateway_error_code: 'GW_SESSION_BUDGET_001' });
 
-    // A forged proof is not trusted: stage 3 does not apply, so the session budget does not refuse.
+    // The charge is on the session record and on the usage records, tied to the verified session.
+    const repos = service.runtime.repositories;
+    const stored = await repos.runnerSessions.findById(asOrgId(orgId), session.body.session_id as string);
+    expect(stored?.spent_usd ?? 0).toBeGreaterThan(0.008);
+
+    // With the session's own runner token, the token is the proof: leaving the headers out, or
+    // forging the proof, still charges the session, so it is still refused.
+    const { 'X-Runner-Proof': _proof, ...withoutProof } = fromSession;
+    const noProof = await call('/v1/chat/completions', prompt, withoutProof);
+    expect(noProof.status).toBe(403);
+    expect(noProof.body.error.code).toBe('session_budget_exceeded');
     const forged = await call('/v1/chat/completions', prompt, { ...fromSession, 'X-Runner-Proof': 'forged' });
-    expect(forged.status).toBe(200);
+    expect(forged.status).toBe(403);
+
+    // An ordinary key with a forged proof is not trusted: stage 3 does not apply to it.
+    const byKey = await call('/v1/chat/completions', prompt, { ...fromSession, 'X-SVC-API-Key': adminKey, 'X-Runner-Proof': 'forged' });
+    expect(byKey.status).toBe(200);
   });
 });

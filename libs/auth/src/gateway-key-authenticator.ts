@@ -27,6 +27,28 @@ const invalidKey = (message = 'Invalid, expired or revoked API key') =>
     remediation: 'Create a new key with POST /api/v1/platform/api-keys, or check that you copied it whole.',
   });
 
+/** The key a refusal was about, when it was identified (its organization is then known). */
+export interface RefusedKey {
+  orgId: string;
+  keyId: string;
+  keyName: string;
+  teamId: string | null;
+}
+
+/**
+ * A refusal of an identified key (rotated past its grace period, or a client address outside its
+ * allowlist): the organization is known, so the proxy can meter the refusal like any other.
+ */
+export class KeyRefusedError extends GatewayError {
+  constructor(
+    status: number,
+    body: ConstructorParameters<typeof GatewayError>[1],
+    readonly key: RefusedKey,
+  ) {
+    super(status, body);
+  }
+}
+
 /**
  * Authenticates gateway keys: SHA-256 of the key, looked up through an in-process cache. A revoke,
  * rotation or plan change is published on the InvalidationBus and drops the entry on every replica;
@@ -64,13 +86,13 @@ export class GatewayKeyAuthenticator {
     if (key.replaced_by) {
       const graceUntil = key.grace_until ? key.grace_until.getTime() : 0;
       if (graceUntil <= now.getTime()) {
-        throw new GatewayError(401, {
+        throw new KeyRefusedError(401, {
           message: `This API key was rotated and its grace period has ended; use the replacement key ${key.replaced_by}.`,
           type: 'authentication_error',
           code: 'key_rotated',
           gateway_error_code: 'GW_AUTH_003',
           remediation: `Switch to the replacement key (id ${key.replaced_by}) returned when this key was rotated.`,
-        });
+        }, refusedKey(key));
       }
       deprecation = {
         graceRemainingHours: Math.round(((graceUntil - now.getTime()) / 3_600_000) * 100) / 100,
@@ -78,13 +100,13 @@ export class GatewayKeyAuthenticator {
       };
     }
     if (key.ip_allowlist.length > 0 && !key.ip_allowlist.some((entry) => ipMatches(clientIp, entry))) {
-      throw new GatewayError(403, {
+      throw new KeyRefusedError(403, {
         message: `Requests from ${clientIp} are not allowed for this API key`,
         type: 'permission_error',
         code: 'ip_not_allowed',
         gateway_error_code: 'GW_AUTH_004',
         remediation: "Call from an address in the key's IP allowlist, or ask an admin to add this address.",
-      });
+      }, refusedKey(key));
     }
     const orgId = asOrgId(key.org_id);
     const organization = await this.cached(this.orgs, key.org_id, () => this.repositories.organizations.findById(orgId));
@@ -128,4 +150,8 @@ export class GatewayKeyAuthenticator {
       .touchLastUsed(asOrgId(key.org_id), key._id, now)
       .catch((err: unknown) => this.logger.warn({ err, key_id: key._id }, 'could not record key use'));
   }
+}
+
+function refusedKey(key: ApiKeyEntity): RefusedKey {
+  return { orgId: key.org_id, keyId: key._id, keyName: key.name, teamId: key.team_id ?? null };
 }

@@ -3,9 +3,11 @@ import { AuthModule } from '@svc/auth';
 import { APP_CONFIG, AppConfig } from '@svc/platform';
 import { GovernanceModule } from '@svc/governance';
 import { BreakerRegistry } from './breaker/breaker-registry';
+import { providerRegistry } from './providers';
 import { GatewayHealthController } from './http/health.controller';
 import { ModelsController } from './http/models.controller';
 import { ProxyController } from './http/proxy.controller';
+import { ProxyRoutes } from './http/proxy.routes';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { IdempotencyGate } from './pipeline/idempotency';
 import { ModelAliasResolver } from './pipeline/model-aliases';
@@ -31,6 +33,7 @@ import { UsageRecorder } from './pipeline/usage-recorder';
             recoveryTimeoutMs: config.CIRCUIT_BREAKER_RECOVERY_SECONDS * 1000,
           },
           (provider, state) => metrics.observeBreakerChange(provider, state),
+          providerRegistry.list().map((provider) => provider.id),
         ),
     },
     IdempotencyGate,
@@ -39,6 +42,7 @@ import { UsageRecorder } from './pipeline/usage-recorder';
     ProviderKeySources,
     UsageRecorder,
     ProxyService,
+    ProxyRoutes,
   ],
   exports: [ProxyService, UsageRecorder, GatewayMetrics, BreakerRegistry],
 })

@@ -176,7 +176,8 @@ export class ChainRunner {
   private decide(ctx: ChainContext, refusal: Refusal | null, reservation: Reservation | null, started: number): { decision: GovernanceDecision; events: PendingEvent[] } {
     const estimate = ctx.estimate ?? { input_tokens: 0, output_tokens: 0, estimated_cost: 0 };
     const governanceMs = performance.now() - started;
-    const base = { estimate, findings: ctx.findings, governanceMs };
+    const session = ctx.session ? { runnerId: ctx.session.runnerId, sessionId: ctx.session.sessionId } : null;
+    const base = { estimate, findings: ctx.findings, governanceMs, session };
     if (!refusal) {
       return {
         decision: { ...base, outcome: 'ALLOW', error: null, approval: null, headers: decisionHeaders(ctx, governanceMs), reservation, blockedBy: null },

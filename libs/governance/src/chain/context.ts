@@ -2,6 +2,7 @@ import type { BudgetNodeEntity, OrgId } from '@svc/domain';
 import type { EventDataMap, EventType } from '@svc/events';
 import type { GatewayError } from '@svc/platform';
 import type { CostEstimate } from '../cost/estimate';
+import type { PriceOptions } from '../cost/price-lookup';
 import type { GovernancePolicy } from '../data/policy';
 import type { Tier } from '../data/tiers';
 import { ExtractedText, extractTexts } from '../scanners/extract';
@@ -27,6 +28,8 @@ export interface GovernanceFlags {
   contentSafety: boolean;
   /** 4.6: SECURITY_SCANNER or DLP_GUARDRAILS. */
   securityScanner: boolean;
+  /** Prices of stage 2 (the deployment's price for unknown models). */
+  prices?: PriceOptions;
 }
 
 /** An event a stage asks the chain to publish (never awaited on the hot path). */
@@ -99,6 +102,11 @@ export class ChainContext {
     return this.profile.orgId;
   }
 
+  /** `provider/model`: what prices are looked up by, so route-priced providers (`ollama/`) match. */
+  get pricedModel(): string {
+    return pricedModel(this.input.provider, this.input.model);
+  }
+
   /** The model id without route prefixes (`groq/llama-3.3-70b` -> `llama-3.3-70b`). */
   get bareModel(): string {
     const model = this.input.model;
@@ -114,4 +122,12 @@ export class ChainContext {
   get timestamp(): string {
     return this.input.now.toISOString();
   }
+}
+
+/**
+ * The id a request's price is looked up by: the provider's route and the model (`ollama/llama3.2`,
+ * `openai/gpt-4o`). The price table tries the whole id, then drops leading segments.
+ */
+export function pricedModel(provider: string, model: string): string {
+  return provider && !model.startsWith(`${provider}/`) ? `${provider}/${model}` : model;
 }

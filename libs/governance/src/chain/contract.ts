@@ -37,6 +37,16 @@ export interface GovernanceInput {
   agent: string;
   /** `X-Runner-ID`, `X-Session-ID`, `X-Runner-Proof` when all three were sent. */
   runner: { runnerId: string; sessionId: string; proof: string } | null;
+  /**
+   * The session of a runner token (`svc_rt_`): the token itself is the proof, so stage 3 always
+   * charges this session and the headers above are not consulted.
+   */
+  runnerToken?: { runnerId: string; sessionId: string } | null;
+  /**
+   * The body was refused while being read (larger than the limit): `bodyBytes` is what was
+   * declared or counted so far, `body` is absent, and stage 0.5 refuses.
+   */
+  bodyIncomplete?: boolean;
   now: Date;
   /**
    * Optional (added with the chain): the caller asks to skip the HITL gate (`X-SVC-HITL-Bypass: true`).
@@ -98,6 +108,8 @@ export interface GovernanceDecision {
   blockedBy: { stage: StageId; code: string } | null;
   findings: GovernanceFindings;
   governanceMs: number;
+  /** The runner session stage 3 charged (verified proof or runner token), for the usage record. */
+  session: { runnerId: string; sessionId: string } | null;
 }
 
 export interface GovernanceHealth {

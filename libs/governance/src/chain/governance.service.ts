@@ -19,6 +19,7 @@ import { GovernanceDecision, GovernanceHealth, GovernanceInput, GovernanceServic
 import { ReservationDetail } from './counter-plan';
 import { GovernanceEvents } from './governance-events';
 import { parsePlanQuotas } from './plan-quotas-config';
+import { defaultPriceOptions } from '../cost/price-lookup';
 import { ProfileCache } from './profile-cache';
 
 export type GovernanceRepositories = Pick<Repositories, 'organizations' | 'policies' | 'budgetNodes' | 'namedBudgets' | 'approvals' | 'runnerSessions'>;
@@ -26,7 +27,7 @@ export type GovernanceRepositories = Pick<Repositories, 'organizations' | 'polic
 export type GovernanceConfig = Pick<
   AppConfig,
   'CONTENT_SAFETY_SCAN' | 'DLP_GUARDRAILS' | 'SECURITY_SCANNER' | 'PII_NER' | 'PII_NER_URL' | 'AI_CLASSIFIER_URL' | 'APPROVAL_TTL_HOURS'
-> & { PLAN_DAILY_QUOTAS?: string };
+> & { PLAN_DAILY_QUOTAS?: string; DEFAULT_MODEL_PRICE?: string };
 
 export interface GovernanceDeps {
   /** The hot-path client, or null in the embedded mode. */
@@ -110,6 +111,7 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
       flags: {
         contentSafety: config.CONTENT_SAFETY_SCAN || config.DLP_GUARDRAILS,
         securityScanner: config.SECURITY_SCANNER || config.DLP_GUARDRAILS,
+        prices: defaultPriceOptions(config.DEFAULT_MODEL_PRICE),
       },
       ner,
       classifier,

@@ -90,3 +90,14 @@ export function roundUsd(value: number): number {
   if (!Number.isFinite(value)) return 0;
   return Math.round(value * 1_000_000) / 1_000_000;
 }
+
+/**
+ * `DEFAULT_MODEL_PRICE` of the configuration (`input,output` or `input,output,cached_input`, USD per
+ * 1M tokens) as price options; undefined or blank keeps the built-in default.
+ */
+export function defaultPriceOptions(value: string | undefined): PriceOptions {
+  if (!value || value.trim() === '') return {};
+  const [input, output, cached] = value.split(',').map((part) => Number(part.trim()));
+  if (![input, output].every((n) => Number.isFinite(n) && n >= 0)) throw new Error(`Invalid default model price '${value}'`);
+  return { defaultPrice: cached === undefined || !Number.isFinite(cached) ? { input, output } : { input, output, cached_input: cached } };
+}

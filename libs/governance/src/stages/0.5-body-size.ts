@@ -20,6 +20,7 @@ export function requestTooLarge(limitBytes: number, actualBytes?: number): Gatew
 /** Stage 0.5: the body against the organization's effective limit (policy `max_body_bytes`). */
 export function bodySizeStage(ctx: ChainContext): StageResult {
   const limit = ctx.policy.max_body_bytes;
-  if (ctx.input.bodyBytes <= limit) return ALLOW;
-  return { outcome: 'BLOCK', error: requestTooLarge(limit, ctx.input.bodyBytes) };
+  if (ctx.input.bodyBytes <= limit && !ctx.input.bodyIncomplete) return ALLOW;
+  // A body refused while it was read has no known size (the rest was never received).
+  return { outcome: 'BLOCK', error: requestTooLarge(limit, ctx.input.bodyIncomplete ? undefined : ctx.input.bodyBytes) };
 }

@@ -11,7 +11,7 @@ import { usd } from '../chain/format';
  * checked in the counter script, which reserves the estimate atomically (`budgetRefusal`).
  */
 export function estimateStage(ctx: ChainContext): StageResult {
-  const estimate = estimateCost(ctx.input.model, ctx.input.body);
+  const estimate = estimateCost(ctx.pricedModel, ctx.input.body, ctx.flags.prices);
   ctx.estimate = estimate;
   const cap = ctx.policy.max_cost_per_request;
   if (estimate.estimated_cost <= cap) return ALLOW;

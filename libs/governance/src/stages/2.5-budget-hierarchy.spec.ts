@@ -30,6 +30,14 @@ describe('stage 2.5, hierarchical budgets', () => {
     expect(nodesForRequest(contextFor())).toEqual([]);
   });
 
+  it('charges a rotated key in its grace period to the key node its replacement now holds', () => {
+    const moved = [node('n_org', 'org'), node('n_key', 'key', { key_id: 'key_new' })];
+    const ctx = contextFor({ profile: { nodes: moved } });
+    expect(nodesForRequest(ctx).map((n) => n._id)).toEqual(['n_org']);
+    ctx.input.principal.deprecation = { graceRemainingHours: 12, replacedBy: 'key_new' };
+    expect(nodesForRequest(ctx).map((n) => n._id)).toEqual(['n_org', 'n_key']);
+  });
+
   it('refuses with GW_BUDGET_HIERARCHY_001 naming the node, and alerts at 100 %', () => {
     const ctx = contextFor({ profile: { nodes } });
     const result = hierarchyRefusal(ctx, nodes[1], 9.9);

@@ -8,16 +8,18 @@ import { usd } from '../chain/format';
  * Stage 2.5, hierarchical budgets (DECISIONS.md): a request is charged to the org node, its key's
  * team node and its key node. The counter script reserves the estimate on all of them at once
  * (all or nothing) after stage 2's reservation; any node that would go over its `budget_limit`
- * for its `reset_period` refuses with GW_BUDGET_HIERARCHY_001.
+ * for its `reset_period` refuses with GW_BUDGET_HIERARCHY_001. A rotated key in its grace period
+ * is charged to the key node, which moved to its replacement when it was rotated.
  */
 export function nodesForRequest(ctx: ChainContext): BudgetNodeEntity[] {
-  const { teamId, keyId } = ctx.input.principal;
+  const { teamId, keyId, deprecation } = ctx.input.principal;
+  const keyIds = [keyId, deprecation?.replacedBy].filter((id): id is string => Boolean(id));
   const pick = (level: BudgetNodeEntity['level'], match: (node: BudgetNodeEntity) => boolean) =>
     ctx.profile.nodes.filter((node) => node.level === level && match(node)).sort((a, b) => a._id.localeCompare(b._id))[0];
   return [
     pick('org', () => true),
     teamId ? pick('team', (node) => node.team_id === teamId) : undefined,
-    keyId ? pick('key', (node) => node.key_id === keyId) : undefined,
+    keyIds.length ? pick('key', (node) => node.key_id !== null && keyIds.includes(node.key_id)) : undefined,
   ].filter((node): node is BudgetNodeEntity => node !== undefined);
 }
 

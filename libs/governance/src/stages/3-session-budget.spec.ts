@@ -21,6 +21,17 @@ describe('stage 3, runner session budget', () => {
     expect(await resolveSession(contextFor({ input: { runner } }), deps(null))).toBeNull();
   });
 
+  it('always charges the session of a runner token, with or without proof headers', async () => {
+    const runnerToken = { runnerId: 'run_1', sessionId: 'ses_1' };
+    const expected = { runnerId: 'run_1', sessionId: 'ses_1', budgetUsd: 5, spentUsd: 1.5 };
+    expect(await resolveSession(contextFor({ input: { runnerToken } }), deps(live, false))).toEqual(expected);
+    // A forged proof for another session does not move the charge away from the token's session.
+    const forged = { runnerId: 'run_9', sessionId: 'ses_9', proof: 'rp1.forged' };
+    expect(await resolveSession(contextFor({ input: { runnerToken, runner: forged } }), deps(live, false))).toEqual(expected);
+    // A session that is not the token's runner's is not charged.
+    expect(await resolveSession(contextFor({ input: { runnerToken } }), deps({ ...live, runnerId: 'run_2' }))).toBeNull();
+  });
+
   it('refuses with GW_SESSION_BUDGET_001', () => {
     const result = sessionRefusal(contextFor(), { runnerId: 'run_1', sessionId: 'ses_1', budgetUsd: 5, spentUsd: 4.9 }, 4.95);
     if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');

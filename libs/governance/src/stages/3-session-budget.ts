@@ -3,12 +3,14 @@ import { ChainContext, ResolvedSession, StageResult } from '../chain/context';
 import { usd } from '../chain/format';
 
 /**
- * Stage 3, runner session budget (DECISIONS.md "Runner session budget (3)"). It runs only when the
+ * Stage 3, runner session budget (DECISIONS.md "Runner session budget (3)"). It runs when the
  * request carries `X-Runner-ID`, `X-Session-ID` and an `X-Runner-Proof` that verifies for exactly
  * that runner and session, and the session is alive; otherwise the stage is skipped, as SPEC.md
- * says ("runs only when ... trusted"). The session's spent plus reserved plus this estimate must
- * stay within its budget (default 5 USD, settable per runner): the counter script checks and
- * reserves it with the other budgets.
+ * says ("runs only when ... trusted"). A request made with the session's own runner token
+ * (`svc_rt_`) is always charged to that session: the token is the proof, and leaving the headers
+ * out cannot skip the budget. The session's spent plus reserved plus this estimate must stay
+ * within its budget (default 5 USD, settable per runner): the counter script checks and reserves
+ * it with the other budgets.
  */
 
 export interface SessionRecord {
@@ -29,6 +31,13 @@ const LIVE_STATES = new Set(['starting', 'active', 'stopping']);
 
 /** The session to charge, or null when stage 3 does not apply to this request. */
 export async function resolveSession(ctx: ChainContext, deps: SessionStageDeps): Promise<ResolvedSession | null> {
+  const token = ctx.input.runnerToken;
+  if (token) {
+    // The runner token is only valid while its session lives (it is revoked when the session ends).
+    const session = await deps.findSession(ctx, token.sessionId);
+    if (!session || session.runnerId !== token.runnerId) return null;
+    return { runnerId: token.runnerId, sessionId: token.sessionId, budgetUsd: session.budgetUsd, spentUsd: session.spentUsd };
+  }
   const runner = ctx.input.runner;
   if (!runner || !deps.verifyProof(runner.runnerId, runner.sessionId, runner.proof)) return null;
   const session = await deps.findSession(ctx, runner.sessionId);

@@ -102,6 +102,16 @@ export const configSchema = z.object({
         value.split(',').every((pair) => /^\s*(free|starter|growth|enterprise|pro|team)\s*=\s*(\d+|unlimited)\s*$/i.test(pair)),
       { message: 'must be comma-separated tier=count pairs (count a whole number or unlimited), e.g. free=100,enterprise=unlimited' },
     ),
+  /**
+   * Price of models the price table does not know, USD per 1 million tokens: `input,output` or
+   * `input,output,cached_input` (default 3,15,0.3: a mid-range frontier model, so budgets still bind).
+   */
+  DEFAULT_MODEL_PRICE: z
+    .string()
+    .default('3,15,0.3')
+    .refine((value) => /^\s*\d+(\.\d+)?\s*,\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)?$/.test(value), {
+      message: 'must be input,output or input,output,cached_input in USD per 1M tokens, e.g. 3,15,0.3',
+    }),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl(['http', 'https']),
   OTEL_SERVICE_NAME: z.string().optional(),
   CIRCUIT_BREAKER_FAILURE_THRESHOLD: z.coerce.number().int().min(1).max(1000).default(5),

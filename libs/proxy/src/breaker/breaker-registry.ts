@@ -2,13 +2,17 @@ import { BreakerOptions, BreakerRecord, BreakerState, DEFAULT_BREAKER_OPTIONS, P
 
 export type OverallHealth = 'healthy' | 'degraded' | 'unhealthy';
 
-/** One breaker per provider, created on first use. */
+/**
+ * One breaker per provider, created on first use. `known` providers (the built-in registry) are
+ * reported as closed before their first call, so health judges all providers, not only the used ones.
+ */
 export class BreakerRegistry {
   private readonly breakers = new Map<string, ProviderBreaker>();
 
   constructor(
     private readonly options: BreakerOptions = DEFAULT_BREAKER_OPTIONS,
     private readonly onStateChange?: (provider: string, state: BreakerState) => void,
+    private readonly known: readonly string[] = [],
   ) {}
 
   for(provider: string): ProviderBreaker {
@@ -21,12 +25,14 @@ export class BreakerRegistry {
   }
 
   records(): BreakerRecord[] {
-    return [...this.breakers.values()].map((breaker) => breaker.record());
+    const records = [...this.breakers.values()].map((breaker) => breaker.record());
+    for (const provider of this.known) if (!this.breakers.has(provider)) records.push(closedRecord(provider, this.options));
+    return records;
   }
 
   /** SPEC.md: healthy when all are closed, degraded when some are open or half-open, unhealthy when all are open. */
   overall(): OverallHealth {
-    const states = [...this.breakers.values()].map((breaker) => breaker.state);
+    const states = this.records().map((record) => record.state);
     if (states.length === 0 || states.every((state) => state === 'closed')) return 'healthy';
     if (states.every((state) => state === 'open')) return 'unhealthy';
     return 'degraded';
@@ -35,4 +41,19 @@ export class BreakerRegistry {
   shutdown(): void {
     for (const breaker of this.breakers.values()) breaker.shutdown();
   }
+}
+
+/** The record of a provider that has not been called yet: closed, no failures. */
+function closedRecord(provider: string, options: BreakerOptions): BreakerRecord {
+  return {
+    provider,
+    state: 'closed',
+    failure_count: 0,
+    failure_threshold: options.failureThreshold,
+    failure_window_seconds: options.failureWindowMs / 1000,
+    recovery_timeout_seconds: options.recoveryTimeoutMs / 1000,
+    last_failure_time: null,
+    last_success_time: null,
+    retry_after_seconds: null,
+  };
 }

@@ -76,7 +76,40 @@ describe('ProviderBreaker', () => {
   });
 });
 
+describe('ProviderBreaker probe released unjudged', () => {
+  it('keeps the breaker half-open when the probe ends without an answer (the client went away)', async () => {
+    const { b, changes } = breaker(50);
+    for (let i = 0; i < 5; i++) await expect(b.run(fail)).rejects.toThrow();
+    await sleep(80);
+    expect(b.state).toBe('half_open');
+    await expect(b.run(() => Promise.reject(new Error('client closed the request')))).rejects.toThrow('client closed');
+    expect(b.state).toBe('half_open');
+    // The probe slot is free again: the next call is the probe, and its success closes.
+    await expect(b.run(ok)).resolves.toBe('ok');
+    expect(b.state).toBe('closed');
+    expect(changes).toEqual(['open', 'half_open', 'closed']);
+    b.shutdown();
+  });
+});
+
 describe('BreakerRegistry', () => {
+  it('judges every known provider, called or not', async () => {
+    const registry = new BreakerRegistry({ failureThreshold: 1, failureWindowMs: 60_000, recoveryTimeoutMs: 60_000 }, undefined, ['a', 'b', 'c']);
+    expect(registry.records().map((r) => [r.provider, r.state, r.failure_count])).toEqual([
+      ['a', 'closed', 0],
+      ['b', 'closed', 0],
+      ['c', 'closed', 0],
+    ]);
+    await expect(registry.for('a').run(fail)).rejects.toThrow();
+    // One provider down of three is degraded, not unhealthy.
+    expect(registry.overall()).toBe('degraded');
+    await expect(registry.for('b').run(fail)).rejects.toThrow();
+    await expect(registry.for('c').run(fail)).rejects.toThrow();
+    expect(registry.overall()).toBe('unhealthy');
+    expect(registry.records()).toHaveLength(3);
+    registry.shutdown();
+  });
+
   it('reports healthy, degraded and unhealthy from the breakers', async () => {
     const registry = new BreakerRegistry({ failureThreshold: 1, failureWindowMs: 60_000, recoveryTimeoutMs: 60_000 });
     expect(registry.overall()).toBe('healthy');

@@ -53,19 +53,19 @@ export class UpstreamFailure extends Error {
   }
 }
 
-type Action = () => Promise<unknown>;
-
 /**
  * One provider's breaker, per DECISIONS.md: `failureThreshold` failures within `failureWindowMs`
  * open it; after `recoveryTimeoutMs` it is half-open and lets exactly one probe through; the
  * probe's success closes it, its failure re-opens it for another recovery period.
  *
- * opossum holds the state machine and its timers. It counts failures as a percentage and lets every
- * request through while half-open, so this wrapper counts failures in the window itself (opossum's
- * own opening is disabled with an unreachable volume threshold) and gates the half-open probe.
+ * opossum holds the state machine and its timers (open, then half-open after the recovery time). It
+ * counts failures as a percentage and lets every request through while half-open, so this wrapper
+ * counts failures in the window itself and decides the half-open probe: the action runs directly
+ * (no per-request work in opossum on the hot path), a success of the probe closes the breaker, a
+ * failure re-opens it, and anything else (the client went away) releases the probe unjudged.
  */
 export class ProviderBreaker {
-  private readonly breaker: CircuitBreaker<[Action], unknown>;
+  private readonly breaker: CircuitBreaker<[], unknown>;
   private failures: number[] = [];
   private probeInFlight = false;
   private openedAt = 0;
@@ -77,13 +77,13 @@ export class ProviderBreaker {
     readonly options: BreakerOptions = DEFAULT_BREAKER_OPTIONS,
     onStateChange?: (provider: string, state: BreakerState) => void,
   ) {
-    this.breaker = new CircuitBreaker((action: Action) => action(), {
+    // Never fired: opening and closing are decided here, opossum keeps the state and the timer.
+    this.breaker = new CircuitBreaker(() => Promise.resolve(), {
       name: provider,
       timeout: false,
       resetTimeout: options.recoveryTimeoutMs,
       volumeThreshold: Number.MAX_SAFE_INTEGER,
       rollingCountTimeout: options.failureWindowMs,
-      errorFilter: (error: unknown) => !(error instanceof UpstreamFailure),
     });
     this.breaker.on('open', () => {
       this.openedAt = Date.now();
@@ -93,10 +93,6 @@ export class ProviderBreaker {
     this.breaker.on('close', () => {
       this.failures = [];
       onStateChange?.(provider, 'closed');
-    });
-    this.breaker.on('failure', () => this.recordFailure());
-    this.breaker.on('success', () => {
-      this.lastSuccess = performance.now() / 1000;
     });
   }
 
@@ -115,10 +111,14 @@ export class ProviderBreaker {
     const probe = state === 'half_open';
     if (probe) this.probeInFlight = true;
     try {
-      return (await this.breaker.fire(action as Action)) as T;
+      const result = await action();
+      this.lastSuccess = performance.now() / 1000;
+      if (probe) this.breaker.close();
+      return result;
     } catch (error) {
-      if ((error as { code?: string }).code === 'EOPENBREAKER') {
-        throw new BreakerOpenError(this.provider, this.retryAfterSeconds() ?? 1);
+      if (error instanceof UpstreamFailure) {
+        this.recordFailure();
+        if (probe) this.breaker.open();
       }
       throw error;
     } finally {

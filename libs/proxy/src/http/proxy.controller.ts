@@ -1,18 +1,29 @@
 import { All, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiExcludeEndpoint, ApiHeader, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ProxyService } from '../pipeline/proxy.service';
+import type { Readable } from 'node:stream';
+import { ProxyCall, ProxyService } from '../pipeline/proxy.service';
+import { hijackReply, proxyRequestOf } from './proxy-io';
 
 const GATEWAY_KEY = ApiHeader({ name: 'X-SVC-API-Key', required: false, description: 'Gateway key (or Authorization: Bearer svc_..., or ?api_key=). Scope gateway:write.' });
 const PROVIDER_KEY = ApiHeader({ name: 'X-Provider-Key', required: false, description: 'Upstream provider key; not needed when a secret is stored or the deployment sets <PROVIDER>_API_KEY.' });
 const PASSTHROUGH_BODY = ApiBody({ schema: { type: 'object', additionalProperties: true }, description: 'The provider format body; fields the gateway does not read are forwarded unchanged.' });
 
-/** SPEC.md "Endpoints: Gateway proxy". Bodies are read by the pipeline itself, with the organization's size limit. */
+/**
+ * SPEC.md "Endpoints: Gateway proxy": the routes and their OpenAPI documentation. At run time
+ * ProxyRoutes takes these routes over in an `onRequest` hook, before Nest's pipeline; the handlers
+ * below serve the same calls when the hook is not installed. Bodies are read by the pipeline
+ * itself, with the organization's size limit.
+ */
 @ApiTags('proxy')
 @ApiSecurity('gateway-key')
 @Controller('v1')
 export class ProxyController {
   constructor(private readonly proxy: ProxyService) {}
+
+  private forward(call: ProxyCall, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    return this.proxy.handle(call, proxyRequestOf(request, request.body as Readable | undefined), hijackReply(reply));
+  }
 
   @Post('chat/completions')
   @HttpCode(200)
@@ -22,7 +33,7 @@ export class ProxyController {
   @ApiHeader({ name: 'Idempotency-Key', required: false })
   @PASSTHROUGH_BODY
   chat(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.proxy.handle({ kind: 'chat' }, request, reply);
+    return this.forward({ kind: 'chat' }, request, reply);
   }
 
   @Post('embeddings')
@@ -32,7 +43,7 @@ export class ProxyController {
   @PROVIDER_KEY
   @PASSTHROUGH_BODY
   embeddings(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.proxy.handle({ kind: 'embeddings' }, request, reply);
+    return this.forward({ kind: 'embeddings' }, request, reply);
   }
 
   @Post('messages')
@@ -42,7 +53,7 @@ export class ProxyController {
   @PROVIDER_KEY
   @PASSTHROUGH_BODY
   messages(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.proxy.handle({ kind: 'messages', endpointProvider: 'anthropic' }, request, reply);
+    return this.forward({ kind: 'messages', endpointProvider: 'anthropic' }, request, reply);
   }
 
   @Post(':provider/chat/completions')
@@ -53,7 +64,7 @@ export class ProxyController {
   @PROVIDER_KEY
   @PASSTHROUGH_BODY
   providerChat(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.proxy.handle({ kind: 'chat', endpointProvider: provider }, request, reply);
+    return this.forward({ kind: 'chat', endpointProvider: provider }, request, reply);
   }
 
   @Post(':provider/embeddings')
@@ -64,7 +75,7 @@ export class ProxyController {
   @PROVIDER_KEY
   @PASSTHROUGH_BODY
   providerEmbeddings(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.proxy.handle({ kind: 'embeddings', endpointProvider: provider }, request, reply);
+    return this.forward({ kind: 'embeddings', endpointProvider: provider }, request, reply);
   }
 
   @Post(':provider/messages')
@@ -75,7 +86,7 @@ export class ProxyController {
   @PROVIDER_KEY
   @PASSTHROUGH_BODY
   providerMessages(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.proxy.handle({ kind: 'messages', endpointProvider: provider }, request, reply);
+    return this.forward({ kind: 'messages', endpointProvider: provider }, request, reply);
   }
 
   @Post(':provider/v1/messages')
@@ -86,14 +97,14 @@ export class ProxyController {
   @PROVIDER_KEY
   @PASSTHROUGH_BODY
   sdkMessages(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.proxy.handle({ kind: 'messages', endpointProvider: provider }, request, reply);
+    return this.forward({ kind: 'messages', endpointProvider: provider }, request, reply);
   }
 
   /** `ANY /v1/{provider_d}/{path}`: everything below a D provider's base URL (not in the public schema). */
   @All(':provider/*')
   @ApiExcludeEndpoint()
   passthrough(@Param('provider') provider: string, @Param('*') path: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.proxy.handle({ kind: 'passthrough', endpointProvider: provider, path }, request, reply);
+    return this.forward({ kind: 'passthrough', endpointProvider: provider, path }, request, reply);
   }
 }
 

@@ -1,29 +1,26 @@
 import type { Readable } from 'node:stream';
 import { GatewayError, invalidRequest } from '@svc/platform';
 
-const MB = 1024 * 1024;
-
-export function requestTooLarge(limit: number): GatewayError {
-  const mb = Math.round((limit / MB) * 100) / 100;
-  return new GatewayError(
-    413,
-    {
-      message: `Request body exceeds the maximum size of ${limit} bytes (${mb} MB)`,
-      type: 'invalid_request_error',
-      code: 'request_too_large',
-      remediation: 'Send a smaller request (split the input), or ask an admin to raise the body-size limit in the policy.',
-    },
-    { Connection: 'close' },
-  );
+export interface ReadBody {
+  buffer: Buffer;
+  /** Bytes received; when `tooLarge`, the declared length or the bytes counted before stopping. */
+  bytes: number;
+  /** The body is over the limit: it was not (wholly) read, and stage 0.5 refuses the request. */
+  tooLarge: boolean;
+  /** `bytes` is the declared Content-Length (so the size of the refused body is known). */
+  declared: boolean;
 }
+
+const EMPTY: ReadBody = Object.freeze({ buffer: Buffer.alloc(0), bytes: 0, tooLarge: false, declared: false });
 
 /**
  * Reads a request body with a limit: the declared Content-Length is checked first, then the bytes
  * actually received are counted, so an oversized body is refused without being buffered.
  */
-export function readBody(stream: Readable | undefined, contentLength: string | undefined, limit: number): Promise<Buffer> {
-  if (contentLength !== undefined && Number(contentLength) > limit) return Promise.reject(requestTooLarge(limit));
-  if (!stream || typeof stream.on !== 'function') return Promise.resolve(Buffer.alloc(0));
+export function readBody(stream: Readable | undefined, contentLength: string | undefined, limit: number): Promise<ReadBody> {
+  const declared = contentLength === undefined ? NaN : Number(contentLength);
+  if (declared > limit) return Promise.resolve({ buffer: EMPTY.buffer, bytes: declared, tooLarge: true, declared: true });
+  if (!stream || typeof stream.on !== 'function' || declared === 0) return Promise.resolve(EMPTY);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -38,14 +35,14 @@ export function readBody(stream: Readable | undefined, contentLength: string | u
         // Stop reading without destroying the socket: the 413 is written, then the connection closes.
         cleanup();
         stream.pause();
-        reject(requestTooLarge(limit));
+        resolve({ buffer: EMPTY.buffer, bytes: size, tooLarge: true, declared: false });
         return;
       }
       chunks.push(chunk);
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size));
+      resolve({ buffer: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), bytes: size, tooLarge: false, declared: false });
     };
     const onError = (error: Error) => {
       cleanup();

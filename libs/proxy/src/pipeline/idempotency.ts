@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
 import { createHash } from 'node:crypto';
 import type { Principal } from '@svc/auth';
 import { Repositories } from '@svc/domain';
 import { GatewayError, invalidRequest } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
+import type { ProxyReply } from '../http/proxy-io';
 
 /**
  * DECISIONS.md "Idempotency-Key" on chat completions: kept 24 h per organization. The same key and
@@ -19,7 +19,7 @@ export class IdempotencyGate {
   constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
 
   /** The key to complete or release later; REPLAYED when the stored answer was sent; undefined without a key. */
-  async begin(principal: Principal, header: string | string[] | undefined, body: Buffer, reply: FastifyReply): Promise<string | undefined> {
+  async begin(principal: Principal, header: string | string[] | undefined, body: Buffer, reply: ProxyReply): Promise<string | undefined> {
     if (header === undefined) return undefined;
     const key = Array.isArray(header) ? header[0] : header;
     if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw invalidRequest('Idempotency-Key must be 1 to 255 visible ASCII characters', 'Idempotency-Key');
@@ -45,9 +45,10 @@ export class IdempotencyGate {
         remediation: 'Wait for the first request to finish, then retry to get its stored answer.',
       });
     }
-    for (const [name, value] of Object.entries(record.response.headers)) reply.header(name, value);
+    const { 'content-type': contentType = 'application/json', ...headers } = record.response.headers;
+    reply.setHeaders(headers);
     reply.header('Idempotent-Replayed', 'true');
-    await reply.status(record.response.status_code).send(record.response.body);
+    reply.send(record.response.status_code, record.response.body, contentType);
     return IdempotencyGate.REPLAYED;
   }
 

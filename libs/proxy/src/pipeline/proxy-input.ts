@@ -53,6 +53,15 @@ export function agentName(header: string | string[] | undefined, keyName: string
   return value;
 }
 
+/**
+ * `X-SVC-HITL-Bypass: true` asks to skip the HITL gate (governance decides: stage 1.5 refuses it on
+ * plans without the feature, stage 6 honours it only for callers with `admin:write`).
+ */
+export function hitlBypassRequested(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value !== undefined && value.trim().toLowerCase() === 'true';
+}
+
 /** `X-Runner-ID`, `X-Session-ID`, `X-Runner-Proof`, when all three are present. */
 export function runnerHeaders(headers: Record<string, string | string[] | undefined>): { runnerId: string; sessionId: string; proof: string } | null {
   const one = (name: string) => {

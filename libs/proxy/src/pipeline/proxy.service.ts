@@ -1,10 +1,20 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
-import { clientIp, GatewayKeyAuthenticator, hasScope, missingGatewayKey, parseCredentials, Principal, resolveProviderKey } from '@svc/auth';
-import { costOf, GOVERNANCE, GovernanceService, warmUpTokenizers } from '@svc/governance';
-import { APP_CONFIG, AppConfig, createOutboundAgent, GatewayError, LOGGER, Logger } from '@svc/platform';
+import {
+  clientIp,
+  GatewayKeyAuthenticator,
+  hasScope,
+  KeyRefusedError,
+  missingGatewayKey,
+  parseCredentials,
+  Principal,
+  resolveProviderKey,
+  runnerSessionOf,
+} from '@svc/auth';
+import { defaultPriceOptions, GOVERNANCE, GovernanceDecision, GovernanceService, PriceOptions, warmUpTokenizers } from '@svc/governance';
+import { APP_CONFIG, AppConfig, createOutboundAgent, GatewayError, LOGGER, Logger, toErrorResponse } from '@svc/platform';
 import { BreakerRegistry } from '../breaker/breaker-registry';
+import type { ProxyReply, ProxyRequest } from '../http/proxy-io';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
 import { ProviderDefinition, providerRegistry, resolveBaseUrl, resolveRoute, Route } from '../providers';
 import {
@@ -15,7 +25,6 @@ import {
   clientWantsStreamUsage,
   needsResponseTranslation,
   PreparedUpstreamRequest,
-  TokenUsage,
   UpstreamInput,
 } from '../upstream';
 import { ClientAbortedError, UpstreamClient } from '../transport/upstream-client';
@@ -24,10 +33,10 @@ import { IdempotencyGate } from './idempotency';
 import { ModelAliasResolver } from './model-aliases';
 import { OrgProviderRegistry } from './org-registry';
 import { ProviderKeySources } from './provider-keys';
-import { agentName, ProxyKind, readFields, runnerHeaders, unsupportedEndpoint } from './proxy-input';
+import { agentName, hitlBypassRequested, ProxyKind, readFields, runnerHeaders, unsupportedEndpoint } from './proxy-input';
 import { exchange } from './upstream-exchange';
 import { UsageRecorder } from './usage-recorder';
-import { FinishState, usageRecord } from './usage-record';
+import { costOfExchange, FinishState, usageRecord } from './usage-record';
 
 export interface ProxyCall {
   kind: ProxyKind;
@@ -35,6 +44,13 @@ export interface ProxyCall {
   endpointProvider?: string;
   /** The `{path}` of the D catch-all. */
   path?: string;
+}
+
+/** What authentication reads of a request. */
+export interface CredentialSource {
+  headers: ProxyRequest['headers'];
+  query: ProxyRequest['query'];
+  remoteAddress: string;
 }
 
 /** One proxied request end to end: authenticate, read, route, govern, call upstream, meter. */
@@ -47,6 +63,7 @@ export class ProxyService implements OnModuleDestroy {
    * which also defeats DNS rebinding after the check at registration.
    */
   readonly targetClient: UpstreamClient;
+  private readonly prices: PriceOptions;
 
   constructor(
     private readonly authenticator: GatewayKeyAuthenticator,
@@ -71,7 +88,8 @@ export class ProxyService implements OnModuleDestroy {
       deadlines,
       createOutboundAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS }),
     );
-    // The tokenizers load their encodings lazily; loading them now keeps that off the first request.
+    this.prices = defaultPriceOptions(config.DEFAULT_MODEL_PRICE);
+    // The tokenizers load their encodings lazily; loading the common one now keeps that off the first request.
     warmUpTokenizers();
   }
 
@@ -94,107 +112,105 @@ export class ProxyService implements OnModuleDestroy {
     return definition;
   }
 
-  /** Authenticates a gateway key from the request, requiring `scope`. Sets X-Gateway-Org and deprecation headers. */
-  async authenticate(request: FastifyRequest, reply: FastifyReply, scope: string, readXApiKey = false): Promise<Principal> {
-    const credentials = parseCredentials({ headers: request.headers, query: request.query as Record<string, unknown>, readXApiKey });
+  /**
+   * Authenticates a gateway key, requiring `scope`. Sets X-Gateway-Org and the deprecation headers
+   * through `setHeader` before the scope is checked, so a refusal carries them too.
+   */
+  async authorize(source: CredentialSource, scope: string, setHeader: (name: string, value: string) => void, readXApiKey = false): Promise<Principal> {
+    const credentials = parseCredentials({ headers: source.headers, query: source.query, readXApiKey });
     if (!credentials.gatewayKey) throw missingGatewayKey();
-    const ip = clientIp(request.socket.remoteAddress ?? request.ip, request.headers['x-forwarded-for'], this.config.TRUSTED_PROXIES);
+    const ip = clientIp(source.remoteAddress, source.headers['x-forwarded-for'], this.config.TRUSTED_PROXIES);
     const principal = await this.authenticator.authenticate(credentials.gatewayKey, ip);
-    reply.header('X-Gateway-Org', principal.orgId);
+    setHeader('X-Gateway-Org', principal.orgId);
     if (principal.deprecation) {
-      reply.header('X-SVC-Key-Deprecated', 'true');
-      reply.header('X-SVC-Grace-Remaining-Hours', String(principal.deprecation.graceRemainingHours));
+      setHeader('X-SVC-Key-Deprecated', 'true');
+      setHeader('X-SVC-Grace-Remaining-Hours', String(principal.deprecation.graceRemainingHours));
     }
-    if (!hasScope(principal.scopes, scope)) {
-      throw new GatewayError(403, {
-        message: `This key lacks the scope ${scope}`,
-        type: 'permission_error',
-        code: 'insufficient_scope',
-        remediation: `Create a key with the ${scope} scope (gateway_proxy is accepted as gateway:write).`,
-      });
-    }
+    if (!hasScope(principal.scopes, scope)) throw insufficientScope(scope, principal);
     return principal;
   }
 
-  async handle(initialCall: ProxyCall, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    let call = initialCall;
+  /** `authorize` for the Nest-routed gateway endpoints (models, approval polling). */
+  authenticate(request: FastifyRequest, reply: FastifyReply, scope: string): Promise<Principal> {
+    const source = { headers: request.headers, query: request.query as Record<string, unknown>, remoteAddress: request.socket.remoteAddress ?? request.ip };
+    return this.authorize(source, scope, (name, value) => void reply.header(name, value));
+  }
+
+  /** Serves one proxy request; never throws (every failure is answered in the gateway's format). */
+  async handle(call: ProxyCall, request: ProxyRequest, reply: ProxyReply): Promise<void> {
     const started = performance.now();
-    const requestId = String(request.id);
-    reply.header('X-SVC-Request-ID', requestId);
-    const format = call.kind === 'messages' ? 'anthropic' : 'openai';
-    const principal = await this.authenticate(request, reply, 'gateway:write', format === 'anthropic');
-    const state: FinishState = {
-      status: 500,
-      stream: false,
-      agent: principal.keyName ?? 'unknown',
-    };
-    let idempotencyKey: string | undefined;
+    reply.header('X-SVC-Request-ID', request.id);
+    const state: FinishState = { status: 500, stream: false, agent: 'unknown' };
     try {
-      const registry = await this.providers.registry(principal.orgId);
-      if (call.endpointProvider) {
-        const endpoint = await this.provider(principal, call.endpointProvider);
-        if (call.kind === 'passthrough' && endpoint.label !== 'D') {
-          throw new GatewayError(404, {
-            message: `No route ${request.method} ${request.url.split('?')[0]}; the catch-all is only for format-A compatible (D) providers`,
-            type: 'not_found_error',
-            code: 'not_found',
-          });
-        }
-        call = { ...call, endpointProvider: endpoint.id };
-      }
-      state.agent = agentName(request.headers['x-svc-agent'], principal.keyName);
-      const limit = await this.governance.bodyLimit(principal);
-      const raw = await readBody(request.body as Readable | undefined, request.headers['content-length'], limit);
-      const contentType = request.headers['content-type'];
-      const json = call.kind !== 'passthrough' || (raw.length > 0 && /json/i.test(contentType ?? '')) ? parseJsonObject(raw, contentType) : undefined;
-      const fields = readFields(call.kind, json, format);
-      state.stream = fields.stream;
-      state.bodyBytes = raw.length;
-      const route = resolveRoute({ endpointProvider: call.endpointProvider, model: fields.model || (call.endpointProvider ?? ''), aliases: await this.aliases.aliases(principal.orgId), registry });
-      state.route = route;
-      if (call.kind === 'messages' && route.provider.format !== 'anthropic') throw unsupportedEndpoint(route.provider.id, 'the messages format');
-      if (call.kind === 'embeddings' && !route.provider.embeddings) throw unsupportedEndpoint(route.provider.id, 'embeddings');
+      const format = call.kind === 'messages' ? 'anthropic' : 'openai';
+      const principal = await this.authorize(request, 'gateway:write', (name, value) => void reply.header(name, value), format === 'anthropic');
+      state.principal = principal;
+      state.agent = principal.keyName ?? 'unknown';
+      await this.serve(call, request, reply, state, principal, format);
+    } catch (error) {
+      state.status = this.fail(error, request, reply, state);
+    } finally {
+      this.finish(request, call, state, started);
+    }
+  }
 
-      if (call.kind === 'chat' && !fields.stream) {
-        idempotencyKey = await this.idempotency.begin(principal, request.headers['idempotency-key'], raw, reply);
-        if (idempotencyKey === IdempotencyGate.REPLAYED) {
-          state.status = reply.statusCode;
-          idempotencyKey = undefined;
-          return;
-        }
+  private async serve(call: ProxyCall, request: ProxyRequest, reply: ProxyReply, state: FinishState, principal: Principal, format: 'openai' | 'anthropic'): Promise<void> {
+    const registry = await this.providers.registry(principal.orgId);
+    if (call.endpointProvider) {
+      const endpoint = await this.provider(principal, call.endpointProvider);
+      if (call.kind === 'passthrough' && endpoint.label !== 'D') {
+        throw new GatewayError(404, {
+          message: `No route ${request.method} ${request.url.split('?')[0]}; the catch-all is only for format-A compatible (D) providers`,
+          type: 'not_found_error',
+          code: 'not_found',
+        });
       }
+      call = { ...call, endpointProvider: endpoint.id };
+    }
+    state.agent = agentName(request.headers['x-svc-agent'], principal.keyName);
+    const runner = runnerHeaders(request.headers);
+    const runnerToken = runnerSessionOf(principal);
+    const limit = await this.governance.bodyLimit(principal);
+    const body = await readBody(request.body, request.headers['content-length'], limit);
+    state.bodyBytes = body.bytes;
+    if (body.tooLarge) {
+      // Stage 0.5 refuses it, after stage 0, with the headers of every refusal.
+      reply.header('Connection', 'close');
+      const target = { provider: call.endpointProvider ?? '', model: '', requested: '', body: undefined, stream: false, bodyIncomplete: !body.declared };
+      state.decision = await this.evaluate(call, principal, request, state, target);
+      return this.refuse(state.decision);
+    }
+    const raw = body.buffer;
+    const contentType = request.headers['content-type'];
+    const json = call.kind !== 'passthrough' || (raw.length > 0 && /json/i.test(contentType ?? '')) ? parseJsonObject(raw, contentType) : undefined;
+    const fields = readFields(call.kind, json, format);
+    state.stream = fields.stream;
+    const route = resolveRoute({ endpointProvider: call.endpointProvider, model: fields.model || (call.endpointProvider ?? ''), aliases: await this.aliases.aliases(principal.orgId), registry });
+    state.route = route;
+    if (call.kind === 'messages' && route.provider.format !== 'anthropic') throw unsupportedEndpoint(route.provider.id, 'the messages format');
+    if (call.kind === 'embeddings' && !route.provider.embeddings) throw unsupportedEndpoint(route.provider.id, 'embeddings');
 
-      const runner = runnerHeaders(request.headers);
-      state.runner = runner;
-      const decision = await this.governance.evaluate({
-        requestId,
-        principal,
-        endpoint: call.kind,
-        format,
-        provider: route.provider.id,
-        model: route.upstreamModel,
-        requestedModel: route.requestedModel,
-        body: json,
-        bodyBytes: raw.length,
-        stream: fields.stream,
-        agent: state.agent,
-        runner,
-        now: new Date(),
-      });
-      state.decision = decision;
-      if (decision.outcome === 'BLOCK' && decision.error) {
-        for (const [name, value] of Object.entries(decision.headers)) reply.header(name, value);
-        if (decision.blockedBy) this.metrics.observeBlock(decision.blockedBy.code);
-        throw decision.error;
-      }
-      if (decision.outcome === 'NEEDS_APPROVAL' && decision.approval) {
-        for (const [name, value] of Object.entries(decision.headers)) reply.header(name, value);
-        state.status = 202;
-        await reply.status(202).send(decision.approval);
+    let idempotencyKey: string | undefined;
+    if (call.kind === 'chat' && !fields.stream) {
+      idempotencyKey = await this.idempotency.begin(principal, request.headers['idempotency-key'], raw, reply);
+      if (idempotencyKey === IdempotencyGate.REPLAYED) {
+        state.status = reply.raw.statusCode;
         return;
       }
-
-      const credentials = parseCredentials({ headers: request.headers, query: request.query as Record<string, unknown>, readXApiKey: format === 'anthropic' });
+    }
+    try {
+      const target = { provider: route.provider.id, model: route.upstreamModel, requested: route.requestedModel, body: json, stream: fields.stream };
+      const decision = await this.evaluate(call, principal, request, state, target, runner, runnerToken);
+      state.decision = decision;
+      // Every response from here on carries the governance headers, whatever goes wrong later.
+      reply.setHeaders(decision.headers);
+      if (decision.outcome === 'BLOCK') return this.refuse(decision);
+      if (decision.outcome === 'NEEDS_APPROVAL' && decision.approval) {
+        state.status = 202;
+        reply.sendJson(202, decision.approval);
+        return;
+      }
+      const credentials = parseCredentials({ headers: request.headers, query: request.query, readXApiKey: format === 'anthropic' });
       const providerKey = await resolveProviderKey({
         provider: route.provider.id,
         fromRequest: credentials.providerKeyFromRequest,
@@ -209,7 +225,6 @@ export class ProxyService implements OnModuleDestroy {
         breaker: this.breakers.for(route.provider.id),
         client: providerRegistry.get(route.provider.id) ? this.client : this.targetClient,
         reply,
-        headers: decision.headers,
         translate: call.kind === 'chat' && needsResponseTranslation(route.provider),
         model: route.requestedModel,
         includeUsage: clientWantsStreamUsage(json),
@@ -219,17 +234,46 @@ export class ProxyService implements OnModuleDestroy {
         await this.idempotency.complete(principal, idempotencyKey, state.status, state.result.bufferedBody);
         idempotencyKey = undefined;
       }
-    } catch (error) {
-      state.status = error instanceof GatewayError ? error.status : error instanceof ClientAbortedError ? 499 : 500;
-      if (error instanceof ClientAbortedError) return;
-      throw error;
     } finally {
       if (idempotencyKey) void this.idempotency.release(principal, idempotencyKey);
-      this.finish(principal, requestId, call, state, started, request.url);
     }
   }
 
-  private buildUpstream(call: ProxyCall, request: FastifyRequest, route: Route, apiKey: string | undefined, body: unknown): PreparedUpstreamRequest {
+  private evaluate(
+    call: ProxyCall,
+    principal: Principal,
+    request: ProxyRequest,
+    state: FinishState,
+    target: { provider: string; model: string; requested: string; body: unknown; stream: boolean; bodyIncomplete?: boolean },
+    runner: ReturnType<typeof runnerHeaders> = null,
+    runnerToken: ReturnType<typeof runnerSessionOf> = null,
+  ): Promise<GovernanceDecision> {
+    return this.governance.evaluate({
+      requestId: request.id,
+      principal,
+      endpoint: call.kind,
+      format: call.kind === 'messages' ? 'anthropic' : 'openai',
+      provider: target.provider,
+      model: target.model,
+      requestedModel: target.requested,
+      body: target.body,
+      bodyBytes: state.bodyBytes ?? 0,
+      bodyIncomplete: target.bodyIncomplete,
+      stream: target.stream,
+      agent: state.agent,
+      runner,
+      runnerToken,
+      hitlBypass: hitlBypassRequested(request.headers['x-svc-hitl-bypass']),
+      now: new Date(),
+    });
+  }
+
+  private refuse(decision: GovernanceDecision): never {
+    if (decision.blockedBy) this.metrics.observeBlock(decision.blockedBy.code);
+    throw decision.error ?? new Error('governance refused without an error');
+  }
+
+  private buildUpstream(call: ProxyCall, request: ProxyRequest, route: Route, apiKey: string | undefined, body: unknown): PreparedUpstreamRequest {
     const input: UpstreamInput = {
       provider: route.provider,
       baseUrl: resolveBaseUrl(route.provider, this.config.providerBaseUrls),
@@ -252,22 +296,40 @@ export class ProxyService implements OnModuleDestroy {
     }
   }
 
-  /** Settles the reservation at the real cost and leaves a usage record and metrics, for every outcome. */
-  private finish(principal: Principal, requestId: string, call: ProxyCall, state: FinishState, started: number, url: string): void {
-    const usage = state.result?.usage;
+  /** Answers a failure in the gateway format (a started stream is only ended); returns the status to record. */
+  private fail(error: unknown, request: ProxyRequest, reply: ProxyReply, state: FinishState): number {
+    if (error instanceof KeyRefusedError) state.refusedKey = error.key;
+    if (error instanceof ClientAbortedError) {
+      if (!reply.raw.destroyed) reply.raw.destroy();
+      return 499;
+    }
+    const response = toErrorResponse(error, 'gateway', request.id);
+    if (response.errorId) {
+      this.logger.error({ err: error, error_id: response.errorId, request_id: request.id, route: request.url.split('?')[0] }, 'proxy request failed');
+    }
+    if (reply.sent) {
+      if (!reply.raw.writableEnded) reply.raw.end();
+      return response.status;
+    }
+    reply.setHeaders(response.headers);
+    reply.sendJson(response.status, response.body);
+    return response.status;
+  }
+
+  /** Settles the reservation at the real cost and leaves metrics and, once the tenant is known, a usage record. */
+  private finish(request: ProxyRequest, call: ProxyCall, state: FinishState, started: number): void {
     const model = state.route?.upstreamModel ?? 'unknown';
     const provider = state.route?.provider.id ?? call.endpointProvider ?? 'unknown';
-    const cost = usage ? costOfUsage(model, usage) : 0;
-    const decision = state.decision;
-    if (decision?.reservation) {
-      void this.governance.settle(decision.reservation, cost).catch((err: unknown) => this.logger.error({ err, request_id: requestId }, 'settle failed'));
+    const cost = costOfExchange(provider, model, state, this.prices);
+    const reservation = state.decision?.reservation;
+    if (reservation) {
+      void this.governance.settle(reservation, cost).catch((err: unknown) => this.logger.error({ err, request_id: request.id }, 'settle failed'));
     }
     const latencyMs = performance.now() - started;
     this.metrics.observeRequest(provider, model, state.status, latencyMs / 1000);
-    this.metrics.observeCost(provider, cost);
-    this.usage.record(
-      usageRecord({ principal, requestId, provider, model, endpoint: url.split('?')[0], state, cost, latencyMs, usage }),
-    );
+    if (cost > 0) this.metrics.observeCost(provider, cost);
+    const record = usageRecord({ requestId: request.id, provider, model, endpoint: request.url.split('?')[0], state, cost, latencyMs });
+    if (record) this.usage.record(record);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -276,8 +338,16 @@ export class ProxyService implements OnModuleDestroy {
   }
 }
 
-function costOfUsage(model: string, usage: TokenUsage): number {
-  const cached = usage.cachedInputTokens;
-  return costOf(model, { input_tokens: Math.max(0, usage.inputTokens - cached), output_tokens: usage.outputTokens, cached_input_tokens: cached });
+function insufficientScope(scope: string, principal: Principal): GatewayError {
+  const error = new KeyRefusedError(
+    403,
+    {
+      message: `This key lacks the scope ${scope}`,
+      type: 'permission_error',
+      code: 'insufficient_scope',
+      remediation: `Create a key with the ${scope} scope (gateway_proxy is accepted as gateway:write).`,
+    },
+    { orgId: principal.orgId, keyId: principal.keyId ?? '', keyName: principal.keyName ?? 'unknown', teamId: principal.teamId },
+  );
+  return error;
 }
-

@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import type { FastifyReply } from 'fastify';
 import { GatewayError } from '@svc/platform';
 import { BreakerOpenError, ProviderBreaker, UpstreamFailure } from '../breaker/provider-breaker';
 import type { ProviderDefinition } from '../providers';
@@ -13,6 +12,7 @@ import {
   PreparedUpstreamRequest,
   TokenUsage,
 } from '../upstream';
+import type { ProxyReply } from '../http/proxy-io';
 import { ClientAbortedError, UpstreamClient, UpstreamResponse } from '../transport/upstream-client';
 
 /** A 5xx from the provider: counts against the breaker, yet its body still goes to the client. */
@@ -31,6 +31,8 @@ export interface ExchangeResult {
   bufferedBody?: { text: string; contentType: string };
   /** The client went away before the end. */
   aborted: boolean;
+  /** Bytes of the answer relayed to the client (prices an answer whose usage never came). */
+  bytesRelayed: number;
 }
 
 export interface ExchangeInput {
@@ -38,9 +40,8 @@ export interface ExchangeInput {
   request: PreparedUpstreamRequest;
   breaker: ProviderBreaker;
   client: UpstreamClient;
-  reply: FastifyReply;
-  /** Sets headers that every response carries (governance, request id). */
-  headers: Record<string, string>;
+  /** Already carries the gateway's headers (request id, governance); the provider's are added below them. */
+  reply: ProxyReply;
   /** Translate a chat answer from the provider's own format to format A (provider C). */
   translate: boolean;
   /** The model name to report in translated answers (what the client asked for). */
@@ -82,44 +83,43 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
 }
 
 async function relayBuffered(input: ExchangeInput, response: UpstreamResponse, contentType: string): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
-  let text = await response.body.text();
+  // Bytes as they came: the answer is relayed unchanged (binary bodies included) unless translated.
+  let body = Buffer.from(await response.body.arrayBuffer());
   let status = response.status;
   let outType = contentType || 'application/json';
+  const json = /json/i.test(contentType) || input.translate;
   let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
+  if (json && body.length > 0) {
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
   }
   const usage = response.status < 400 ? extractUsage(input.provider.format, parsed) : undefined;
+  const reply = input.reply;
   if (input.translate && parsed !== undefined) {
     if (status < 400) {
-      text = JSON.stringify(fromGeminiResponse(parsed as Parameters<typeof fromGeminiResponse>[0], { model: input.model }));
+      body = Buffer.from(JSON.stringify(fromGeminiResponse(parsed as Parameters<typeof fromGeminiResponse>[0], { model: input.model })));
     } else {
       const translated = fromGeminiError(status, parsed);
       status = translated.status;
-      text = JSON.stringify(translated.body);
+      body = Buffer.from(JSON.stringify(translated.body));
     }
     outType = 'application/json';
+  } else {
+    const upstreamHeaders = forwardResponseHeaders(response.headers);
+    for (const name in upstreamHeaders) reply.defaultHeader(name, upstreamHeaders[name]);
   }
-  const reply = input.reply;
-  if (!input.translate) for (const [name, value] of Object.entries(forwardResponseHeaders(response.headers))) reply.header(name, value);
-  for (const [name, value] of Object.entries(input.headers)) reply.header(name, value);
-  reply.status(status).header('content-type', outType);
-  await reply.send(text);
-  return { status, usage, bufferedBody: { text, contentType: outType }, aborted: false };
+  reply.send(status, body, outType);
+  const replayable = json ? { text: body.toString('utf8'), contentType: outType } : undefined;
+  return { status, usage, bufferedBody: replayable, aborted: false, bytesRelayed: body.length };
 }
 
 async function relayStream(input: ExchangeInput, response: UpstreamResponse, signal: AbortSignal): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
   const { reply } = input;
   const raw = reply.raw;
-  reply.hijack();
-  const headers: Record<string, string | number | string[]> = {};
-  for (const [name, value] of Object.entries({ ...reply.getHeaders(), ...input.headers })) {
-    if (value !== undefined) headers[name.toLowerCase()] = value as string | number | string[];
-  }
-  raw.writeHead(200, {
-    ...headers,
+  reply.startStream(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
@@ -127,8 +127,10 @@ async function relayStream(input: ExchangeInput, response: UpstreamResponse, sig
   });
   const tracker = input.translate ? undefined : createSseUsageTracker(input.provider.format);
   const translator = input.translate ? new GeminiSseTranslator({ model: input.model, includeUsage: input.includeUsage }) : undefined;
+  let bytesRelayed = 0;
   const write = async (chunk: string | Uint8Array) => {
     if (chunk.length === 0 || raw.destroyed) return;
+    bytesRelayed += chunk.length;
     if (!raw.write(chunk)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
   };
   let failed = false;
@@ -152,7 +154,7 @@ async function relayStream(input: ExchangeInput, response: UpstreamResponse, sig
   }
   if (!raw.destroyed) raw.end();
   const usage = translator ? translatedUsage(translator) : tracker?.usage;
-  return { status: failed ? 502 : 200, usage, aborted: signal.aborted };
+  return { status: failed ? 502 : 200, usage, aborted: signal.aborted, bytesRelayed };
 }
 
 function translatedUsage(translator: GeminiSseTranslator): TokenUsage | undefined {

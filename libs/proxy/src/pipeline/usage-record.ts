@@ -1,12 +1,15 @@
-import type { Principal } from '@svc/auth';
+import type { Principal, RefusedKey } from '@svc/auth';
 import type { UsageRecordEntity } from '@svc/domain';
-import type { GovernanceDecision } from '@svc/governance';
+import { costOf, GovernanceDecision, pricedModel, PriceOptions } from '@svc/governance';
 import type { Route } from '../providers';
-import type { TokenUsage } from '../upstream';
 import type { ExchangeResult } from './upstream-exchange';
 
 /** What one request accumulated on its way through the pipeline. */
 export interface FinishState {
+  /** The authenticated caller. */
+  principal?: Principal;
+  /** A key that was identified and then refused (its organization is known). */
+  refusedKey?: RefusedKey;
   route?: Route;
   decision?: GovernanceDecision;
   result?: ExchangeResult;
@@ -15,12 +18,9 @@ export interface FinishState {
   agent: string;
   /** Bytes of the request body, once read. */
   bodyBytes?: number;
-  /** `X-Runner-ID` / `X-Session-ID` of a call made from a runner session. */
-  runner?: { runnerId: string; sessionId: string } | null;
 }
 
 export interface UsageRecordInput {
-  principal: Principal;
   requestId: string;
   provider: string;
   model: string;
@@ -28,37 +28,66 @@ export interface UsageRecordInput {
   state: FinishState;
   cost: number;
   latencyMs: number;
-  usage: TokenUsage | undefined;
 }
 
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+/** Output tokens of an answer whose usage never arrived, from its bytes: SSE framing makes it an upper bound. */
+const BYTES_PER_TOKEN = 4;
 
-/** The usage record of DECISIONS.md "Usage record", for served and refused requests alike. */
-export function usageRecord(input: UsageRecordInput): UsageRecordEntity {
-  const { principal, state } = input;
+/**
+ * The cost to settle and record. From the provider's token usage when it reported one; when it did
+ * not (a stream aborted before its usage chunk, a provider that sends none), an upper bound: the
+ * counted input tokens plus the relayed bytes as output tokens, at most the request's max output.
+ * Nothing sent upstream costs nothing.
+ */
+export function costOfExchange(provider: string, model: string, state: FinishState, prices: PriceOptions): number {
+  const result = state.result;
+  if (!result) return 0;
+  const priced = pricedModel(provider, model);
+  const usage = result.usage;
+  if (usage) {
+    const cached = usage.cachedInputTokens;
+    return costOf(priced, { input_tokens: Math.max(0, usage.inputTokens - cached), output_tokens: usage.outputTokens, cached_input_tokens: cached }, prices);
+  }
+  if (result.status >= 400 && !result.aborted) return 0;
+  const estimate = state.decision?.estimate;
+  const output = Math.min(Math.ceil(result.bytesRelayed / BYTES_PER_TOKEN), estimate?.output_tokens ?? Number.MAX_SAFE_INTEGER);
+  return costOf(priced, { input_tokens: estimate?.input_tokens ?? 0, output_tokens: output }, prices);
+}
+
+/**
+ * The usage record of DECISIONS.md "Usage record", for served and refused requests alike, once the
+ * organization is known (a request without a valid key has no tenant to file it under; it is
+ * counted in /metrics only).
+ */
+export function usageRecord(input: UsageRecordInput): UsageRecordEntity | null {
+  const { state } = input;
+  const tenant = tenantOf(state);
+  if (!tenant) return null;
   const decision = state.decision;
   const findings = decision?.findings;
+  const usage = state.result?.usage;
   return {
     _id: input.requestId,
-    org_id: principal.orgId,
-    key_id: principal.keyId,
-    team_id: principal.teamId,
+    org_id: tenant.orgId,
+    key_id: tenant.keyId,
+    team_id: tenant.teamId,
     provider: input.provider,
     model: input.model,
     endpoint: input.endpoint,
     stream: state.stream,
-    status_code: input.state.status,
+    status_code: state.status,
     blocked_by: decision?.blockedBy?.code ?? null,
-    input_tokens: input.usage?.inputTokens ?? 0,
-    output_tokens: input.usage?.outputTokens ?? 0,
+    input_tokens: usage?.inputTokens ?? 0,
+    output_tokens: usage?.outputTokens ?? 0,
     estimated_cost: decision?.estimate.estimated_cost ?? 0,
     cost: input.cost,
     latency_ms: round(input.latencyMs),
     upstream_latency_ms: state.result?.upstreamLatencyMs ?? null,
     governance_ms: round(decision?.governanceMs ?? 0, 3),
     agent: state.agent,
-    runner_id: state.runner?.runnerId ?? null,
-    session_id: state.runner?.sessionId ?? null,
+    runner_id: decision?.session?.runnerId ?? null,
+    session_id: decision?.session?.sessionId ?? null,
     created_at: new Date(),
     replay: {
       estimated_input_tokens: decision?.estimate.input_tokens ?? 0,
@@ -71,4 +100,10 @@ export function usageRecord(input: UsageRecordInput): UsageRecordEntity {
       reasoning_tokens: findings?.reasoning_tokens ?? null,
     },
   };
+}
+
+function tenantOf(state: FinishState): { orgId: string; keyId: string | null; teamId: string | null } | null {
+  if (state.principal) return { orgId: state.principal.orgId, keyId: state.principal.keyId, teamId: state.principal.teamId };
+  if (state.refusedKey) return { orgId: state.refusedKey.orgId, keyId: state.refusedKey.keyId, teamId: state.refusedKey.teamId };
+  return null;
 }

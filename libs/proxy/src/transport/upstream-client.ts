@@ -18,7 +18,7 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Readable & { text(): Promise<string>; dump(): Promise<void> };
+  body: Readable & { text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer>; dump(): Promise<void> };
   /** Aborts the exchange (client went away, or the total deadline passed). */
   abort(): void;
 }

@@ -1,5 +1,5 @@
 import type { UsageRecordEntity } from '@svc/domain';
-import { costOf, GovernancePolicy, PII_TYPES, PiiType, StageId, STAGE_ORDER } from '@svc/governance';
+import { costOf, GovernancePolicy, PII_TYPES, PiiType, pricedModel, StageId, STAGE_ORDER } from '@svc/governance';
 
 /**
  * Policy simulation: the usage records of a window replayed, in time order, through the stages
@@ -94,7 +94,7 @@ export function piiBlocks(findings: Record<string, number>): boolean {
 /** The stage 2 estimate: the recorded one, or re-priced from the replay tokens when the record has none. */
 export function estimateOf(record: ReplayRecord): number {
   if (record.estimated_cost > 0) return record.estimated_cost;
-  return costOf(record.model, { input_tokens: record.replay?.estimated_input_tokens ?? 0, output_tokens: record.replay?.max_output_tokens ?? 0 });
+  return costOf(pricedModel(record.provider, record.model), { input_tokens: record.replay?.estimated_input_tokens ?? 0, output_tokens: record.replay?.max_output_tokens ?? 0 });
 }
 
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);

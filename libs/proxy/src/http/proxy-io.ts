@@ -1,0 +1,96 @@
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The proxy pipeline's view of one HTTP exchange: Node's own request and response, without
+ * Fastify's reply machinery (serializers, onSend hooks), so the hot path does only what a proxy
+ * needs. Built from a Fastify request whose reply was hijacked (see ProxyRoutes).
+ */
+export interface ProxyRequest {
+  /** `gw_...`: the request id Fastify generated. */
+  readonly id: string;
+  readonly method: string;
+  /** Path and query as received. */
+  readonly url: string;
+  /** Lower-case header names, as Node parses them. */
+  readonly headers: IncomingHttpHeaders;
+  /** The parsed query string. */
+  readonly query: Readonly<Record<string, unknown>>;
+  /** The peer address of the socket (before any trusted proxy is considered). */
+  readonly remoteAddress: string;
+  /** The unread body. */
+  readonly body: Readable;
+}
+
+/** Response headers collected during the pipeline and written once with the status line. */
+export class ProxyReply {
+  private readonly headers: OutgoingHttpHeaders = {};
+
+  constructor(readonly raw: ServerResponse) {}
+
+  /** Sets a header (names are case-insensitive; a later value replaces an earlier one). */
+  header(name: string, value: string | number | readonly string[]): this {
+    this.headers[name.toLowerCase()] = value as string | number | string[];
+    return this;
+  }
+
+  /** Sets a header unless one of that name is set already (the gateway's own headers win). */
+  defaultHeader(name: string, value: string | number | readonly string[]): this {
+    const key = name.toLowerCase();
+    if (this.headers[key] === undefined) this.headers[key] = value as string | number | string[];
+    return this;
+  }
+
+  setHeaders(headers: Readonly<Record<string, string>>): this {
+    for (const name in headers) this.headers[name.toLowerCase()] = headers[name];
+    return this;
+  }
+
+  getHeader(name: string): OutgoingHttpHeaders[string] {
+    return this.headers[name.toLowerCase()];
+  }
+
+  /** True once the status line went out (a stream started, or a whole answer was sent). */
+  get sent(): boolean {
+    return this.raw.headersSent;
+  }
+
+  /** Sends a whole answer: the collected headers, `content-type` and `content-length`. */
+  send(status: number, body: Buffer | string, contentType: string): void {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    this.headers['content-type'] = contentType;
+    this.headers['content-length'] = bytes.byteLength;
+    this.raw.writeHead(status, this.headers);
+    this.raw.end(bytes);
+  }
+
+  sendJson(status: number, value: unknown): void {
+    this.send(status, JSON.stringify(value), 'application/json; charset=utf-8');
+  }
+
+  /** Starts a streamed answer with the collected headers plus `extra`. */
+  startStream(status: number, extra: OutgoingHttpHeaders): void {
+    this.raw.writeHead(status, { ...this.headers, ...extra });
+  }
+}
+
+/** The pipeline's request from a Fastify request: the body is the untouched Node stream. */
+export function proxyRequestOf(request: FastifyRequest, body?: Readable): ProxyRequest {
+  const raw: IncomingMessage = request.raw;
+  return {
+    id: String(request.id),
+    method: raw.method ?? 'GET',
+    url: raw.url ?? '/',
+    headers: raw.headers,
+    query: (request.query ?? {}) as Record<string, unknown>,
+    remoteAddress: raw.socket.remoteAddress ?? request.ip,
+    body: body ?? raw,
+  };
+}
+
+/** Takes the reply away from Fastify: from here on the pipeline writes to Node's response. */
+export function hijackReply(reply: FastifyReply): ProxyReply {
+  reply.hijack();
+  return new ProxyReply(reply.raw);
+}
