@@ -32,6 +32,20 @@ export interface Exchange {
 
 export type KeyStatus = 'ok' | 'missing' | 'invalid';
 
+/** Responses the mock cut on purpose (`drop`, `abort`): their close is not the client going away. */
+const cutByMock = new WeakSet<ServerResponse>();
+
+/** Destroys the connection of `res` on purpose (an injected failure). */
+export function cut(res: ServerResponse): void {
+  cutByMock.add(res);
+  res.destroy();
+}
+
+/** Whether the connection of `res` was destroyed by the mock itself. */
+export function wasCutByMock(res: ServerResponse): boolean {
+  return cutByMock.has(res);
+}
+
 /** Checks a provider credential: any non-empty key not starting with `invalid`, or one of `validKeys`. */
 export function checkKey(settings: Settings, key: string | undefined): KeyStatus {
   if (!settings.requireAuth) return 'ok';
@@ -111,7 +125,7 @@ export class EventStream {
     if (this.count > 0 && chunkDelayMs > 0 && !(await sleep(res, chunkDelayMs))) return false;
     if (res.destroyed) return false;
     if (this.abortAt !== undefined && this.count >= this.abortAt) {
-      res.destroy();
+      cut(res);
       return false;
     }
     this.count++;
@@ -120,7 +134,7 @@ export class EventStream {
         res.once('close', resolve);
         res.write(text, () => resolve());
       });
-      res.destroy();
+      cut(res);
       return false;
     }
     res.write(text);

@@ -15,6 +15,7 @@ export interface ResolvedRoute {
 const GEMINI_ACTION = /\/models\/([^/]+?):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/;
 const GEMINI_MODELS = /\/v1(?:beta|alpha)\/models$/;
 const MODEL_BY_ID = /\/models\/([^/]+)$/;
+const FILE_CONTENT = /\/files\/[^/]+\/content$/;
 
 const FORMAT_OF: Record<RouteKind, WireFormat> = {
   'openai.chat': 'openai',
@@ -29,6 +30,7 @@ const FORMAT_OF: Record<RouteKind, WireFormat> = {
   'gemini.embed': 'gemini',
   'gemini.models': 'gemini',
   'ollama.tags': 'ollama',
+  'openai.binary': 'openai',
   echo: 'echo',
 };
 
@@ -59,10 +61,12 @@ function kind(method: string, path: string, headers: IncomingHttpHeaders): { rou
     if (path.endsWith('/embeddings')) return { route: 'openai.embeddings' };
     if (path.endsWith('/messages/count_tokens')) return { route: 'anthropic.count_tokens' };
     if (path.endsWith('/messages') && !path.includes('/threads/')) return { route: 'anthropic.messages' };
+    if (path.endsWith('/audio/speech')) return { route: 'openai.binary' };
     return { route: 'echo' };
   }
   if (method === 'GET') {
     if (path.endsWith('/api/tags')) return { route: 'ollama.tags' };
+    if (FILE_CONTENT.test(path)) return { route: 'openai.binary' };
     if (GEMINI_MODELS.test(path)) return { route: 'gemini.models' };
     if (path.endsWith('/models')) {
       const anthropic = headers['anthropic-version'] !== undefined || (headers['x-api-key'] !== undefined && !headers['authorization']);

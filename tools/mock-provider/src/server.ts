@@ -6,10 +6,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { handleAnthropicCountTokens, handleAnthropicMessages, handleAnthropicModels } from './anthropic';
 import { BehaviorState } from './behavior';
+import { handleBinary } from './binary';
 import { DEFAULT_MODELS, isRecord } from './content';
 import { handleControl, parseConfig } from './control';
 import { errorBody, openaiError } from './errors';
-import { sendJson, sleep, writeBody, type Exchange, type Settings } from './exchange';
+import { cut, sendJson, sleep, wasCutByMock, writeBody, type Exchange, type Settings } from './exchange';
 import { handleGeminiEmbed, handleGeminiGenerate, handleGeminiModels, summarizeGemini } from './gemini';
 import { handleOllamaTags } from './ollama';
 import { handleOpenAIChat, handleOpenAIEmbeddings, handleOpenAIModel, handleOpenAIModels } from './openai';
@@ -153,6 +154,7 @@ class MockProviderServer implements MockProvider {
     query: Record<string, string>,
     body: unknown,
     resolved: ResolvedRoute,
+    res: ServerResponse,
   ): void {
     const entry: RecordedRequest = {
       seq,
@@ -174,6 +176,9 @@ class MockProviderServer implements MockProvider {
     if (resolved.route === 'gemini.generate' || resolved.route === 'gemini.stream') {
       entry.gemini = summarizeGemini(resolved.model ?? '', resolved.route === 'gemini.stream', body);
     }
+    res.once('close', () => {
+      if (!res.writableFinished && !wasCutByMock(res)) entry.clientClosedAt = Date.now();
+    });
     this.requests.push(entry);
     if (this.requests.length > this.config.maxRecords) this.trimRecord();
   }
@@ -195,12 +200,13 @@ class MockProviderServer implements MockProvider {
     const path = normalizePath(rawPath);
     const resolved = resolveRoute(method, path, req.headers);
     const seq = ++this.seq;
-    if (this.config.record && this.config.maxRecords > 0) this.record(req, arrived, seq, rawPath, query, body, resolved);
+    if (this.config.record && this.config.maxRecords > 0) this.record(req, arrived, seq, rawPath, query, body, resolved, res);
 
     const rule = this.behavior.empty ? undefined : this.behavior.find(method, path, resolved.route, resolved.format);
     if (rule) {
       if (rule.latencyMs && !(await sleep(res, rule.latencyMs))) return;
       if (this.behavior.takeDrop(rule)) {
+        cut(res);
         req.socket.destroy();
         return;
       }
@@ -254,6 +260,8 @@ async function dispatch(ex: Exchange, resolved: ResolvedRoute): Promise<void> {
       return handleGeminiModels(ex);
     case 'ollama.tags':
       return handleOllamaTags(ex);
+    case 'openai.binary':
+      return handleBinary(ex);
     default:
       sendJson(ex, 200, {
         method: ex.method,

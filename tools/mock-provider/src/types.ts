@@ -20,6 +20,7 @@ export type RouteKind =
   | 'gemini.embed'
   | 'gemini.models'
   | 'ollama.tags'
+  | 'openai.binary'
   | 'echo';
 
 export interface MockProviderOptions {
@@ -137,6 +138,12 @@ export interface RecordedRequest {
   stream?: boolean;
   /** What the Gemini routes saw, for asserting the gateway's translation. */
   gemini?: GeminiRequestSummary;
+  /**
+   * Epoch ms when the client (the gateway) closed the connection before the response was complete;
+   * absent while the exchange runs, when the response completed, and when the mock cut it itself
+   * (`drop`, `abort`).
+   */
+  clientClosedAt?: number;
 }
 
 export interface MockProvider {
