@@ -1,4 +1,5 @@
-import { asOrgId, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, PlanTier, Repositories } from '@svc/domain';
+import { asOrgId, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, PlanTier, PolicyOverrides, Repositories, UsageRecordEntity } from '@svc/domain';
+import { UsageRecorder } from '@svc/proxy';
 import { bootService, TestService } from '@svc/testing';
 import { MockProvider, startMockProvider } from '@svc/mock-provider';
 import { SERVICE } from '../src/app.module';
@@ -158,4 +159,64 @@ export async function createOrg(gw: GatewayHarness, plan: PlanTier): Promise<Tes
   };
   const first = await newKey();
   return { orgId: org._id, key: first.key, keyId: first.keyId, newKey };
+}
+
+export interface CreatedKey {
+  key: string;
+  keyId: string;
+  /** SHA-256 of the key: what the key cache is invalidated by. */
+  hash: string;
+}
+
+/** A key of `orgId` (default: the harness organization) with chosen scopes and IP allowlist. */
+export async function createKey(gw: GatewayHarness, options: { orgId?: string; scopes?: string[]; ipAllowlist?: string[] } = {}): Promise<CreatedKey> {
+  const plaintext = generateApiKey();
+  const hash = hashApiKey(plaintext);
+  const record = await gw.repos.apiKeys.create(asOrgId(options.orgId ?? gw.orgId), {
+    name: `key-${Math.random().toString(36).slice(2)}`,
+    key_hash: hash,
+    key_prefix: keyDisplayPrefix(plaintext),
+    last_four: keyLastFour(plaintext),
+    scopes: options.scopes ?? ['gateway:write', 'gateway:read'],
+    ip_allowlist: options.ipAllowlist ?? [],
+  });
+  return { key: plaintext, keyId: record._id, hash };
+}
+
+/** Rotates a key as the admin API does (replacement with the old key's settings, grace, cache invalidation). */
+export async function rotateKey(gw: GatewayHarness, old: CreatedKey, graceHours: number, orgId = gw.orgId): Promise<CreatedKey> {
+  const plaintext = generateApiKey();
+  const hash = hashApiKey(plaintext);
+  const rotated = await gw.repos.apiKeys.rotate(asOrgId(orgId), old.keyId, { key_hash: hash, key_prefix: keyDisplayPrefix(plaintext), last_four: keyLastFour(plaintext) }, new Date(Date.now() + graceHours * 3_600_000));
+  if (!rotated) throw new Error(`key ${old.keyId} could not be rotated`);
+  await gw.service.runtime.invalidation.publish('api-key', old.hash);
+  return { key: plaintext, keyId: rotated.current._id, hash };
+}
+
+/** Replaces the policy of an organization and drops the cached one, as the admin API does. */
+export async function setPolicy(gw: GatewayHarness, orgId: string, overrides: PolicyOverrides): Promise<void> {
+  await gw.repos.policies.replace(asOrgId(orgId), overrides);
+  await gw.service.runtime.invalidation.publish('policy', orgId);
+}
+
+/** The usage record of a request, after writing everything the recorder buffered. */
+export async function usageOf(gw: GatewayHarness, requestId: string | null, orgId = gw.orgId): Promise<UsageRecordEntity | null> {
+  await gw.service.apps[0].get(UsageRecorder).flush();
+  return requestId ? gw.repos.usage.findById(asOrgId(orgId), requestId) : null;
+}
+
+/**
+ * The sum of the samples of a Prometheus family on /metrics whose labels include `labels`
+ * (0 when none): `metricSum(gw, 'svc_gateway_requests_total', { status: '401' })`.
+ */
+export async function metricSum(gw: GatewayHarness, family: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== family) continue;
+    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([name, value]) => found[name] === value)) sum += Number(match[3]);
+  }
+  return sum;
 }

@@ -1,0 +1,70 @@
+import { createOrg, GatewayHarness, metricSum, postJson, PROVIDER_KEY, startGateway, usageOf } from './harness';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A client that goes away mid-stream: the upstream request ends at once, and what was relayed is charged. */
+describe('gateway when the client disconnects mid-stream', () => {
+  let gw: GatewayHarness;
+
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(() => gw.stop());
+  beforeEach(() => gw.mock.reset());
+
+  /** Starts a slow-drip stream, reads its first chunk and aborts; returns the request id and when it aborted. */
+  async function abandonStream(key: string, content: string): Promise<{ requestId: string; abortedAt: number }> {
+    const controller = new AbortController();
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'X-SVC-API-Key': key, 'X-Provider-Key': PROVIDER_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }], max_tokens: 400, stream: true }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const first = await res.body?.getReader().read();
+    expect(new TextDecoder().decode(first?.value)).toContain('data: ');
+    const abortedAt = Date.now();
+    controller.abort();
+    return { requestId: res.headers.get('x-svc-request-id') as string, abortedAt };
+  }
+
+  it('closes the upstream connection within 200 ms of the client aborting a slow-drip stream', async () => {
+    gw.mock.setBehavior({ match: { format: 'openai' }, chunkDelayMs: 2000 });
+    const { abortedAt } = await abandonStream(gw.key, 'a stream the client leaves early');
+    const upstream = gw.mock.requests.at(-1);
+    expect(upstream?.route).toBe('openai.chat');
+    for (let i = 0; i < 100 && upstream?.clientClosedAt === undefined; i++) await sleep(10);
+    expect(upstream?.clientClosedAt).toBeDefined();
+    expect((upstream?.clientClosedAt as number) - abortedAt).toBeLessThan(200);
+  });
+
+  it('charges an aborted stream whose usage chunk never came: record cost > 0 and the daily cost moves', async () => {
+    const org = await createOrg(gw, 'growth');
+    gw.mock.setBehavior({ match: { format: 'openai' }, chunkDelayMs: 300 });
+    const costBefore = await metricSum(gw, 'svc_gateway_cost_usd_total', { provider: 'openai' });
+    const { requestId } = await abandonStream(org.key, 'charge me even though I leave');
+    await sleep(400);
+    const record = await usageOf(gw, requestId, org.orgId);
+    expect(record).toMatchObject({ status_code: 499, stream: true, provider: 'openai', model: 'gpt-4o' });
+    // The provider never reported usage (the final chunk did not come) ...
+    expect(record?.output_tokens).toBe(0);
+    // ... yet the request is charged, at most at its estimate (counted input + max output tokens).
+    expect(record?.cost).toBeGreaterThan(0);
+    expect(record?.cost).toBeLessThanOrEqual(record?.estimated_cost ?? 0);
+    expect(await metricSum(gw, 'svc_gateway_cost_usd_total', { provider: 'openai' })).toBeGreaterThan(costBefore);
+
+    // The organization's daily cost, as the next request reports it, is that charge (settled
+    // asynchronously). The next requests go to ollama, which costs nothing, so only the charge counts.
+    gw.mock.setBehavior(null);
+    let daily = 0;
+    for (let i = 0; i < 20 && daily === 0; i++) {
+      const next = await postJson(`${gw.url}/v1/chat/completions`, { model: 'ollama/llama3.2', messages: [{ role: 'user', content: `next ${i}` }] }, { 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY });
+      expect(next.status).toBe(200);
+      daily = Number(next.headers.get('x-svc-daily-cost'));
+      if (daily === 0) await sleep(50);
+    }
+    expect(daily).toBeGreaterThan(0);
+    expect(Math.abs(daily - (record?.cost ?? 0))).toBeLessThanOrEqual(1e-6); // settled in micro-dollars
+  });
+});
