@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 /** Parses an address, unwrapping IPv4-mapped IPv6 (`::ffff:10.0.0.1` → `10.0.0.1`). */
 export function parseIp(value: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   const trimmed = value.trim().replace(/^\[|\]$/g, '');
-  if (!ipaddr.isValid(trimmed)) return null;
+  if (!isStrictAddress(trimmed)) return null;
   const parsed = ipaddr.parse(trimmed);
   return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
 }
@@ -14,6 +14,7 @@ export function ipMatches(ip: string, entry: string): boolean {
   if (!address) return false;
   try {
     if (entry.includes('/')) {
+      if (!isStrictCidr(entry)) return false;
       let [range, bits] = ipaddr.parseCIDR(entry.trim());
       if (range.kind() === 'ipv6' && (range as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
         range = (range as ipaddr.IPv6).toIPv4Address();
@@ -30,7 +31,7 @@ export function ipMatches(ip: string, entry: string): boolean {
 
 /** Whether a string is a valid allowlist entry (an address or a CIDR range). */
 export function isValidIpEntry(entry: string): boolean {
-  return entry.includes('/') ? ipaddr.isValidCIDR(entry.trim()) : parseIp(entry) !== null;
+  return entry.includes('/') ? isStrictCidr(entry) : parseIp(entry) !== null;
 }
 
 /**
@@ -53,4 +54,19 @@ export function clientIp(socketAddress: string, forwardedFor: string | string[] 
     if (!trusted(hop)) return hop;
   }
   return socket;
+}
+
+/**
+ * An IPv6 address, or an IPv4 address in four decimal parts. ipaddr.js also takes the inet_aton
+ * shorthands (`127.1`, `2130706433`, octal `010.0.0.1`), which would make a zero-padded allowlist
+ * entry such as `192.168.001.010` silently mean another address: those are refused.
+ */
+function isStrictAddress(value: string): boolean {
+  if (value.includes(':')) return ipaddr.IPv6.isValid(value);
+  return ipaddr.IPv4.isValidFourPartDecimal(value) && !value.split('.').some((part) => part.length > 1 && part.startsWith('0'));
+}
+
+function isStrictCidr(entry: string): boolean {
+  const [address, bits, extra] = entry.trim().split('/');
+  return extra === undefined && /^\d{1,3}$/.test(bits ?? '') && isStrictAddress(address.replace(/^\[|\]$/g, '')) && ipaddr.isValidCIDR(entry.trim());
 }

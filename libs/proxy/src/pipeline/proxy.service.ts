@@ -298,7 +298,11 @@ export class ProxyService implements OnModuleDestroy {
 
   /** Answers a failure in the gateway format (a started stream is only ended); returns the status to record. */
   private fail(error: unknown, request: ProxyRequest, reply: ProxyReply, state: FinishState): number {
-    if (error instanceof KeyRefusedError) state.refusedKey = error.key;
+    if (error instanceof KeyRefusedError) {
+      // The key was identified: its organization is known, and named on the refusal as on every answer.
+      state.refusedKey = error.key;
+      reply.header('X-Gateway-Org', error.key.orgId);
+    }
     if (error instanceof ClientAbortedError) {
       if (!reply.raw.destroyed) reply.raw.destroy();
       return 499;
