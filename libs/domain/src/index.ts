@@ -4,7 +4,6 @@ export { openDocumentStore } from './store/open-store';
 export type { DocumentStoreConfig } from './store/open-store';
 export { EmbeddedDocumentStore } from './store/embedded/embedded-store';
 export type { EmbeddedStoreOptions } from './store/embedded/embedded-store';
-export { MongoDocumentStore } from './store/mongo/mongo-store';
 export type { MongoStoreOptions } from './store/mongo/mongo-store';
 
 // Tenancy, ids, repository base

@@ -74,13 +74,18 @@ export interface IndexSpec {
 export interface CollectionSpec<T extends StoredDocument> {
   name: string;
   indexes: IndexSpec[];
+  /**
+   * Write-mostly (usage records): the embedded store keeps it on disk only until something reads
+   * it (see DeferredCollection). Inserts must use fresh `_id`s. MongoDB ignores it.
+   */
+  deferLoad?: boolean;
   /** Never read; ties the spec to its document type. */
   readonly __document?: T;
 }
 
 /** Declares a collection spec with its document type. */
-export function defineCollection<T extends StoredDocument>(name: string, indexes: IndexSpec[]): CollectionSpec<T> {
-  return { name, indexes };
+export function defineCollection<T extends StoredDocument>(name: string, indexes: IndexSpec[], options: { deferLoad?: boolean } = {}): CollectionSpec<T> {
+  return options.deferLoad ? { name, indexes, deferLoad: true } : { name, indexes };
 }
 
 export interface Collection<T extends StoredDocument> {

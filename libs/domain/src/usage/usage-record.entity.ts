@@ -60,4 +60,4 @@ export const USAGE_RECORDS = defineCollection<UsageRecordEntity>('usage_records'
     comment: 'usage of an org over a time range: listing, daily/billing/latency/agent aggregates, policy replay',
   },
   { fields: { org_id: 1, key_id: 1, created_at: -1 }, comment: 'usage of one key over a time range' },
-]);
+], { deferLoad: true }); // written on every request, read only by reports: the embedded store keeps it on disk until read

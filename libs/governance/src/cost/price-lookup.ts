@@ -57,12 +57,29 @@ function lookup(table: CompiledTable, id: string): string | null {
 export function matchPrice(model: string, options: PriceOptions = {}): PriceMatch {
   const table = compile(options.table ?? MODEL_PRICES);
   const id = model.trim().toLowerCase();
+  // Every request prices its model twice (estimate, then real cost): remember the table key per id.
+  let keys = matchedKeys.get(table);
+  if (!keys) matchedKeys.set(table, (keys = new Map()));
+  let key = keys.get(id);
+  if (key === undefined) {
+    key = findKey(table, id);
+    if (keys.size >= MATCH_CACHE_SIZE) keys.clear();
+    keys.set(id, key);
+  }
+  if (key === null) return { price: options.defaultPrice ?? DEFAULT_MODEL_PRICE, key: null };
+  return { price: table.exact.get(key) as ModelPrice, key };
+}
+
+/** Model ids are few in practice; the cache is bounded anyway (ids come from requests). */
+const MATCH_CACHE_SIZE = 10_000;
+const matchedKeys = new WeakMap<CompiledTable, Map<string, string | null>>();
+
+function findKey(table: CompiledTable, id: string): string | null {
   let key = lookup(table, id);
   for (let slash = id.indexOf('/'); key === null && slash >= 0; slash = id.indexOf('/', slash + 1)) {
     key = lookup(table, id.slice(slash + 1));
   }
-  if (key === null) return { price: options.defaultPrice ?? DEFAULT_MODEL_PRICE, key: null };
-  return { price: table.exact.get(key) as ModelPrice, key };
+  return key;
 }
 
 export function priceFor(model: string, options: PriceOptions = {}): ModelPrice {

@@ -11,7 +11,9 @@ import { FALLBACK_CHARS_PER_TOKEN } from '../data/limits';
  *   characters/4 alone undercounts CJK text and code. The larger of both errs on the high side,
  *   which is the safe side for budgets.
  * Encoders load lazily on first use (about half a second each) and stay cached for the process;
- * call `warmUpTokenizers()` at boot to move that cost off the first request.
+ * call `warmUpTokenizers()` at boot to move that cost off the first request. It loads o200k only
+ * (current models, and the approximation of every other vendor): cl100k costs some 30 MB of memory
+ * and is loaded by the first request for a legacy gpt-4 / gpt-3.5 / text-embedding model.
  */
 
 export type TokenizerEncoding = 'o200k_base' | 'cl100k_base';
@@ -24,7 +26,14 @@ export interface TokenizerChoice {
 
 interface Encoder {
   countTokens(input: string, options?: EncodeOptions): number;
+  setMergeCacheSize(size: number): void;
 }
+
+/**
+ * Entries of each encoder's merge cache (words already split into tokens). The library keeps 100,000,
+ * which grows to tens of megabytes on varied traffic; the most frequent words fit in far fewer.
+ */
+const MERGE_CACHE_SIZE = 10_000;
 
 const O200K_PREFIXES = ['gpt-4o', 'chatgpt-4o', 'gpt-4.1', 'gpt-4.5', 'gpt-5', 'o1', 'o3', 'o4', 'gpt-oss', 'codex-'];
 const CL100K_PREFIXES = ['gpt-4', 'gpt-3.5', 'text-embedding-', 'davinci-002', 'babbage-002'];
@@ -42,15 +51,15 @@ function load(encoding: TokenizerEncoding): Encoder {
       encoding === 'o200k_base'
         ? (require('gpt-tokenizer/cjs/encoding/o200k_base') as Encoder)
         : (require('gpt-tokenizer/cjs/encoding/cl100k_base') as Encoder);
+    encoder.setMergeCacheSize(MERGE_CACHE_SIZE);
     encoders.set(encoding, encoder);
   }
   return encoder;
 }
 
-/** Loads both encoders now (for application start). */
+/** Loads the encoder of current models now (for application start); legacy cl100k stays lazy. */
 export function warmUpTokenizers(): void {
   load('o200k_base').countTokens('warm up', PLAIN_TEXT);
-  load('cl100k_base').countTokens('warm up', PLAIN_TEXT);
 }
 
 export function tokenizerFor(model: string): TokenizerChoice {

@@ -10,6 +10,9 @@ export interface UpstreamDeadlines {
 
 export interface UpstreamRequest {
   url: string;
+  /** Parsed from `url` when absent. */
+  origin?: string;
+  path?: string;
   method: string;
   headers: Record<string, string>;
   body?: string | Buffer;
@@ -85,8 +88,8 @@ export class UpstreamClient {
     let response: Dispatcher.ResponseData;
     try {
       response = await this.agent.request({
-        origin: new URL(request.url).origin,
-        path: pathOf(request.url),
+        origin: request.origin ?? new URL(request.url).origin,
+        path: request.path ?? pathOf(request.url),
         method: request.method as Dispatcher.HttpMethod,
         headers: request.headers,
         body: request.body,

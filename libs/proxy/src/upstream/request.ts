@@ -100,5 +100,17 @@ export function finalizeRequest(input: FinalizeInput): PreparedUpstreamRequest {
     headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   }
   const url = input.url.toString();
-  return { url, method: input.method, headers, body, stream: input.stream, logUrl: redactUrl(url) };
+  return {
+    url,
+    origin: input.url.origin,
+    path: `${input.url.pathname}${input.url.search}`,
+    method: input.method,
+    headers,
+    body,
+    stream: input.stream,
+    // Only logs need it: computed when read.
+    get logUrl() {
+      return redactUrl(url);
+    },
+  };
 }

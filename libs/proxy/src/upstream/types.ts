@@ -7,6 +7,9 @@ import { ProviderDefinition } from '../providers/types';
  */
 export interface PreparedUpstreamRequest {
   url: string;
+  /** `url`'s origin and path with query, as the HTTP client takes them (parsed once). */
+  origin?: string;
+  path?: string;
   method: string;
   /** Lower-case names; `content-length` is set for bodies. */
   headers: Record<string, string>;

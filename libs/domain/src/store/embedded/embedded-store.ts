@@ -3,13 +3,15 @@ import { resolve } from 'node:path';
 import type { Logger } from '@svc/platform';
 import type { Collection, CollectionSpec, DocumentStore, StoreOptions, StoreStatus, StoredDocument } from '../types';
 import { DataDirLock, lockDataDir } from './dir-lock';
+import { DeferredCollection } from './deferred-collection';
 import { EmbeddedCollection } from './embedded-collection';
 import { appendFile, rm } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
+import { appendFileSync, rmSync } from 'node:fs';
 import {
   collectionFilePath,
   journalFilePath,
   readCollectionFile,
+  parseJournal,
   readJournalFile,
   serializeDocuments,
   serializeJournal,
@@ -34,6 +36,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
   readonly kind = 'embedded' as const;
   readonly directory: string;
   private readonly collections = new Map<string, EmbeddedCollection<StoredDocument>>();
+  /** Write-mostly collections, loaded on their first read (see DeferredCollection). */
+  private readonly deferred = new Map<string, DeferredCollection<StoredDocument>>();
   private readonly dirty = new Set<string>();
   /** Documents inserted since the last write, to append to the journal (insert-only changes). */
   private readonly appends = new Map<string, unknown[]>();
@@ -72,11 +76,31 @@ export class EmbeddedDocumentStore implements DocumentStore {
 
   collection<T extends StoredDocument>(spec: CollectionSpec<T>): Collection<T> {
     this.assertOpen();
+    const deferred = this.deferred.get(spec.name);
+    if (deferred) return deferred as unknown as Collection<T>;
     const existing = this.collections.get(spec.name);
     if (existing) return existing as unknown as Collection<T>;
+    if (spec.deferLoad) {
+      const collection = new DeferredCollection<T>(spec, {
+        load: (lines) => this.load(spec, lines),
+        changed: () => this.markDirty(spec.name, []),
+        assertOpen: () => this.assertOpen(),
+      });
+      this.deferred.set(spec.name, collection as unknown as DeferredCollection<StoredDocument>);
+      return collection;
+    }
+    return this.load(spec, []);
+  }
+
+  /** Reads a collection from its file and journal, plus journal `lines` not yet on disk. */
+  private load<T extends StoredDocument>(spec: CollectionSpec<T>, lines: readonly string[]): EmbeddedCollection<T> {
     const path = collectionFilePath(this.directory, spec.name);
     const journal = readJournalFile(journalFilePath(this.directory, spec.name)) as T[];
-    const documents = [...(readCollectionFile(path) as T[]), ...journal];
+    const unwritten = lines.flatMap((chunk) => parseJournal(chunk)) as T[];
+    // A line being appended may already be on disk: one document per _id, the first one wins.
+    const byId = new Map<string, T>();
+    for (const doc of [...(readCollectionFile(path) as T[]), ...journal, ...unwritten]) if (!byId.has(doc._id)) byId.set(doc._id, doc);
+    const documents = [...byId.values()];
     const collection = new EmbeddedCollection<T>(spec, documents, {
       changed: (inserted) => this.markDirty(spec.name, inserted),
       assertOpen: () => this.assertOpen(),
@@ -122,6 +146,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     // A clean close folds every journal into its collection file.
     const journaled = [...this.journaled].filter(([, count]) => count > 0).map(([name]) => name);
     for (const name of new Set([...journaled, ...this.appends.keys()])) {
+      if (!this.collections.has(name)) continue; // an unloaded deferred collection keeps its journal
       this.rewrite.add(name);
       this.dirty.add(name);
     }
@@ -141,7 +166,10 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   private markDirty(name: string, inserted?: readonly unknown[]): void {
-    if (inserted && !this.rewrite.has(name) && (this.journaled.get(name) ?? 0) < 50_000) {
+    // A deferred collection that was never read is only ever appended to (it cannot be rewritten
+    // without reading it; its journal is folded when it is loaded).
+    const unloaded = this.deferred.has(name) && !this.collections.has(name);
+    if (inserted && !this.rewrite.has(name) && (unloaded || (this.journaled.get(name) ?? 0) < 50_000)) {
       const pending = this.appends.get(name) ?? [];
       pending.push(...inserted);
       this.appends.set(name, pending);
@@ -177,6 +205,18 @@ export class EmbeddedDocumentStore implements DocumentStore {
     const names = [...this.dirty];
     this.dirty.clear();
     for (const [i, name] of names.entries()) {
+      const deferred = this.deferred.get(name);
+      if (deferred) {
+        const lines = deferred.takeLines();
+        try {
+          if (lines.length) await appendFile(journalFilePath(this.directory, name), lines.join(''), { mode: 0o600 });
+          deferred.written();
+        } catch (error) {
+          deferred.unwritten();
+          for (const pending of names.slice(i)) this.dirty.add(pending);
+          throw error;
+        }
+      }
       const collection = this.collections.get(name);
       if (!collection) continue;
       try {
@@ -204,6 +244,14 @@ export class EmbeddedDocumentStore implements DocumentStore {
 
   private writeDirtySync(): void {
     for (const name of [...this.dirty]) {
+      const deferred = this.deferred.get(name);
+      if (deferred && !this.collections.has(name)) {
+        const lines = deferred.takeLines();
+        if (lines.length) appendFileSync(journalFilePath(this.directory, name), lines.join(''), { mode: 0o600 });
+        deferred.written();
+        this.dirty.delete(name);
+        continue;
+      }
       const collection = this.collections.get(name);
       if (collection) {
         writeFileAtomicSync(collectionFilePath(this.directory, name), serializeDocuments(name, collection.snapshot()));

@@ -51,8 +51,13 @@ export function serializeJournal(documents: readonly unknown[]): string {
 /** Documents of a journal; a torn last line (a crash mid-append) is dropped. */
 export function readJournalFile(path: string): unknown[] {
   if (!existsSync(path)) return [];
+  return parseJournal(readFileSync(path, 'utf8'));
+}
+
+/** Documents of journal text, one per line, up to the first torn line. */
+export function parseJournal(text: string): unknown[] {
   const documents: unknown[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
+  for (const line of text.split('\n')) {
     if (!line) continue;
     try {
       documents.push(JSON.parse(line, reviver));
