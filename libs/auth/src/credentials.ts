@@ -176,8 +176,13 @@ export function header(headers: HeaderBag, name: string): string | undefined {
   const lower = name.toLowerCase();
   let raw = headers[lower];
   if (raw === undefined) {
-    const key = Object.keys(headers).find((k) => k.toLowerCase() === lower);
-    raw = key === undefined ? undefined : headers[key];
+    // Node's headers are lower-case already; other bags may not be. Cheap length check first.
+    for (const key in headers) {
+      if (key.length === lower.length && key.toLowerCase() === lower) {
+        raw = headers[key];
+        break;
+      }
+    }
   }
   const value = typeof raw === 'string' ? raw : raw?.[0];
   const trimmed = value?.trim();

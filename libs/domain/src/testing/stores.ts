@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { Logger } from '@svc/platform';
 import { EmbeddedDocumentStore } from '../store/embedded/embedded-store';
-import { MongoDocumentStore } from '../store/mongo/mongo-store';
 import type { DocumentStore } from '../store/types';
 
 /** A settable clock for TTL tests: both adapters compute expiry against it. */
@@ -73,6 +72,9 @@ const embeddedTarget: StoreTarget = {
 };
 
 function mongoTarget(uri: string): StoreTarget {
+  // Loaded here, not at the top: these helpers are exported with the library, and mongoose (with its
+  // 17 MB BSON buffer) must not load in a process that never uses MongoDB.
+  const { MongoDocumentStore } = require('../store/mongo/mongo-store') as typeof import('../store/mongo/mongo-store');
   return {
     name: 'mongodb',
     async open() {

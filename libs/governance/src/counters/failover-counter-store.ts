@@ -168,6 +168,7 @@ export class FailoverCounterStore {
     this.closed = true;
     if (this.probe) clearInterval(this.probe);
     this.probe = null;
+    await this.primary?.store.close();
   }
 
   private async read<T>(query: (store: CounterStore) => Promise<T>): Promise<T> {

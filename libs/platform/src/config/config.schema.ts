@@ -120,6 +120,8 @@ export const configSchema = z.object({
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
   UPSTREAM_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   UPSTREAM_TOTAL_TIMEOUT_MS: z.coerce.number().int().min(100).max(7_200_000).default(600_000),
+  /** V8's old-generation growth past the live size before a full GC, in percent; 0 = V8's default. */
+  GC_HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(30),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
 });
 

@@ -53,16 +53,18 @@ export interface ExchangeInput {
 /** Sends the request through the provider's breaker and relays the answer, streaming or not. */
 export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
   const { reply } = input;
+  // One controller for the exchange: the client going away aborts it with ClientAbortedError, the
+  // upstream client's total deadline with an UpstreamFailure.
   const abort = new AbortController();
   const onClose = () => {
-    if (!reply.raw.writableFinished) abort.abort();
+    if (!reply.raw.writableFinished) abort.abort(new ClientAbortedError());
   };
   reply.raw.once('close', onClose);
   const started = performance.now();
   let response: UpstreamResponse;
   try {
     response = await input.breaker.run(async () => {
-      const answer = await input.client.send(input.request, abort.signal);
+      const answer = await input.client.send(input.request, abort);
       if (answer.status >= 500) throw new UpstreamStatusFailure(answer);
       return answer;
     });
@@ -146,7 +148,7 @@ async function relayStream(input: ExchangeInput, response: UpstreamResponse, sig
     if (translator) await write(translator.end());
     else tracker?.end();
   } catch (error) {
-    if (!signal.aborted) {
+    if (!clientGone(signal)) {
       failed = true;
       input.breaker.reportFailure();
       await write(streamErrorEvent(input.provider.format === 'anthropic', error));
@@ -154,7 +156,12 @@ async function relayStream(input: ExchangeInput, response: UpstreamResponse, sig
   }
   if (!raw.destroyed) raw.end();
   const usage = translator ? translatedUsage(translator) : tracker?.usage;
-  return { status: failed ? 502 : 200, usage, aborted: signal.aborted, bytesRelayed };
+  return { status: failed ? 502 : 200, usage, aborted: clientGone(signal), bytesRelayed };
+}
+
+/** The exchange was aborted because the client went away (not by a deadline). */
+function clientGone(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason instanceof ClientAbortedError;
 }
 
 function translatedUsage(translator: GeminiSseTranslator): TokenUsage | undefined {

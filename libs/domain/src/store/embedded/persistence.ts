@@ -45,7 +45,38 @@ export function journalFilePath(dir: string, name: string): string {
 }
 
 export function serializeJournal(documents: readonly unknown[]): string {
-  return documents.map((document) => `${JSON.stringify(document, replacer)}\n`).join('');
+  let text = '';
+  for (const document of documents) text += `${JSON.stringify(tagDates(document))}\n`;
+  return text;
+}
+
+/**
+ * The value with every Date as `{"$date": ISO}`, copying only the objects on the way to a Date (a
+ * usage record has one, at the top). Faster than a JSON.stringify replacer, which is called back for
+ * every value; journals are written on every request.
+ */
+export function tagDates(value: unknown): unknown {
+  if (isDate(value)) return { $date: value.toISOString() };
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const tagged = tagDates(value[i]);
+      if (tagged !== value[i]) (copy ??= value.slice())[i] = tagged;
+    }
+    return copy ?? value;
+  }
+  if (value !== null && typeof value === 'object') {
+    let copy: Record<string, unknown> | null = null;
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      const item = record[key];
+      if (item === null || typeof item !== 'object') continue;
+      const tagged = tagDates(item);
+      if (tagged !== item) (copy ??= { ...record })[key] = tagged;
+    }
+    return copy ?? value;
+  }
+  return value;
 }
 
 /** Documents of a journal; a torn last line (a crash mid-append) is dropped. */
