@@ -159,6 +159,9 @@ async function main() {
   }
   const governance = await governanceTime(targets.gateway.url, targets.gateway.headers, prompt4k, 500);
   const rss = rssMb(gateway.pid);
+  // The chain alone, in process: with memory counters (no Redis round trip) and with Redis.
+  const chain = spawnSync(process.execPath, ['-r', '@swc-node/register', 'libs/governance/bench/chain.bench.ts', redisUrl], { cwd: root, env: { ...process.env, ...swc }, encoding: 'utf8' });
+  if (chain.status !== 0) throw new Error(`chain bench failed: ${chain.stderr}`);
 
   const row = (name, r) =>
     `${name.padEnd(8)} | ${String(r.c1.p50).padStart(6)} ${String(r.c1.p99).padStart(6)} | ${String(r.c50.rps).padStart(7)} ${String(r.c50.p50).padStart(6)} ${String(r.c50.p99).padStart(6)} | ${String(r.stream_c1.p50).padStart(7)} ${String(r.stream_c1.p99).padStart(7)} | ${String(r.stream_c50.rps).padStart(6)} ${String(r.stream_c50.p50).padStart(7)} ${String(r.stream_c50.p99).padStart(7)}`;
@@ -173,6 +176,7 @@ async function main() {
     '',
     `gateway governance time (4 KB prompt, full chain, X-SVC-Governance-Time-Ms): p50 ${governance.p50} ms, p99 ${governance.p99} ms`,
     `gateway resident memory after the runs: ${rss} MB`,
+    ...chain.stdout.trim().split('\n'),
     '',
     'targets:',
     `  added p99 at c=1 over direct (non-stream): ${ms(results.gateway.c1.p99 - results.direct.c1.p99)} ms (target < 1 ms)`,
