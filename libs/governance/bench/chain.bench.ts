@@ -28,16 +28,21 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function measure(h: Harness, iterations: number, paragraphs = true): Promise<{ p50: number; p99: number; mean: number; perSecond: number }> {
-  const body = chatBody(prompt(4096, paragraphs), { max_tokens: 500 });
-  const bodyBytes = Buffer.byteLength(JSON.stringify(body));
+  // Every evaluation gets a prompt of its own (a different last line), so no cache of a text seen
+  // before (the token counts of a resent conversation) flatters the figure.
+  const text = prompt(4096 - 16, paragraphs);
+  const request = (i: number) => {
+    const body = chatBody(`${text}\nrequest ${String(i).padStart(7, '0')}`, { max_tokens: 500 });
+    return { body, bodyBytes: Buffer.byteLength(JSON.stringify(body)) };
+  };
   for (let i = 0; i < 200; i++) {
-    const warm = await h.service.evaluate(inputFor(h.principal, { body, bodyBytes }));
+    const warm = await h.service.evaluate(inputFor(h.principal, request(-i - 1)));
     if (warm.reservation) await h.service.settle(warm.reservation, 0);
   }
   const times: number[] = [];
   const started = performance.now();
   for (let i = 0; i < iterations; i++) {
-    const decision = await h.service.evaluate(inputFor(h.principal, { body, bodyBytes }));
+    const decision = await h.service.evaluate(inputFor(h.principal, request(i)));
     if (decision.outcome !== 'ALLOW') throw new Error(`unexpected ${decision.blockedBy?.code}`);
     times.push(decision.governanceMs);
     void h.service.settle(present(decision.reservation), 0);

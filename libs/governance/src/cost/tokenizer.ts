@@ -76,13 +76,44 @@ export function approximateTokens(text: string): number {
   return Math.ceil(text.length / FALLBACK_CHARS_PER_TOKEN);
 }
 
+/**
+ * Counts of long texts seen lately, per encoding. A conversation resends its whole history on every
+ * turn and many requests share one system prompt: the same message text is counted again and again.
+ * Texts under 256 characters are cheap to count and not kept; the cache holds at most 8 M
+ * characters of text (oldest first out).
+ */
+const COUNT_CACHE_MIN_CHARS = 256;
+const COUNT_CACHE_MAX_CHARS = 8 * 1024 * 1024;
+const countCache = new Map<string, number>();
+let countCacheChars = 0;
+
+function cachedCount(encoding: TokenizerEncoding, text: string): number {
+  if (text.length < COUNT_CACHE_MIN_CHARS || text.length > COUNT_CACHE_MAX_CHARS / 16) return load(encoding).countTokens(text, PLAIN_TEXT);
+  const key = encoding === 'o200k_base' ? text : `\u0000cl100k\u0000${text}`;
+  const hit = countCache.get(key);
+  if (hit !== undefined) {
+    countCache.delete(key); // most recently used last
+    countCache.set(key, hit);
+    return hit;
+  }
+  const counted = load(encoding).countTokens(text, PLAIN_TEXT);
+  countCache.set(key, counted);
+  countCacheChars += key.length;
+  for (const [oldest] of countCache) {
+    if (countCacheChars <= COUNT_CACHE_MAX_CHARS) break;
+    countCache.delete(oldest);
+    countCacheChars -= oldest.length;
+  }
+  return counted;
+}
+
 /** Tokens of one text with the chosen encoding; falls back to characters/4 if the tokenizer fails. */
 export function countTextTokens(text: string, choice: TokenizerChoice): number {
   if (text.length === 0) return 0;
   const approx = approximateTokens(text);
   let counted: number;
   try {
-    counted = load(choice.encoding).countTokens(text, PLAIN_TEXT);
+    counted = cachedCount(choice.encoding, text);
   } catch {
     return approx;
   }

@@ -164,3 +164,18 @@ describe('maxOutputTokens and estimateCost', () => {
     expect(estimateCost('text-embedding-3-small', { input: 'Hello world' })).toEqual({ input_tokens: 2, output_tokens: 0, estimated_cost: 2 * 0.02 / 1e6 });
   });
 });
+
+describe('token counts of repeated texts', () => {
+  it('gives the same count for a long text the second time, per encoding', () => {
+    const history = 'The assistant answered the question about the migration plan in detail. '.repeat(20);
+    const o200k = tokenizerFor('gpt-4o');
+    const cl100k = tokenizerFor('gpt-4');
+    const first = countTextTokens(history, o200k);
+    expect(countTextTokens(history, o200k)).toBe(first);
+    const legacy = countTextTokens(history, cl100k);
+    expect(countTextTokens(history, cl100k)).toBe(legacy);
+    expect(legacy).not.toBe(0);
+    // A changed text is counted anew, not served from the cache.
+    expect(countTextTokens(`${history} and one more sentence follows here.`, o200k)).toBeGreaterThan(first);
+  });
+});
