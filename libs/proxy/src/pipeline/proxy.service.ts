@@ -218,7 +218,7 @@ export class ProxyService implements OnModuleDestroy {
         envKey: this.keys.environmentKey(route.provider.id),
         optional: !route.provider.requiresKey,
       });
-      const upstream = this.buildUpstream(call, request, route, providerKey?.key, json ?? (raw.length ? raw : undefined));
+      const upstream = this.buildUpstream(call, request, route, providerKey?.key, json ?? (raw.length ? raw : undefined), raw);
       state.result = await exchange({
         provider: route.provider,
         request: upstream,
@@ -273,13 +273,14 @@ export class ProxyService implements OnModuleDestroy {
     throw decision.error ?? new Error('governance refused without an error');
   }
 
-  private buildUpstream(call: ProxyCall, request: ProxyRequest, route: Route, apiKey: string | undefined, body: unknown): PreparedUpstreamRequest {
+  private buildUpstream(call: ProxyCall, request: ProxyRequest, route: Route, apiKey: string | undefined, body: unknown, rawBody: Buffer): PreparedUpstreamRequest {
     const input: UpstreamInput = {
       provider: route.provider,
       baseUrl: resolveBaseUrl(route.provider, this.config.providerBaseUrls),
       apiKey,
       clientHeaders: request.headers,
       body,
+      rawBody: rawBody.length ? rawBody : undefined,
       upstreamModel: route.upstreamModel,
     };
     switch (call.kind) {

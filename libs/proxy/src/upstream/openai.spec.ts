@@ -26,6 +26,27 @@ const clientHeaders = {
 
 const bodyOf = (request: PreparedUpstreamRequest): Record<string, unknown> => JSON.parse(String(request.body));
 
+describe('forwarding the client bytes', () => {
+  const raw = Buffer.from('{"model":"gpt-4o",  "messages":[{"role":"user","content":"x"}],"unknown_field":1}');
+  const body = JSON.parse(raw.toString()) as Record<string, unknown>;
+
+  it('sends the bytes as they came when nothing in the body changes', () => {
+    const request = buildOpenAIChatRequest({ provider: provider('openai'), apiKey: 'k', clientHeaders, body, rawBody: raw, upstreamModel: 'gpt-4o' });
+    expect(request.body).toBe(raw);
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['content-length']).toBe(String(raw.length));
+  });
+
+  it('re-serializes when the model is rewritten or usage is injected into a stream', () => {
+    const aliased = buildOpenAIChatRequest({ provider: provider('openai'), apiKey: 'k', clientHeaders, body, rawBody: raw, upstreamModel: 'gpt-4o-2024-08-06' });
+    expect(aliased.body).not.toBe(raw);
+    expect(bodyOf(aliased)).toMatchObject({ model: 'gpt-4o-2024-08-06', unknown_field: 1 });
+    const streamRaw = Buffer.from('{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"x"}]}');
+    const streamed = buildOpenAIChatRequest({ provider: provider('openai'), apiKey: 'k', clientHeaders, body: JSON.parse(streamRaw.toString()), rawBody: streamRaw });
+    expect(bodyOf(streamed)).toMatchObject({ stream_options: { include_usage: true } });
+  });
+});
+
 describe('format A and D chat requests', () => {
   it('posts to {base}/chat/completions with the bearer key and a recomputed content-length', () => {
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'héllo' }] };

@@ -47,14 +47,17 @@ export function buildOpenAIEmbeddingsRequest(input: UpstreamInput): PreparedUpst
 }
 
 function buildOpenAIJsonRequest(input: UpstreamInput, path: string): PreparedUpstreamRequest {
-  const body = withStreamUsage(withUpstreamModel(requireJsonObject(input.body), input.upstreamModel), input.provider);
+  const original = requireJsonObject(input.body);
+  const body = withStreamUsage(withUpstreamModel(original, input.upstreamModel), input.provider);
+  // Nothing changed (same model, no usage to inject): the client's bytes go up as they came.
+  const unchanged = input.rawBody !== undefined && body.model === original.model && body.stream_options === original.stream_options;
   return finalizeRequest({
     provider: input.provider,
     url: joinUrl(baseUrlOf(input), path),
     method: 'POST',
     apiKey: input.apiKey,
     clientHeaders: input.clientHeaders,
-    body: { json: body },
+    body: unchanged ? { raw: input.rawBody as Buffer, contentType: 'application/json' } : { json: body },
     stream: body.stream === true,
   });
 }

@@ -72,7 +72,7 @@ export interface FinalizeInput {
   apiKey?: string;
   clientHeaders: UpstreamInput['clientHeaders'];
   /** A JSON value (serialized, `content-type: application/json`) or raw bytes passed through as they came. */
-  body?: { json: unknown } | { raw: string | Uint8Array };
+  body?: { json: unknown } | { raw: string | Uint8Array; contentType?: string };
   stream: boolean;
 }
 
@@ -88,6 +88,7 @@ export function finalizeRequest(input: FinalizeInput): PreparedUpstreamRequest {
     headers['content-type'] = 'application/json';
   } else if (input.body) {
     const raw = input.body.raw;
+    if (input.body.contentType) headers['content-type'] = input.body.contentType;
     // A Buffer view over the same bytes (no copy), as the HTTP client takes Buffers.
     body = typeof raw === 'string' || Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   } else {

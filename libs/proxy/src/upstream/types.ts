@@ -30,6 +30,8 @@ export interface UpstreamInput {
   clientHeaders: HeaderBag;
   /** The parsed JSON body (a passthrough object: unknown fields are kept). */
   body: unknown;
+  /** The body's bytes as the client sent them: forwarded as they are when nothing in the body changes. */
+  rawBody?: Buffer;
   /** `Route.upstreamModel`: replaces `body.model` when it differs (alias or `provider/` prefix). */
   upstreamModel?: string;
 }
