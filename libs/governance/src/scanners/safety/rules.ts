@@ -1,3 +1,4 @@
+import { maxOf, minOf } from '../text-utils';
 import { SafetyCategory, SafetyFinding, SafetySeverity, SafetyStage } from './types';
 
 /**
@@ -30,6 +31,11 @@ const PERSONA = '(?:unrestricted|unfiltered|uncensored|jailbroken|evil|amoral|un
 const REVEAL =
   '(?:reveal|print|show|display|output|repeat|dump|leak|expose|tell me|give me|write out|spell out|recite|copy|paste|translate)';
 const PROMPT_ADJECTIVE = '(?:full |entire |complete |exact |original |initial |hidden |secret |confidential |verbatim )?';
+/** Role-play framing, and what it must be followed by within 80 characters of the same line. */
+const ROLEPLAY_HEAD =
+  "(?:hypothetically|in a hypothetical|in a fictional (?:world|story|scenario)|let's play a game|roleplay|role-play|for a story)";
+const ROLEPLAY_TAIL = '(?:no (?:rules|restrictions|limits|filters)|without (?:rules|restrictions|limits|filters|censorship)|anything goes)';
+const ROLEPLAY_GAP = 80;
 const SECRET_PROMPT =
   '(?:system prompt|system message|system instructions|initial instructions|original instructions|hidden instructions|developer message|developer instructions|prompt above|instructions above|hidden prompt)';
 
@@ -104,9 +110,7 @@ export const INJECTION_RULES: readonly PhraseRule[] = Object.freeze([
     category: 'jailbreak',
     severity: 'medium',
     keywords: ['hypothetical', 'fictional', 'roleplay', 'role-play', 'game', 'story'],
-    pattern: phrase(
-      "\\b(?:hypothetically|in a hypothetical|in a fictional (?:world|story|scenario)|let's play a game|roleplay|role-play|for a story)\\b[^\\n]{0,80}\\b(?:no (?:rules|restrictions|limits|filters)|without (?:rules|restrictions|limits|filters|censorship)|anything goes)\\b",
-    ),
+    pattern: phrase(`\\b${ROLEPLAY_HEAD}\\b[^\\n]{0,${ROLEPLAY_GAP}}\\b${ROLEPLAY_TAIL}\\b`),
   },
   {
     id: 'reveal_system_prompt',
@@ -164,24 +168,133 @@ export const INJECTION_RULES: readonly PhraseRule[] = Object.freeze([
   },
 ]);
 
+/**
+ * A rule made of a head, up to `gap` characters of the same line, and a tail (the last tail within
+ * reach, as a greedy gap takes). It runs in a pass of its own: the tails of the text are found first
+ * (none: the rule cannot match), then the heads, each looked up against the sorted tails. As one
+ * regular expression the tail would be retried at each of the `gap` positions after every head: on a
+ * text made of heads ("roleplay roleplay ...") tens of steps per character.
+ */
+interface GappedRule {
+  /** Global, case-insensitive, starting and ending with `\b`; no head is longer than `maxHead`. */
+  heads: RegExp;
+  maxHead: number;
+  /** Global, case-insensitive, starting and ending with `\b`; its matches never overlap. */
+  tails: RegExp;
+  gap: number;
+}
+
+const GAPPED: ReadonlyMap<string, GappedRule> = new Map([
+  [
+    'roleplay_jailbreak',
+    { heads: phrase(`\\b${ROLEPLAY_HEAD}\\b`), maxHead: 32, tails: phrase(`\\b${ROLEPLAY_TAIL}\\b`), gap: ROLEPLAY_GAP },
+  ],
+]);
+
+/**
+ * The tail matches of a gapped rule in one text, found on demand from left to right: every tail
+ * starting before `searched` is listed. Each part of the text is searched once.
+ */
+class TailMatches {
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  private searched = 0;
+  private newline = -1;
+
+  constructor(
+    private readonly tails: RegExp,
+    private readonly text: string,
+  ) {}
+
+  /** Lists every tail that starts at or before `position`, and the first one after it if there is one. */
+  through(position: number): void {
+    const { starts, ends } = this;
+    while (this.searched < this.text.length && (starts.length === 0 || starts[starts.length - 1] <= position)) {
+      this.tails.lastIndex = this.searched;
+      const match = this.tails.exec(this.text);
+      if (match === null) {
+        this.searched = this.text.length;
+        return;
+      }
+      starts.push(match.index);
+      ends.push(match.index + match[0].length);
+      this.searched = match.index + match[0].length;
+    }
+  }
+
+  /** The first line break at or after `position` (the text length if none); `position` never decreases. */
+  newlineFrom(position: number): number {
+    if (this.newline < position) {
+      const found = this.text.indexOf('\n', position);
+      this.newline = found < 0 ? this.text.length : found;
+    }
+    return this.newline;
+  }
+}
+
+/** Number of entries of a sorted list that are at most `value`. */
+function countAtMost(list: readonly number[], value: number): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (list[mid] <= value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** End of the gapped rule's match whose head ends at `headEnd`, or -1 without a tail in reach. */
+function gappedEnd(gapped: GappedRule, tails: TailMatches, headEnd: number): number {
+  // The gap holds no line break: the tail starts at or before the first one.
+  const limit = minOf(headEnd + gapped.gap, tails.newlineFrom(headEnd));
+  tails.through(limit);
+  const index = countAtMost(tails.starts, limit) - 1;
+  return index >= 0 && tails.starts[index] >= headEnd ? tails.ends[index] : -1;
+}
+
+function runGapped(rule: PhraseRule, gapped: GappedRule, stage: SafetyStage, path: string, text: string, findings: SafetyFinding[]): void {
+  const tails = new TailMatches(gapped.tails, text);
+  tails.through(0);
+  if (tails.starts.length === 0) return;
+  const heads = gapped.heads;
+  heads.lastIndex = 0;
+  let match: RegExpExecArray | null;
+  while ((match = heads.exec(text)) !== null) {
+    const start = match.index;
+    const headEnd = start + match[0].length;
+    // A line break right after the head leaves an empty gap, and a tail starts with a letter.
+    if (text.charCodeAt(headEnd) === 10) continue;
+    const end = gappedEnd(gapped, tails, headEnd);
+    if (end >= 0) {
+      findings.push(toFinding(rule, stage, path, start, end));
+      heads.lastIndex = end;
+      continue;
+    }
+    // A later head needs a later tail within its reach: skip the heads that end too far before the next tail.
+    tails.through(start);
+    const next = countAtMost(tails.starts, start);
+    if (next === tails.starts.length) break;
+    heads.lastIndex = maxOf(start + 1, tails.starts[next] - gapped.gap - gapped.maxHead);
+  }
+}
+
 interface CompiledRules {
   /** The case-insensitive rules as one alternation, high severity first; `groups[i]` is rule i's capture group. */
   combined: RegExp | null;
   combinedRules: PhraseRule[];
   groups: number[];
+  /** Rules with a head, a gap and a tail, each in a pass of its own. */
+  gapped: { rule: PhraseRule; gapped: GappedRule }[];
   /** Rules with other flags (case-sensitive ones) run on their own. */
   separate: PhraseRule[];
 }
 
 const compiledSets = new WeakMap<readonly PhraseRule[], CompiledRules>();
 
-/**
- * Rules that join the one-pass alternation: case-insensitive ones that start with a word. Rules
- * starting with punctuation or a line anchor run on their own: in the alternation they would cost
- * V8 its first-character pre-check and slow every position down.
- */
+/** Rules that join the one-pass alternation: case-insensitive ones that start with a word. */
 function combinable(rule: PhraseRule): boolean {
-  return rule.pattern.flags === 'gi' && rule.pattern.source.startsWith('\\b');
+  return rule.pattern.flags === 'gi' && rule.pattern.source.startsWith('\\b') && !GAPPED.has(rule.id);
 }
 
 function groupCount(source: string): number {
@@ -192,6 +305,7 @@ function groupCount(source: string): number {
  * One pass over the text for all case-insensitive rules instead of one pass per rule: V8 scans
  * one alternation faster than many patterns. A position that two rules could match reports the
  * first (higher severity) rule; overlapping matches of different rules are rare in practice.
+ * Compiled once per rule list.
  */
 function compile(rules: readonly PhraseRule[]): CompiledRules {
   let compiled = compiledSets.get(rules);
@@ -205,63 +319,75 @@ function compile(rules: readonly PhraseRule[]): CompiledRules {
     groups.push(next);
     next += 1 + groupCount(rule.pattern.source);
   }
-  // Every combined rule starts with `\b` and a word: one shared "word start" guard in front lets
-  // V8 reject most positions on their first character.
-  const source = `(?<![a-z0-9_])(?=[a-z])(?:${combinedRules.map((rule) => `(${rule.pattern.source.slice(2)})`).join('|')})`;
+  // Every combined rule starts with `\b` and a word of two or more letters ("e-mail" included). That
+  // guard, tested before the alternation, rejects most positions cheaply: V8's own first-character
+  // filter for a large case-insensitive alternation lets any character from `@` to `~` through (a text
+  // of `@` or `a@` cost 20-40 ms per MB without it).
+  const source = `\\b(?=[a-z][a-z-])(?:${combinedRules.map((rule) => `(${rule.pattern.source.slice(2)})`).join('|')})`;
   compiled = {
     combined: combinedRules.length > 0 ? new RegExp(source, 'gi') : null,
     combinedRules,
     groups,
-    separate: rules.filter((rule) => !combinable(rule)),
+    gapped: rules.flatMap((rule) => {
+      const gapped = GAPPED.get(rule.id);
+      return gapped ? [{ rule, gapped }] : [];
+    }),
+    separate: rules.filter((rule) => !combinable(rule) && !GAPPED.has(rule.id)),
   };
   compiledSets.set(rules, compiled);
   return compiled;
 }
 
-function toFinding(rule: PhraseRule, stage: SafetyStage, path: string, match: RegExpExecArray): SafetyFinding {
-  return {
-    stage,
-    rule: rule.id,
-    category: rule.category,
-    severity: rule.severity,
-    path,
-    start: match.index + (match[0].startsWith('\n') ? 1 : 0),
-    end: match.index + match[0].length,
-    reclassifiable: true,
-  };
+function toFinding(rule: PhraseRule, stage: SafetyStage, path: string, start: number, end: number): SafetyFinding {
+  return { stage, rule: rule.id, category: rule.category, severity: rule.severity, path, start, end, reclassifiable: true };
 }
 
-function exec(pattern: RegExp, text: string, onMatch: (match: RegExpExecArray) => void): void {
+/** The one-pass alternation over a text; each match is attributed to the rule whose group matched. */
+function runCombined(compiled: CompiledRules, combined: RegExp, stage: SafetyStage, path: string, text: string, findings: SafetyFinding[]): void {
+  const { combinedRules, groups } = compiled;
+  combined.lastIndex = 0;
+  let match: RegExpExecArray | null;
+  while ((match = combined.exec(text)) !== null) {
+    let index = 0;
+    while (index < groups.length && match[groups[index]] === undefined) index++;
+    if (index < groups.length) findings.push(toFinding(combinedRules[index], stage, path, match.index, match.index + match[0].length));
+  }
+}
+
+function runSeparate(rule: PhraseRule, stage: SafetyStage, path: string, text: string, findings: SafetyFinding[]): void {
+  const pattern = rule.pattern;
   pattern.lastIndex = 0;
   let match: RegExpExecArray | null;
   while ((match = pattern.exec(text)) !== null) {
-    if (match[0].length === 0) pattern.lastIndex++;
-    else onMatch(match);
+    if (match[0].length === 0) {
+      pattern.lastIndex++;
+      continue;
+    }
+    const start = match.index + (text.charCodeAt(match.index) === 10 ? 1 : 0);
+    findings.push(toFinding(rule, stage, path, start, match.index + match[0].length));
   }
 }
 
 /**
- * Runs phrase rules over one normalized text. `lower` (the lower-cased text) serves the keyword
- * pre-check of rules that run on their own.
+ * Runs phrase rules over one normalized text: the one-pass alternation, then the gapped rules, then
+ * the rules that run on their own (their findings follow in that order). `lower` (the lower-cased
+ * text) serves the keyword pre-check of rules that run on their own.
  */
 export function runPhraseRules(
   rules: readonly PhraseRule[],
   stage: SafetyStage,
   path: string,
   normalized: string,
-  lower: string = normalized.toLowerCase(),
+  lower?: string,
 ): SafetyFinding[] {
   const findings: SafetyFinding[] = [];
   const compiled = compile(rules);
-  if (compiled.combined) {
-    exec(compiled.combined, normalized, (match) => {
-      const index = compiled.groups.findIndex((group) => match[group] !== undefined);
-      if (index >= 0) findings.push(toFinding(compiled.combinedRules[index], stage, path, match));
-    });
-  }
+  if (compiled.combined) runCombined(compiled, compiled.combined, stage, path, normalized, findings);
+  for (const { rule, gapped } of compiled.gapped) runGapped(rule, gapped, stage, path, normalized, findings);
   for (const rule of compiled.separate) {
-    if (!rule.keywords.some((keyword) => lower.includes(keyword))) continue;
-    exec(rule.pattern, normalized, (match) => findings.push(toFinding(rule, stage, path, match)));
+    lower ??= normalized.toLowerCase();
+    if (!rule.keywords.some((keyword) => (lower as string).includes(keyword))) continue;
+    runSeparate(rule, stage, path, normalized, findings);
   }
   return findings;
 }
