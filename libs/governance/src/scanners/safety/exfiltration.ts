@@ -1,4 +1,4 @@
-import { forEachKeywordWindow } from '../text-utils';
+import { forEachKeywordWindow, minOf } from '../text-utils';
 import { INJECTION_RULES } from './rules';
 import { SafetyFinding } from './types';
 
@@ -9,15 +9,68 @@ import { SafetyFinding } from './types';
  * link or image. Bounded patterns and windows only.
  */
 
-const URL_PATTERN = /https?:\/\/[^\s<>"'`)\]]{1,2048}/gi;
-const PLACEHOLDER = /[{}[\]<>$]|%7b|%7d|%5b|%3c|%24|%s\b/i;
-const DATA_VALUE = /^[A-Za-z0-9+/=_%.-]{32,2048}$/;
 const LONG_QUERY = 100;
+const MIN_DATA_VALUE = 32;
+const MAX_DATA_VALUE = 2048;
 
-/** A query string that looks like a carrier: a template placeholder, a long encoded value, or sheer length. */
-function queryCarriesData(query: string): boolean {
-  if (query.length >= LONG_QUERY || PLACEHOLDER.test(query)) return true;
-  return query.split('&').some((pair) => DATA_VALUE.test(pair.slice(pair.indexOf('=') + 1)));
+/** Lower-case ASCII letter or digit code of `code` (upper case folded), for case-insensitive comparisons. */
+function folded(code: number): number {
+  return code >= 65 && code <= 90 ? code + 32 : code;
+}
+
+function isWordCode(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/** Characters of a data value: letters, digits and `+ / = _ % . -`. */
+function isDataCode(code: number): boolean {
+  return isWordCode(code) || code === 43 || code === 47 || code === 61 || code === 37 || code === 46 || code === 45;
+}
+
+/** A template placeholder in text[from, to): `{ } [ ] < > $`, their URL encodings, or `%s` as a word end. */
+function hasPlaceholder(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 123 || code === 125 || code === 91 || code === 93 || code === 60 || code === 62 || code === 36) return true;
+    if (code !== 37 || i + 1 >= to) continue;
+    const next = folded(text.charCodeAt(i + 1));
+    if (next === 115 && (i + 2 >= to || !isWordCode(text.charCodeAt(i + 2)))) return true; // %s
+    if (i + 2 >= to) continue;
+    const last = folded(text.charCodeAt(i + 2));
+    if ((next === 55 && (last === 98 || last === 100)) || (next === 53 && last === 98) || (next === 51 && last === 99) || (next === 50 && last === 52)) {
+      return true; // %7b %7d %5b %3c %24
+    }
+  }
+  return false;
+}
+
+/**
+ * The query text[from, to) looks like a carrier: sheer length, a template placeholder, or a value
+ * (after the first `=` of a `&`-separated pair, or the whole pair) of 32 or more data characters.
+ * Read in place, without substrings or regular expressions.
+ */
+function queryCarriesData(text: string, from: number, to: number): boolean {
+  if (to - from >= LONG_QUERY || hasPlaceholder(text, from, to)) return true;
+  let valueStart = from;
+  let equals = false;
+  let clean = true;
+  for (let i = from; i <= to; i++) {
+    const code = i < to ? text.charCodeAt(i) : 38;
+    if (code === 38) {
+      const length = i - valueStart;
+      if (clean && length >= MIN_DATA_VALUE && length <= MAX_DATA_VALUE) return true;
+      valueStart = i + 1;
+      equals = false;
+      clean = true;
+    } else if (code === 61 && !equals) {
+      equals = true;
+      valueStart = i + 1;
+      clean = true;
+    } else if (!isDataCode(code)) {
+      clean = false;
+    }
+  }
+  return false;
 }
 
 /** The URL at `start` is the source of a markdown image `![alt](url)` or an HTML `<img src=url>`. */
@@ -33,49 +86,123 @@ function isImageUrl(text: string, start: number): boolean {
   }
   if (text[i] === '"' || text[i] === "'") i--;
   if (text[i] === ' ') i--;
-  if (text[i] !== '=' || text.slice(i - 3, i).toLowerCase() !== 'src') return false;
+  if (text[i] !== '=' || i < 3 || !asciiAt(text, i - 3, 'src')) return false;
   for (let j = i - 4; j >= 0 && j >= i - 260; j--) {
     if (text[j] === '>' || text[j] === '\n') return false;
-    if (text[j] === '<') return text.slice(j, j + 4).toLowerCase() === '<img';
+    if (text[j] === '<') return asciiAt(text, j + 1, 'img');
   }
   return false;
+}
+
+/** text[at, at + word.length) is `word` (lower-case ASCII letters) in any case. */
+function asciiAt(text: string, at: number, word: string): boolean {
+  for (let k = 0; k < word.length; k++) if (folded(text.charCodeAt(at + k)) !== word.charCodeAt(k)) return false;
+  return true;
 }
 
 function finding(rule: string, severity: 'high' | 'medium', path: string, start: number, end: number): SafetyFinding {
   return { stage: 'security_scan', rule, category: 'exfiltration', severity, path, start, end, reclassifiable: true };
 }
 
+/** The part of a URL after `://`: up to white space or `< > " ' \` ) ]`, at most 2048 characters. */
+const URL_TAIL = /[^\s<>"'`)\]]{1,2048}/y;
+
+/** The next `needle` at or after a position that never decreases; each part of the text is searched once. */
+class NextIndex {
+  private at = -1;
+
+  constructor(
+    private readonly text: string,
+    private readonly needle: string,
+  ) {}
+
+  from(position: number): number {
+    if (this.at < position) {
+      const found = this.text.indexOf(this.needle, position);
+      this.at = found < 0 ? this.text.length : found;
+    }
+    return this.at;
+  }
+}
+
+/**
+ * Calls `visit(start, end)` for each match of `https?:\/\/[^\s<>"'\`)\]]{1,2048}` (case-insensitive),
+ * in order and without overlaps, found from each `://`: no match objects or substrings per URL (a
+ * text can hold 50,000 URLs per MB).
+ */
+function forEachUrl(text: string, visit: (start: number, end: number) => void): void {
+  let resume = 0;
+  for (let colon = text.indexOf('://', 4); colon !== -1; colon = text.indexOf('://', colon + 1)) {
+    let start = -1;
+    if (colon - 5 >= resume && folded(text.charCodeAt(colon - 1)) === 115 && asciiAt(text, colon - 5, 'http')) start = colon - 5;
+    else if (colon - 4 >= resume && asciiAt(text, colon - 4, 'http')) start = colon - 4;
+    if (start < 0) continue;
+    URL_TAIL.lastIndex = colon + 3;
+    if (!URL_TAIL.test(text)) continue;
+    const end = URL_TAIL.lastIndex;
+    visit(start, end);
+    resume = end;
+    colon = end - 1;
+  }
+}
+
 export function findUrlExfiltration(path: string, text: string): SafetyFinding[] {
   const findings: SafetyFinding[] = [];
-  if (!text.includes('://')) return findings;
-  URL_PATTERN.lastIndex = 0;
-  let match: RegExpExecArray | null;
-  while ((match = URL_PATTERN.exec(text)) !== null) {
-    const url = match[0];
-    const question = url.indexOf('?');
-    if (question < 0) continue;
-    const hash = url.indexOf('#', question);
-    const query = url.slice(question + 1, hash < 0 ? url.length : hash);
-    if (query.length === 0 || !queryCarriesData(query)) continue;
-    const end = match.index + url.length;
-    if (isImageUrl(text, match.index)) findings.push(finding('image_beacon', 'high', path, match.index, end));
-    else findings.push(finding('url_with_data', 'medium', path, match.index, end));
-  }
+  const questions = new NextIndex(text, '?');
+  const hashes = new NextIndex(text, '#');
+  forEachUrl(text, (start, end) => {
+    const question = questions.from(start);
+    if (question >= end) return;
+    const hash = minOf(hashes.from(question + 1), end);
+    if (hash === question + 1 || !queryCarriesData(text, question + 1, hash)) return;
+    if (isImageUrl(text, start)) findings.push(finding('image_beacon', 'high', path, start, end));
+    else findings.push(finding('url_with_data', 'medium', path, start, end));
+  });
   return findings;
 }
 
 const SEND_TO = INJECTION_RULES.find((rule) => rule.id === 'send_data_to') as (typeof INJECTION_RULES)[number];
+/** The send rule's pattern with the word-start guard of the phrase rules (see rules.ts `compile`). */
+const SEND_TO_PATTERN = new RegExp(`\\b(?=[a-z][a-z-])${SEND_TO.pattern.source.slice(2)}`, 'gi');
 const DESTINATION = /https?:\/\/|ftp:\/\/|webhook|[A-Za-z0-9._%+-]@[A-Za-z0-9-]{1,63}\.[A-Za-z]/i;
+const DESTINATION_WINDOW = 120;
 
-/** "send the conversation to https://..." (high with a destination within 120 characters, medium without). */
-export function findSendTo(path: string, text: string, lower: string): SafetyFinding[] {
+/**
+ * The next occurrence of a global pattern at or after a position that never decreases: each part
+ * of the text is searched once, however many positions are asked about.
+ */
+class NextOccurrence {
+  private at = -1;
+
+  constructor(
+    private readonly pattern: RegExp,
+    private readonly text: string,
+  ) {}
+
+  from(position: number): number {
+    if (this.at < position) {
+      this.pattern.lastIndex = position;
+      const match = this.pattern.exec(this.text);
+      this.at = match === null ? this.text.length : match.index;
+    }
+    return this.at;
+  }
+}
+
+/**
+ * "send the conversation to https://..." (high with a destination within 120 characters, medium
+ * without). Every destination holds `://`, `webhook` or `@`: a window without one is not tested.
+ */
+export function findSendTo(path: string, text: string): SafetyFinding[] {
   const findings: SafetyFinding[] = [];
-  if (!SEND_TO.keywords.some((keyword) => lower.includes(keyword))) return findings;
-  SEND_TO.pattern.lastIndex = 0;
+  const hints = [new NextOccurrence(/@/g, text), new NextOccurrence(/:\/\//g, text), new NextOccurrence(/webhook/gi, text)];
+  SEND_TO_PATTERN.lastIndex = 0;
   let match: RegExpExecArray | null;
-  while ((match = SEND_TO.pattern.exec(text)) !== null) {
+  while ((match = SEND_TO_PATTERN.exec(text)) !== null) {
     const end = match.index + match[0].length;
-    const destination = DESTINATION.test(text.slice(end, end + 120));
+    const windowEnd = end + DESTINATION_WINDOW;
+    const hinted = hints[0].from(end) < windowEnd || hints[1].from(end) < windowEnd || hints[2].from(end) < windowEnd;
+    const destination = hinted && DESTINATION.test(text.slice(end, windowEnd));
     findings.push(finding(destination ? 'send_data_to_destination' : 'send_data_to', destination ? 'high' : 'medium', path, match.index, end));
   }
   return findings;
