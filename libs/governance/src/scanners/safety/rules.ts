@@ -7,7 +7,7 @@ import { SafetyCategory, SafetyFinding, SafetySeverity, SafetyStage } from './ty
  * words), are case-insensitive unless their flags say otherwise, and are built from alternations of
  * literal words with bounded quantifiers only, so each runs in linear time. `keywords` is a cheap
  * pre-check for rules that run on their own: such a rule runs only when the lower-cased text
- * contains one of them.
+ * contains one of them, so every match of its pattern must contain one.
  */
 
 export interface PhraseRule {
@@ -154,7 +154,7 @@ export const INJECTION_RULES: readonly PhraseRule[] = Object.freeze([
     id: 'fake_role_header',
     category: 'role_delimiter',
     severity: 'medium',
-    keywords: ['system', 'inst]', 'assistant:'],
+    keywords: ['system', 'instruction', 'inst]', 'assistant'],
     pattern: /(?:^|\n)(?:#{1,4} ?(?:system|instructions?)\b:?|(?:system|assistant) ?:|\[\/?inst\]|<\/?system>)/gi,
   },
   {
