@@ -94,32 +94,37 @@ const PAIRED_QUOTES: readonly [string, string][] = [
   ['\u300C', '\u300D'],
 ];
 
-/** Offsets of a word-list pattern's matches; the word-start guard keeps the scan fast on any input. */
-function matchStarts(pattern: RegExp, text: string, useEnd = false): number[] {
-  const global = new RegExp(`(?<![a-z0-9_])(?=[a-z])${pattern.source.slice(2)}`, 'gi');
+/**
+ * The word lists as global scans. Every alternative starts with a word of two or more letters: the
+ * `\b(?=[a-z][a-z])` guard rejects most positions before the alternation (a look-behind guard, or
+ * V8's own first-character filter, cost 5-10 ms per MB each). Compiled once.
+ */
+const wordScan = (pattern: RegExp): RegExp => new RegExp(`\\b(?=[a-z][a-z])${pattern.source.slice(2)}`, 'gi');
+const META_SCAN = wordScan(META_TERMS);
+const EDUCATIONAL_SCAN = wordScan(EDUCATIONAL);
+const NEGATION_SCAN = wordScan(NEGATION_WORD);
+
+/** Longer than any match of the word lists (and the character after it that `\b` reads). */
+const MATCH_MARGIN = 64;
+
+/**
+ * Start offsets (end offsets with `useEnd`) of a word scan's matches that start before `limit`. The
+ * scan reads text[0, limit + MATCH_MARGIN): the same matches start before `limit` as in the whole text.
+ */
+function matchStarts(scan: RegExp, text: string, limit: number, useEnd = false): number[] {
   const out: number[] = [];
+  const scanned = limit + MATCH_MARGIN < text.length ? text.slice(0, limit + MATCH_MARGIN) : text;
+  scan.lastIndex = 0;
   let match: RegExpExecArray | null;
-  while ((match = global.exec(text)) !== null) {
-    if (match[0].length === 0) global.lastIndex++;
+  while ((match = scan.exec(scanned)) !== null && match.index < limit) {
     out.push(useEnd ? match.index + match[0].length : match.index);
   }
   return out;
 }
 
-function buildIndex(text: string): TextIndex {
-  const index: TextIndex = {
-    text,
-    newlines: [],
-    boundaries: [],
-    fences: [],
-    doubleQuotes: [],
-    backticks: [],
-    marks: new Map(),
-    meta: matchStarts(META_TERMS, text),
-    educational: matchStarts(EDUCATIONAL, text),
-    negations: matchStarts(NEGATION_WORD, text, true),
-  };
-  for (let i = 0; i < text.length; i++) {
+/** The punctuation positions of text[0, limit). A function of its own: V8 keeps its optimized loop. */
+function indexCharacters(index: TextIndex, text: string, limit: number): void {
+  for (let i = 0; i < limit; i++) {
     const code = text.charCodeAt(i);
     if (code === 10) {
       index.newlines.push(i);
@@ -135,6 +140,28 @@ function buildIndex(text: string): TextIndex {
       index.marks.set(text[i], list);
     }
   }
+}
+
+/**
+ * The index of text[0, limit): a finding ending at `end` reads nothing at or beyond
+ * `end + WINDOW` (line and sentence ends are capped there), so `limit` is the furthest such reach
+ * of the findings to re-score, and a flood of findings early in a text does not index the rest.
+ */
+function buildIndex(text: string, limit: number): TextIndex {
+  const end = minOf(limit, text.length);
+  const index: TextIndex = {
+    text,
+    newlines: [],
+    boundaries: [],
+    fences: [],
+    doubleQuotes: [],
+    backticks: [],
+    marks: new Map(),
+    meta: matchStarts(META_SCAN, text, end),
+    educational: matchStarts(EDUCATIONAL_SCAN, text, end),
+    negations: matchStarts(NEGATION_SCAN, text, end, true),
+  };
+  indexCharacters(index, text, end);
   return index;
 }
 
@@ -238,27 +265,42 @@ export function classifyFindings(
 ): ClassifiedFinding[] {
   const threshold = options.threshold ?? CLASSIFIER_BLOCK_THRESHOLD;
   const byPath = new Map(texts.map((input) => [input.path, input]));
-  const indexes = new Map<string, TextIndex>();
+  // First the findings to re-score (the first MAX_RESCORED_PER_PATH high, re-classifiable ones of
+  // each field) and how far into each text their cues reach, so each index covers only that much.
+  const rescore = new Uint8Array(findings.length);
   const rescored = new Map<string, number>();
-  return findings.map((finding) => {
-    const input = byPath.get(finding.path);
-    let reasons: ClassifierReason[] = [];
-    const seen = rescored.get(finding.path) ?? 0;
-    if (finding.severity === 'high' && finding.reclassifiable && input && seen < MAX_RESCORED_PER_PATH) {
-      rescored.set(finding.path, seen + 1);
-      let index = indexes.get(finding.path);
-      if (!index) {
-        index = buildIndex(normalizedTextOf(input));
-        indexes.set(finding.path, index);
-      }
-      reasons = reasonsFor(index, finding);
+  const reach = new Map<string, number>();
+  for (let i = 0; i < findings.length; i++) {
+    const { severity, reclassifiable, path, end } = findings[i];
+    if (severity !== 'high' || !reclassifiable || !byPath.has(path)) continue;
+    const seen = rescored.get(path) ?? 0;
+    if (seen >= MAX_RESCORED_PER_PATH) continue;
+    rescored.set(path, seen + 1);
+    rescore[i] = 1;
+    reach.set(path, maxOf(reach.get(path) ?? 0, end + WINDOW + 1));
+  }
+  const indexes = new Map<string, TextIndex>();
+  const out: ClassifiedFinding[] = new Array(findings.length);
+  for (let i = 0; i < findings.length; i++) {
+    const finding = findings[i];
+    if (rescore[i] === 0) {
+      // Not re-scored: score 1, no reasons.
+      out[i] = classified(finding, 1, [], finding.severity === 'high' && 1 > threshold);
+      continue;
     }
+    let index = indexes.get(finding.path);
+    if (!index) {
+      index = buildIndex(normalizedTextOf(byPath.get(finding.path) as SafetyTextInput), reach.get(finding.path) as number);
+      indexes.set(finding.path, index);
+    }
+    const reasons = reasonsFor(index, finding);
     let score = 1;
     for (const reason of reasons) score -= CLASSIFIER_WEIGHTS[reason];
     if (reasons.length > 0 && reasons.every((reason) => FRAMING_ONLY.includes(reason))) score = maxOf(score, FRAMING_FLOOR);
     score = maxOf(score, 0);
-    return classified(finding, score, reasons, finding.severity === 'high' && score > threshold);
-  });
+    out[i] = classified(finding, score, reasons, finding.severity === 'high' && score > threshold);
+  }
+  return out;
 }
 
 export interface StageDecision {
