@@ -16,8 +16,10 @@ function openInChild(dir: string): { child: ChildProcess; output: () => string; 
   const script = `
     const { EmbeddedDocumentStore } = require('./libs/domain/src/store/embedded/embedded-store');
     EmbeddedDocumentStore.open(process.argv[1], require('pino')({ level: 'silent' })).then((store) => {
+      // The handler goes in before the parent hears 'opened': a loaded machine may pause this
+      // process between the two lines, and the parent's SIGTERM must not find the default action.
+      process.once('SIGTERM', () => store.close().then(() => process.exit(0), () => process.exit(2)));
       process.stdout.write('opened\\n');
-      process.once('SIGTERM', () => store.close().then(() => process.exit(0)));
       setInterval(() => undefined, 1000);
     }, (error) => { process.stderr.write(error.message + '\\n'); process.exit(1); });`;
   const child = spawn(process.execPath, ['-r', '@swc-node/register', '-e', script, dir], {
