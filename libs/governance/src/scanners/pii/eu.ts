@@ -1,4 +1,4 @@
-import { forEachKeywordWindow, matchOffsets, tokensIn } from '../text-utils';
+import { forEachKeywordWindow, isAlnumCode, isDigitCode, matchOffsets, maxOf, minOf } from '../text-utils';
 import { germanTaxIdValid, icaoCheckDigit, ninoPrefixValid } from './validators';
 import { PiiDetector } from './types';
 
@@ -32,18 +32,86 @@ export const ninoDetector: PiiDetector = { type: 'uk_nino', find: (text) => matc
 
 /** Passport numbers have no checksum in running text: they are looked for only after a passport keyword. */
 const PASSPORT_KEYWORD = /\b(?:passport|passeport|reisepass|pasaporte|passaporto|paspoort|paszport|passnummer|pass-nr)/gi;
-const PASSPORT_FORMATS = [
-  /^[CFGHJKLMNPRTVWXYZ][CFGHJKLMNPRTVWXYZ0-9]{8}$/, // DE
-  /^\d{2}[A-Z]{2}\d{5}$/, // FR
-  /^[A-Z]{2}[A-Z0-9]{6}\d$/, // NL
-  /^[A-Z]{1,3}\d{6,8}$/, // AT, BE, ES, FI, GR, IE, IT, PL, PT, ...
-  /^\d{8,9}$/, // DK, SE
-];
 const KEYWORD_WINDOW = 48;
 const WINDOW_TOKENS = 5;
 
-function hasDigitAndFormat(token: string, formats: readonly RegExp[]): boolean {
-  return /\d/.test(token) && formats.some((format) => format.test(token));
+/*
+ * Tokens of a keyword window as spans (maximal runs of ASCII letters and digits, clipped to the
+ * window, like `tokensIn`), judged character by character: a window costs no substrings, no
+ * case conversion and no regular expressions unless it holds a hit. Windows are visited one at a
+ * time, so one pair of span buffers serves every call.
+ */
+const MAX_SPANS = WINDOW_TOKENS + 3;
+const SPAN_STARTS = new Int32Array(MAX_SPANS);
+const SPAN_ENDS = new Int32Array(MAX_SPANS);
+
+/** Fills the span buffers with the first `max` tokens of text[from, to); returns how many. */
+function tokenSpans(text: string, from: number, to: number, max: number): number {
+  const end = minOf(to, text.length);
+  let count = 0;
+  let start = -1;
+  for (let i = maxOf(from, 0); i <= end && count < max; i++) {
+    const inToken = i < end && isAlnumCode(text.charCodeAt(i));
+    if (inToken && start < 0) start = i;
+    if (!inToken && start >= 0) {
+      SPAN_STARTS[count] = start;
+      SPAN_ENDS[count++] = i;
+      start = -1;
+    }
+  }
+  return count;
+}
+
+/** Upper-case ASCII code of a letter (digits unchanged). */
+function upperCode(code: number): number {
+  return code >= 97 && code <= 122 ? code - 32 : code;
+}
+
+function upperLetterAt(text: string, i: number): boolean {
+  const code = upperCode(text.charCodeAt(i));
+  return code >= 65 && code <= 90;
+}
+
+/** Letters of German ID card numbers (and the DE passport format): CFGHJKLMNPRTVWXYZ, by upper-case code. */
+const CARD_LETTER = new Uint8Array(128);
+for (const char of 'CFGHJKLMNPRTVWXYZ') CARD_LETTER[char.charCodeAt(0)] = 1;
+
+function cardCharAt(text: string, i: number, digits: boolean): boolean {
+  const code = upperCode(text.charCodeAt(i));
+  return (code < 128 && CARD_LETTER[code] === 1) || (digits && isDigitCode(code));
+}
+
+function allDigits(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isDigitCode(text.charCodeAt(i))) return false;
+  return true;
+}
+
+function hasDigit(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (isDigitCode(text.charCodeAt(i))) return true;
+  return false;
+}
+
+/**
+ * The token text[from, to) (letters and digits) in upper case has a digit and a passport format:
+ * DE `[CFGHJKLMNPRTVWXYZ][CFGHJKLMNPRTVWXYZ0-9]{8}`, FR `\d{2}[A-Z]{2}\d{5}`, NL
+ * `[A-Z]{2}[A-Z0-9]{6}\d`, AT/BE/ES/FI/GR/IE/IT/PL/PT... `[A-Z]{1,3}\d{6,8}`, DK/SE `\d{8,9}`.
+ */
+function passportToken(text: string, from: number, to: number): boolean {
+  const length = to - from;
+  if (length < 7 || length > 9 || !hasDigit(text, from, to)) return false;
+  if (length === 9 && cardCharAt(text, from, false)) {
+    let de = true;
+    for (let i = from + 1; i < to && de; i++) de = cardCharAt(text, i, true);
+    if (de) return true;
+  }
+  if (length === 9 && allDigits(text, from, from + 2) && upperLetterAt(text, from + 2) && upperLetterAt(text, from + 3) && allDigits(text, from + 4, to)) {
+    return true;
+  }
+  if (length === 9 && upperLetterAt(text, from) && upperLetterAt(text, from + 1) && isDigitCode(text.charCodeAt(to - 1))) return true;
+  let letters = 0;
+  while (letters < 3 && upperLetterAt(text, from + letters)) letters++;
+  if (letters >= 1 && length - letters >= 6 && length - letters <= 8 && allDigits(text, from + letters, to)) return true;
+  return length >= 8 && allDigits(text, from, to);
 }
 
 /** EU passport numbers by country format within a short window after a passport keyword (several languages). */
@@ -52,10 +120,10 @@ export const passportDetector: PiiDetector = {
   find: (text) => {
     const offsets: number[] = [];
     forEachKeywordWindow(PASSPORT_KEYWORD, text, KEYWORD_WINDOW, (start, end) => {
-      for (const token of tokensIn(text, start, end, WINDOW_TOKENS)) {
-        const upper = token.toUpperCase();
-        if (upper.length >= 7 && upper.length <= 9 && hasDigitAndFormat(upper, PASSPORT_FORMATS)) {
-          offsets.push(text.indexOf(token, start));
+      const count = tokenSpans(text, start, end, WINDOW_TOKENS);
+      for (let k = 0; k < count; k++) {
+        if (passportToken(text, SPAN_STARTS[k], SPAN_ENDS[k])) {
+          offsets.push(text.indexOf(text.slice(SPAN_STARTS[k], SPAN_ENDS[k]), start));
           break;
         }
       }
@@ -66,15 +134,15 @@ export const passportDetector: PiiDetector = {
 
 const DE_ID_KEYWORD =
   /\b(?:personalausweis|ausweis|id[ -]?card|identity card|german id|steueridentifikationsnummer|steuer-?id|idnr|tax id)/gi;
-const DE_ID_ALPHABET = /^[CFGHJKLMNPRTVWXYZ0-9]{9}$/;
 
-function germanIdToken(token: string): boolean {
-  const upper = token.toUpperCase();
-  if (/^\d{11}$/.test(upper)) return germanTaxIdValid(upper);
-  if (!/\d/.test(upper)) return false;
-  if (upper.length === 9) return DE_ID_ALPHABET.test(upper);
-  if (upper.length === 10 && DE_ID_ALPHABET.test(upper.slice(0, 9))) return icaoCheckDigit(upper.slice(0, 9)) === upper.charCodeAt(9) - 48;
-  return false;
+/** An ID card number (nine card characters with a digit, optionally an ICAO check digit) or a valid tax id. */
+function germanIdToken(text: string, from: number, to: number): boolean {
+  const length = to - from;
+  if (length === 11 && allDigits(text, from, to)) return germanTaxIdValid(text.slice(from, to));
+  if ((length !== 9 && length !== 10) || !hasDigit(text, from, to)) return false;
+  for (let i = from; i < from + 9; i++) if (!cardCharAt(text, i, true)) return false;
+  if (length === 9) return true;
+  return icaoCheckDigit(text.slice(from, from + 9).toUpperCase()) === text.charCodeAt(to - 1) - 48;
 }
 
 /**
@@ -87,14 +155,30 @@ export const germanIdDetector: PiiDetector = {
   find: (text) => {
     const offsets: number[] = [];
     forEachKeywordWindow(DE_ID_KEYWORD, text, KEYWORD_WINDOW, (start, end) => {
-      const tokens = tokensIn(text, start, end, WINDOW_TOKENS + 3);
-      const hit = tokens.slice(0, WINDOW_TOKENS).find(germanIdToken);
-      const firstDigits = tokens.findIndex((token) => /^\d{1,11}$/.test(token));
+      const count = tokenSpans(text, start, end, WINDOW_TOKENS + 3);
+      for (let k = 0; k < minOf(count, WINDOW_TOKENS); k++) {
+        if (germanIdToken(text, SPAN_STARTS[k], SPAN_ENDS[k])) {
+          offsets.push(text.indexOf(text.slice(SPAN_STARTS[k], SPAN_ENDS[k]), start));
+          return;
+        }
+      }
+      // A tax id written in groups: the first run of all-digit tokens (1-11 digits each), 11 digits in all.
+      let k = 0;
+      while (k < count && !digitGroup(text, k)) k++;
+      let digits = 0;
+      const first = k;
+      for (; k < count && digitGroup(text, k) && digits <= 11; k++) digits += SPAN_ENDS[k] - SPAN_STARTS[k];
+      if (digits !== 11 || (k < count && digitGroup(text, k))) return;
       let grouped = '';
-      for (let i = firstDigits; i >= 0 && i < tokens.length && /^\d{1,11}$/.test(tokens[i]); i++) grouped += tokens[i];
-      if (hit) offsets.push(text.indexOf(hit, start));
-      else if (grouped.length === 11 && germanTaxIdValid(grouped)) offsets.push(start);
+      for (let j = first; j < k; j++) grouped += text.slice(SPAN_STARTS[j], SPAN_ENDS[j]);
+      if (germanTaxIdValid(grouped)) offsets.push(start);
     });
     return offsets;
   },
 };
+
+/** Span `k` is a group of 1-11 digits. */
+function digitGroup(text: string, k: number): boolean {
+  const length = SPAN_ENDS[k] - SPAN_STARTS[k];
+  return length >= 1 && length <= 11 && allDigits(text, SPAN_STARTS[k], SPAN_ENDS[k]);
+}

@@ -62,21 +62,50 @@ function isContextWord(word: string): boolean {
   return word.length >= 6 && DRUG_SUFFIXES.some((suffix) => word.endsWith(suffix));
 }
 
+/** ASCII letters and digits folded to lower case, so that keys can be computed without substrings. */
+function lowerCode(code: number): number {
+  return code >= 65 && code <= 90 ? code + 32 : code;
+}
+
+/** A word's length and first two characters, lower case. */
+const headKey = (length: number, first: number, second: number): number => length * 65536 + first * 256 + second;
+/** A word's last three characters, lower case. */
+const tailKey = (a: number, b: number, c: number): number => a * 65536 + b * 256 + c;
+
+/** Keys every context word has: a word without one of them is not looked up (no substring, no lower-casing). */
+const HEAD_KEYS = new Set([...DRUG_NAMES, ...DOSING_WORDS].map((word) => headKey(word.length, word.charCodeAt(0), word.charCodeAt(1))));
+const TAIL_KEYS = new Set(DRUG_SUFFIXES.map((s) => tailKey(s.charCodeAt(s.length - 3), s.charCodeAt(s.length - 2), s.charCodeAt(s.length - 1))));
+
+/** Whether text[start, end) (letters and digits, starting with a letter) is a context word. */
+function contextWordAt(text: string, start: number, end: number): boolean {
+  const length = end - start;
+  if (length < 2 || length > 24) return false;
+  const head = HEAD_KEYS.has(headKey(length, lowerCode(text.charCodeAt(start)), lowerCode(text.charCodeAt(start + 1))));
+  const tail =
+    length >= 6 &&
+    TAIL_KEYS.has(tailKey(lowerCode(text.charCodeAt(end - 3)), lowerCode(text.charCodeAt(end - 2)), lowerCode(text.charCodeAt(end - 1))));
+  return (head || tail) && isContextWord(text.slice(start, end).toLowerCase());
+}
+
 /**
- * A lazy index of the context words of a text for windows that move forward through it: each
- * character is read at most twice, however many doses there are. Returns `within(from, to)`:
- * whether a context word lies in text[from, to); `from` must not decrease between calls.
+ * The context words of a text, found lazily from left to right for windows that move forward
+ * through it: each character is read at most twice, however many doses there are.
  */
-function contextWords(text: string): (from: number, to: number) => boolean {
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let head = 0;
-  let scanned = 0;
-  const scan = (from: number, to: number): void => {
-    let i = scanned;
+class ContextWords {
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  private head = 0;
+  private scanned = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** Records the context words that start in text[max(from, scanned), to); stops early at the first with `firstOnly`. */
+  private scan(from: number, to: number, firstOnly: boolean): void {
+    const text = this.text;
+    let i = this.scanned;
     if (i < from) {
       i = from;
-      while (i > scanned && isAlnumCode(text.charCodeAt(i - 1))) i--;
+      while (i > this.scanned && isAlnumCode(text.charCodeAt(i - 1))) i--;
     }
     while (i < to) {
       if (!isAlnumCode(text.charCodeAt(i))) {
@@ -85,32 +114,68 @@ function contextWords(text: string): (from: number, to: number) => boolean {
       }
       const start = i;
       while (i < text.length && isAlnumCode(text.charCodeAt(i))) i++;
-      const length = i - start;
-      if (length >= 2 && length <= 24 && isLetterCode(text.charCodeAt(start)) && isContextWord(text.slice(start, i).toLowerCase())) {
-        starts.push(start);
-        ends.push(i);
+      if (isLetterCode(text.charCodeAt(start)) && contextWordAt(text, start, i)) {
+        this.starts.push(start);
+        this.ends.push(i);
+        if (firstOnly) break;
       }
     }
-    if (i > scanned) scanned = i;
-  };
-  return (from, to) => {
-    if (to > scanned) scan(from, to);
-    while (head < ends.length && ends[head] <= from) head++;
-    return head < starts.length && starts[head] < to;
-  };
+    if (i > this.scanned) this.scanned = i;
+  }
+
+  /** Whether a context word lies in text[from, to); `from` must not decrease between calls. */
+  within(from: number, to: number): boolean {
+    if (to > this.scanned) this.scan(from, to, false);
+    while (this.head < this.ends.length && this.ends[this.head] <= from) this.head++;
+    return this.head < this.starts.length && this.starts[this.head] < to;
+  }
+
+  /** Start of the first context word starting at or after `from`, or -1. */
+  nextFrom(from: number): number {
+    const last = this.starts.length - 1;
+    if (last >= 0 && this.starts[last] >= from) {
+      let k = this.head;
+      while (this.starts[k] < from) k++;
+      return this.starts[k];
+    }
+    const before = this.starts.length;
+    this.scan(from, this.text.length, true);
+    return this.starts.length > before ? this.starts[this.starts.length - 1] : -1;
+  }
 }
+
+/** Every dose unit holds one of these (case-insensitive): a text without one has no dose. */
+const UNIT_HINT = /mcg|mg|µg|ug|ml|iu|unit|tablet|capsule|puffs|drops/i;
+/** Longest dose: five digits, a separator and three decimals, a space and `capsules`. */
+const MAX_DOSE = 18;
 
 /**
  * Medication dosages: an amount with a dose unit (mg, mcg, ml, IU, units, tablets, ...) with a
  * drug name (list and common drug-name suffixes), a dosing verb, or a frequency or route
- * ("twice daily", "bid", "po") within 48 characters.
+ * ("twice daily", "bid", "po") within 48 characters. Doses are only looked for within reach of
+ * a context word: after a dose without one, the scan resumes just before the next context word.
  */
 export const medicationDetector: PiiDetector = {
   type: 'medication_dosage',
   find: (text) => {
-    const within = contextWords(text);
-    return matchOffsets(DOSE, text, (m) =>
-      within(maxOf(m.index - DOSE_CONTEXT_CHARS, 0), minOf(m.index + m[0].length + DOSE_CONTEXT_CHARS, text.length)),
-    );
+    const offsets: number[] = [];
+    if (!UNIT_HINT.test(text)) return offsets;
+    const context = new ContextWords(text);
+    const first = context.nextFrom(0);
+    if (first < 0) return offsets;
+    DOSE.lastIndex = maxOf(first - DOSE_CONTEXT_CHARS - MAX_DOSE, 0);
+    let match: RegExpExecArray | null;
+    while ((match = DOSE.exec(text)) !== null) {
+      const to = minOf(match.index + match[0].length + DOSE_CONTEXT_CHARS, text.length);
+      if (context.within(maxOf(match.index - DOSE_CONTEXT_CHARS, 0), to)) {
+        offsets.push(match.index);
+        continue;
+      }
+      // No context word reaches this dose: the next one that can be reached starts at or after `to`.
+      const next = context.nextFrom(to);
+      if (next < 0) break;
+      DOSE.lastIndex = maxOf(DOSE.lastIndex, next - DOSE_CONTEXT_CHARS - MAX_DOSE);
+    }
+    return offsets;
   },
 };
