@@ -29,6 +29,19 @@ interface Encoder {
   setMergeCacheSize(size: number): void;
 }
 
+/** The parts of gpt-tokenizer's byte-pair core (`default.bytePairEncodingCoreProcessor`) the lean count uses. */
+interface BytePairCore {
+  tokenSplitRegex: RegExp;
+  bytePairStringRankEncoder: Map<string, number>;
+  bytePairEncode(piece: string): number[];
+}
+
+interface LoadedEncoder {
+  library: Encoder;
+  /** Counts a text like `library.countTokens(text, PLAIN_TEXT)`; null if the library's core has another shape. */
+  lean: ((text: string) => number) | null;
+}
+
 /**
  * Entries of each encoder's merge cache (words already split into tokens). The library keeps 100,000,
  * which grows to tens of megabytes on varied traffic; the most frequent words fit in far fewer.
@@ -41,25 +54,77 @@ const CL100K_PREFIXES = ['gpt-4', 'gpt-3.5', 'text-embedding-', 'davinci-002', '
 /** User text may contain special-token strings such as `<|endoftext|>`: count them as plain text. */
 const PLAIN_TEXT: EncodeOptions = { disallowedSpecial: new Set<string>() };
 
-const encoders = new Map<TokenizerEncoding, Encoder>();
+const encoders = new Map<TokenizerEncoding, LoadedEncoder>();
 
-function load(encoding: TokenizerEncoding): Encoder {
+function isBytePairCore(value: unknown): value is BytePairCore {
+  const core = value as Partial<BytePairCore> | null | undefined;
+  return (
+    core?.tokenSplitRegex instanceof RegExp &&
+    core.bytePairStringRankEncoder instanceof Map &&
+    typeof core.bytePairEncode === 'function'
+  );
+}
+
+/**
+ * The library's own count walks the text with `matchAll` and destructures every match: about 150
+ * bytes of garbage per word, some 130 KB for a 4 KB prompt, which made the young-generation
+ * collections that set the chain's p99. This walks the same split pattern with a sticky copy and
+ * `test` (no match objects), then asks the library's byte-pair core for each piece, exactly as
+ * `countNative` does: the counts are the library's (the tokenizer spec compares both on varied
+ * text). The split pattern matches at every position of any text; if it ever does not, the text is
+ * counted by the library instead.
+ */
+function leanCounter(core: BytePairCore, library: Encoder): (text: string) => number {
+  const split = new RegExp(core.tokenSplitRegex.source, `${core.tokenSplitRegex.flags.replace(/[gy]/g, '')}y`);
+  const ranks = core.bytePairStringRankEncoder;
+  return (text) => {
+    let count = 0;
+    let at = 0;
+    while (at < text.length) {
+      split.lastIndex = at;
+      if (!split.test(text) || split.lastIndex === at) return library.countTokens(text, PLAIN_TEXT);
+      const piece = text.slice(at, split.lastIndex);
+      count += ranks.get(piece) !== undefined ? 1 : core.bytePairEncode(piece).length;
+      at = split.lastIndex;
+    }
+    return count;
+  };
+}
+
+function load(encoding: TokenizerEncoding): LoadedEncoder {
   let encoder = encoders.get(encoding);
   if (!encoder) {
     // Loaded on demand: the BPE tables are large, and most importers of this library never count tokens.
-    encoder =
-      encoding === 'o200k_base'
-        ? (require('gpt-tokenizer/cjs/encoding/o200k_base') as Encoder)
-        : (require('gpt-tokenizer/cjs/encoding/cl100k_base') as Encoder);
-    encoder.setMergeCacheSize(MERGE_CACHE_SIZE);
+    const module = (
+      encoding === 'o200k_base' ? require('gpt-tokenizer/cjs/encoding/o200k_base') : require('gpt-tokenizer/cjs/encoding/cl100k_base')
+    ) as Encoder & { default?: { bytePairEncodingCoreProcessor?: unknown } };
+    module.setMergeCacheSize(MERGE_CACHE_SIZE);
+    const core = module.default?.bytePairEncodingCoreProcessor;
+    encoder = { library: module, lean: isBytePairCore(core) ? leanCounter(core, module) : null };
     encoders.set(encoding, encoder);
   }
   return encoder;
 }
 
+/** Tokens of a text with the library (as plain text: special-token strings count as text). */
+export function libraryCount(encoding: TokenizerEncoding, text: string): number {
+  return load(encoding).library.countTokens(text, PLAIN_TEXT);
+}
+
+/** Whether counts go through the lean path (false: the library's core changed shape; counts stay right, only slower). */
+export function leanCountAvailable(encoding: TokenizerEncoding): boolean {
+  return load(encoding).lean !== null;
+}
+
+/** Tokens of a text, counted without the library's per-word garbage when its core allows. */
+export function leanCount(encoding: TokenizerEncoding, text: string): number {
+  const { lean } = load(encoding);
+  return lean ? lean(text) : libraryCount(encoding, text);
+}
+
 /** Loads the encoder of current models now (for application start); legacy cl100k stays lazy. */
 export function warmUpTokenizers(): void {
-  load('o200k_base').countTokens('warm up', PLAIN_TEXT);
+  leanCount('o200k_base', 'warm up');
 }
 
 export function tokenizerFor(model: string): TokenizerChoice {
@@ -88,7 +153,7 @@ const countCache = new Map<string, number>();
 let countCacheChars = 0;
 
 function cachedCount(encoding: TokenizerEncoding, text: string): number {
-  if (text.length < COUNT_CACHE_MIN_CHARS || text.length > COUNT_CACHE_MAX_CHARS / 16) return load(encoding).countTokens(text, PLAIN_TEXT);
+  if (text.length < COUNT_CACHE_MIN_CHARS || text.length > COUNT_CACHE_MAX_CHARS / 16) return leanCount(encoding, text);
   const key = encoding === 'o200k_base' ? text : `\u0000cl100k\u0000${text}`;
   const hit = countCache.get(key);
   if (hit !== undefined) {
@@ -96,7 +161,7 @@ function cachedCount(encoding: TokenizerEncoding, text: string): number {
     countCache.set(key, hit);
     return hit;
   }
-  const counted = load(encoding).countTokens(text, PLAIN_TEXT);
+  const counted = leanCount(encoding, text);
   countCache.set(key, counted);
   countCacheChars += key.length;
   for (const [oldest] of countCache) {
