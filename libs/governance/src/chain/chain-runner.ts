@@ -141,7 +141,10 @@ export class ChainRunner {
 
   private async runStages(ctx: ChainContext, stages: readonly Stage[]): Promise<Refusal | null> {
     for (const [stage, run] of stages) {
-      const result = await run(ctx);
+      // Most stages decide synchronously: awaiting only the ones that return a promise saves a
+      // promise and a microtask turn per stage.
+      const pending = run(ctx);
+      const result = pending instanceof Promise ? await pending : pending;
       if (result.outcome !== 'ALLOW') return { stage: (result.outcome === 'BLOCK' && result.stage) || stage, result };
     }
     return null;
