@@ -84,9 +84,11 @@ export interface GuardrailPiiData {
 }
 
 /** One finding of a scanner: its category and severity, never the matched text itself. */
+/** One kind of blocking finding (DECISIONS.md: category and severity) and how many findings it stands for. */
 export interface GuardrailFinding {
   category: string;
   severity: Severity;
+  count: number;
 }
 
 export interface GuardrailFindingsData {

@@ -38,7 +38,7 @@ describe('describeEvent', () => {
           guardrail,
           reason: 'blocked by policy',
           model: 'm',
-          details: { findings: [{ category: 'injection', severity: 'high' }] },
+          details: { findings: [{ category: 'injection', severity: 'high', count: 1 }] },
           timestamp,
         }),
       );

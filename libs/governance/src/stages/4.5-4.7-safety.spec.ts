@@ -1,4 +1,5 @@
 import { ALL_FLAGS, chatBody, contextFor, NO_FLAGS } from '../chain/governance.fixtures';
+import type { GuardrailFindingsData } from '@svc/events';
 import type { ClassifiedFinding } from '../scanners/safety/classifier';
 import { contentSafetyStage } from './4.5-content-safety';
 import { securityScannerStage } from './4.6-security-scanner';
@@ -34,9 +35,19 @@ describe('stages 4.5, 4.6 and 4.7: content safety, security scanner, classifier'
     expect(result.error.body).toMatchObject({ type: 'permission_error', code: 'content_safety_violation', gateway_error_code: 'GW_SAFETY_001' });
     expect(result.error.body.remediation).toBeTruthy();
     expect(result.events?.[0]).toMatchObject({ type: 'guardrail.triggered', data: { guardrail: 'content_safety', model: 'gpt-4o-mini' } });
-    const data = result.events?.[0].data as { details: { findings: { category: string; severity: string }[] } };
-    expect(data.details.findings[0]).toEqual({ category: 'prompt_injection', severity: 'high' });
+    const data = result.events?.[0].data as GuardrailFindingsData;
+    expect(data.details.findings[0]).toEqual({ category: 'prompt_injection', severity: 'high', count: 1 });
     expect(ctx.findings.safety_categories).toContain('prompt_injection');
+  });
+
+  it('sum up a flood of findings in the event: one entry per category and severity, with its count', async () => {
+    const { result } = await chain(Array.from({ length: 2000 }, () => INJECTION).join('\n'));
+    if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    const data = result.events?.[0].data as GuardrailFindingsData;
+    const injection = data.details.findings.find((f) => f.category === 'prompt_injection' && f.severity === 'high');
+    expect(injection?.count).toBeGreaterThanOrEqual(2000);
+    expect(data.details.findings.length).toBeLessThan(10);
+    expect(new Set(data.details.findings.map((f) => `${f.category}/${f.severity}`)).size).toBe(data.details.findings.length);
   });
 
   it('block exfiltration as the security scanner (GW_SECURITY_001, stage 4.6)', async () => {

@@ -1,3 +1,4 @@
+import type { GuardrailFinding } from '@svc/events';
 import { GatewayError } from '@svc/platform';
 import { ClassifiedFinding, classifyFindings, stageDecision } from '../scanners/safety/classifier';
 import { applyExternalVerdicts, buildClassifierRequest, ExternalSafetyClassifier } from '../scanners/safety/external-classifier';
@@ -37,6 +38,22 @@ const REFUSALS: Record<SafetyStage, { stage: '4.5' | '4.6'; code: string; gw: st
   },
 };
 
+/**
+ * The event's findings: one entry per category and severity with how many findings it stands for.
+ * A flooded field can hold tens of thousands of findings; the event (and every webhook delivery of
+ * it) stays a few lines long.
+ */
+function findingKinds(findings: readonly ClassifiedFinding[]): GuardrailFinding[] {
+  const kinds = new Map<string, GuardrailFinding>();
+  for (const { category, severity } of findings) {
+    const key = `${category}\u0000${severity}`;
+    const kind = kinds.get(key);
+    if (kind) kind.count++;
+    else kinds.set(key, { category, severity, count: 1 });
+  }
+  return [...kinds.values()];
+}
+
 function refusal(ctx: ChainContext, stage: SafetyStage, blocking: ClassifiedFinding[]): StageResult {
   const spec = REFUSALS[stage];
   const categories = [...new Set(blocking.map((f) => f.category))];
@@ -59,7 +76,7 @@ function refusal(ctx: ChainContext, stage: SafetyStage, blocking: ClassifiedFind
           guardrail: stage,
           reason: `${listOf(categories)} detected`,
           model: ctx.input.model,
-          details: { findings: blocking.map((f) => ({ category: f.category, severity: f.severity })) },
+          details: { findings: findingKinds(blocking) },
           timestamp: ctx.timestamp,
         },
       },

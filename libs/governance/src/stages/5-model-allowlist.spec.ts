@@ -24,7 +24,7 @@ describe('stage 5, model allowlist', () => {
     expect(result.error.body.message).toContain('claude-sonnet-4-5, gpt-4.1');
     expect(result.events?.[0]).toMatchObject({
       type: 'guardrail.triggered',
-      data: { guardrail: 'model_blocked', model: 'gpt-4o-mini', details: { findings: [{ category: 'model_not_allowed', severity: 'high' }] } },
+      data: { guardrail: 'model_blocked', model: 'gpt-4o-mini', details: { findings: [{ category: 'model_not_allowed', severity: 'high', count: 1 }] } },
     });
   });
 });

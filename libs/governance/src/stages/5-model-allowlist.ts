@@ -39,7 +39,7 @@ export function modelAllowlistStage(ctx: ChainContext): StageResult {
           guardrail: 'model_blocked',
           reason: `model ${ctx.input.model} is not in allowed_models`,
           model: ctx.input.model,
-          details: { findings: [{ category: 'model_not_allowed', severity: 'high' }] },
+          details: { findings: [{ category: 'model_not_allowed', severity: 'high', count: 1 }] },
           timestamp: ctx.timestamp,
         },
       },
