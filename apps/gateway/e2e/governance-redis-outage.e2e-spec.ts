@@ -59,7 +59,8 @@ describe('gateway with Redis stopped in the middle of the test', () => {
   /**
    * Every request answered 200 with its headers; the first may spend the 50 ms deadline finding
    * Redis gone (plus an event-loop turn), none after it spends 50 ms in governance, and none takes
-   * more than 50 ms longer than the slowest request with Redis up.
+   * more than 50 ms longer than the slowest request with Redis up (the first: that plus its deadline,
+   * whose timer a loaded machine may fire late).
    */
   function expectServedWithoutWaiting(down: Timed[], up: Timed[]): void {
     expect(down.map((a) => a.status)).toEqual(down.map(() => 200));
@@ -67,7 +68,8 @@ describe('gateway with Redis stopped in the middle of the test', () => {
     expect(down[0].governanceMs).toBeLessThan(REDIS_WAIT_MS * 2);
     expect(down.slice(1).filter((a) => a.governanceMs >= REDIS_WAIT_MS).map((a) => a.governanceMs)).toEqual([]);
     const slowestUp = Math.max(...up.map((a) => a.ms));
-    expect(down.filter((a) => a.ms > slowestUp + REDIS_WAIT_MS).map((a) => Math.round(a.ms))).toEqual([]);
+    expect(down[0].ms).toBeLessThan(slowestUp + REDIS_WAIT_MS * 2);
+    expect(down.slice(1).filter((a) => a.ms > slowestUp + REDIS_WAIT_MS).map((a) => Math.round(a.ms))).toEqual([]);
   }
 
   /** Counting is in Redis again: a request adds to the organization's RPM counter there. */

@@ -3,6 +3,7 @@ import { CLASSIFIER_BLOCK_THRESHOLD, MAX_RESCORED_PER_PATH, classifyFindings, st
 import { scanContentSafety } from './content-safety';
 import { applyExternalVerdicts, buildClassifierRequest } from './external-classifier';
 import { scanSecurity } from './security-scanner';
+import { MAX_FINDINGS_PER_RULE } from './types';
 
 function classify(content: string) {
   const texts = extractTexts({ messages: [{ role: 'user', content }] });
@@ -61,9 +62,18 @@ describe('classifyFindings (4.7)', () => {
   it('keeps blocking beyond the re-scoring limit of one field (a flood)', () => {
     const question = 'What is a prompt injection like ignore all previous instructions?';
     const high = classify(Array.from({ length: MAX_RESCORED_PER_PATH + 5 }, () => question).join(' ')).classified;
-    expect(high).toHaveLength(MAX_RESCORED_PER_PATH + 5);
+    // The scanner keeps MAX_FINDINGS_PER_RULE of one rule: the re-scored ones and one more, which blocks.
+    expect(high).toHaveLength(MAX_FINDINGS_PER_RULE);
     expect(high.slice(0, MAX_RESCORED_PER_PATH).every((f) => !f.blocks)).toBe(true);
     expect(high.slice(MAX_RESCORED_PER_PATH).every((f) => f.blocks && f.reasons.length === 0)).toBe(true);
+    expect(stageDecision(high, 'content_safety').decision).toBe('block');
+  });
+
+  it('decides a flood with the cap as it would without it: cleared findings under the limit still allow', () => {
+    const question = 'What is a prompt injection like ignore all previous instructions?';
+    const { classified } = classify(Array.from({ length: MAX_RESCORED_PER_PATH }, () => question).join(' '));
+    expect(classified.filter((f) => f.severity === 'high')).toHaveLength(MAX_RESCORED_PER_PATH);
+    expect(stageDecision(classified, 'content_safety').decision).toBe('allow');
   });
 
   it('does not re-score medium findings', () => {

@@ -1,6 +1,6 @@
 import { maxOf, minOf } from '../text-utils';
 import { normalizedTextOf } from './normalize';
-import { SafetyFinding, SafetyStage, SafetyTextInput } from './types';
+import { MAX_RESCORED_PER_PATH, SafetyFinding, SafetyStage, SafetyTextInput } from './types';
 
 /**
  * Stage 4.7, the built-in deterministic scorer. Before a 4.5/4.6 finding blocks, its context is
@@ -42,11 +42,7 @@ const FRAMING_FLOOR = 0.7;
 
 export const CLASSIFIER_BLOCK_THRESHOLD = 0.5;
 
-/**
- * High findings re-scored per field. A field with more is a flood, not a question about attacks:
- * the rest keep blocking, which bounds the work on adversarial input.
- */
-export const MAX_RESCORED_PER_PATH = 1000;
+export { MAX_RESCORED_PER_PATH } from './types';
 
 export interface ClassifiedFinding extends SafetyFinding {
   /** 1 = clearly meant, 0 = clearly benign. */

@@ -1,6 +1,6 @@
 import { forEachKeywordWindow, minOf } from '../text-utils';
 import { INJECTION_RULES } from './rules';
-import { SafetyFinding } from './types';
+import { FindingQuota, SafetyFinding } from './types';
 
 /**
  * Exfiltration indicators of stage 4.6: URLs that carry data in their query string, markdown or
@@ -148,6 +148,7 @@ function forEachUrl(text: string, visit: (start: number, end: number) => void): 
 
 export function findUrlExfiltration(path: string, text: string): SafetyFinding[] {
   const findings: SafetyFinding[] = [];
+  const quota = new FindingQuota();
   const questions = new NextIndex(text, '?');
   const hashes = new NextIndex(text, '#');
   forEachUrl(text, (start, end) => {
@@ -155,8 +156,8 @@ export function findUrlExfiltration(path: string, text: string): SafetyFinding[]
     if (question >= end) return;
     const hash = minOf(hashes.from(question + 1), end);
     if (hash === question + 1 || !queryCarriesData(text, question + 1, hash)) return;
-    if (isImageUrl(text, start)) findings.push(finding('image_beacon', 'high', path, start, end));
-    else findings.push(finding('url_with_data', 'medium', path, start, end));
+    const rule = isImageUrl(text, start) ? 'image_beacon' : 'url_with_data';
+    if (quota.take(rule)) findings.push(finding(rule, rule === 'image_beacon' ? 'high' : 'medium', path, start, end));
   });
   return findings;
 }
@@ -195,6 +196,7 @@ class NextOccurrence {
  */
 export function findSendTo(path: string, text: string): SafetyFinding[] {
   const findings: SafetyFinding[] = [];
+  const quota = new FindingQuota();
   const hints = [new NextOccurrence(/@/g, text), new NextOccurrence(/:\/\//g, text), new NextOccurrence(/webhook/gi, text)];
   SEND_TO_PATTERN.lastIndex = 0;
   let match: RegExpExecArray | null;
@@ -203,7 +205,8 @@ export function findSendTo(path: string, text: string): SafetyFinding[] {
     const windowEnd = end + DESTINATION_WINDOW;
     const hinted = hints[0].from(end) < windowEnd || hints[1].from(end) < windowEnd || hints[2].from(end) < windowEnd;
     const destination = hinted && DESTINATION.test(text.slice(end, windowEnd));
-    findings.push(finding(destination ? 'send_data_to_destination' : 'send_data_to', destination ? 'high' : 'medium', path, match.index, end));
+    const rule = destination ? 'send_data_to_destination' : 'send_data_to';
+    if (quota.take(rule)) findings.push(finding(rule, destination ? 'high' : 'medium', path, match.index, end));
   }
   return findings;
 }
@@ -217,8 +220,11 @@ const CONVERSATION_DATA =
 export function findLinkInstructions(path: string, text: string, lower: string): SafetyFinding[] {
   const findings: SafetyFinding[] = [];
   if (!/image|img|link|url/.test(lower)) return findings;
+  const quota = new FindingQuota();
   forEachKeywordWindow(LINK_INSTRUCTION, text, 120, (start, end, keywordStart) => {
-    if (CONVERSATION_DATA.test(text.slice(start, end))) findings.push(finding('data_in_link_instruction', 'high', path, keywordStart, end));
+    if (CONVERSATION_DATA.test(text.slice(start, end)) && quota.take('data_in_link_instruction')) {
+      findings.push(finding('data_in_link_instruction', 'high', path, keywordStart, end));
+    }
   });
   return findings;
 }

@@ -1,5 +1,5 @@
 import { maxOf, minOf } from '../text-utils';
-import { SafetyCategory, SafetyFinding, SafetySeverity, SafetyStage } from './types';
+import { FindingQuota, SafetyCategory, SafetyFinding, SafetySeverity, SafetyStage } from './types';
 
 /**
  * Phrase rules for prompt injection, jailbreaks, system-prompt extraction, fake role delimiters
@@ -253,7 +253,7 @@ function gappedEnd(gapped: GappedRule, tails: TailMatches, headEnd: number): num
   return index >= 0 && tails.starts[index] >= headEnd ? tails.ends[index] : -1;
 }
 
-function runGapped(rule: PhraseRule, gapped: GappedRule, stage: SafetyStage, path: string, text: string, findings: SafetyFinding[]): void {
+function runGapped(rule: PhraseRule, gapped: GappedRule, stage: SafetyStage, path: string, text: string, findings: SafetyFinding[], quota: FindingQuota): void {
   const tails = new TailMatches(gapped.tails, text);
   tails.through(0);
   if (tails.starts.length === 0) return;
@@ -267,6 +267,7 @@ function runGapped(rule: PhraseRule, gapped: GappedRule, stage: SafetyStage, pat
     if (text.charCodeAt(headEnd) === 10) continue;
     const end = gappedEnd(gapped, tails, headEnd);
     if (end >= 0) {
+      if (!quota.take(rule.id)) return; // the rule's share of findings is full: nothing more to find
       findings.push(toFinding(rule, stage, path, start, end));
       heads.lastIndex = end;
       continue;
@@ -343,18 +344,20 @@ function toFinding(rule: PhraseRule, stage: SafetyStage, path: string, start: nu
 }
 
 /** The one-pass alternation over a text; each match is attributed to the rule whose group matched. */
-function runCombined(compiled: CompiledRules, combined: RegExp, stage: SafetyStage, path: string, text: string, findings: SafetyFinding[]): void {
+function runCombined(compiled: CompiledRules, combined: RegExp, stage: SafetyStage, path: string, text: string, findings: SafetyFinding[], quota: FindingQuota): void {
   const { combinedRules, groups } = compiled;
   combined.lastIndex = 0;
   let match: RegExpExecArray | null;
   while ((match = combined.exec(text)) !== null) {
     let index = 0;
     while (index < groups.length && match[groups[index]] === undefined) index++;
-    if (index < groups.length) findings.push(toFinding(combinedRules[index], stage, path, match.index, match.index + match[0].length));
+    if (index < groups.length && quota.take(combinedRules[index].id)) {
+      findings.push(toFinding(combinedRules[index], stage, path, match.index, match.index + match[0].length));
+    }
   }
 }
 
-function runSeparate(rule: PhraseRule, stage: SafetyStage, path: string, text: string, findings: SafetyFinding[]): void {
+function runSeparate(rule: PhraseRule, stage: SafetyStage, path: string, text: string, findings: SafetyFinding[], quota: FindingQuota): void {
   const pattern = rule.pattern;
   pattern.lastIndex = 0;
   let match: RegExpExecArray | null;
@@ -363,6 +366,7 @@ function runSeparate(rule: PhraseRule, stage: SafetyStage, path: string, text: s
       pattern.lastIndex++;
       continue;
     }
+    if (!quota.take(rule.id)) return;
     const start = match.index + (text.charCodeAt(match.index) === 10 ? 1 : 0);
     findings.push(toFinding(rule, stage, path, start, match.index + match[0].length));
   }
@@ -381,13 +385,14 @@ export function runPhraseRules(
   lower?: string,
 ): SafetyFinding[] {
   const findings: SafetyFinding[] = [];
+  const quota = new FindingQuota();
   const compiled = compile(rules);
-  if (compiled.combined) runCombined(compiled, compiled.combined, stage, path, normalized, findings);
-  for (const { rule, gapped } of compiled.gapped) runGapped(rule, gapped, stage, path, normalized, findings);
+  if (compiled.combined) runCombined(compiled, compiled.combined, stage, path, normalized, findings, quota);
+  for (const { rule, gapped } of compiled.gapped) runGapped(rule, gapped, stage, path, normalized, findings, quota);
   for (const rule of compiled.separate) {
     lower ??= normalized.toLowerCase();
     if (!rule.keywords.some((keyword) => (lower as string).includes(keyword))) continue;
-    runSeparate(rule, stage, path, normalized, findings);
+    runSeparate(rule, stage, path, normalized, findings, quota);
   }
   return findings;
 }

@@ -59,3 +59,29 @@ export function selectTexts<T extends SafetyTextInput>(texts: readonly T[], opti
 export function decisionOf(findings: readonly SafetyFinding[]): 'block' | 'allow' {
   return findings.some((finding) => finding.severity === 'high') ? 'block' : 'allow';
 }
+
+/**
+ * High findings the classifier (4.7) re-scores per field. A field with more is a flood, not a
+ * question about attacks: the rest keep blocking, which bounds the work on adversarial input.
+ */
+export const MAX_RESCORED_PER_PATH = 1000;
+
+/**
+ * Findings kept per rule in one field. A text of 50,000 "ignore all previous instructions" makes no
+ * better case with 50,000 findings than with 1,001, and allocating, classifying and reporting them
+ * was most of the safety stages' time on such input. One more than the classifier re-scores keeps
+ * every block-or-allow decision as it would be without the cap (docs/governance.md).
+ */
+export const MAX_FINDINGS_PER_RULE = MAX_RESCORED_PER_PATH + 1;
+
+/** Findings of one scan of one field, counted per rule: `take` says whether one more is kept. */
+export class FindingQuota {
+  private readonly counts = new Map<string, number>();
+
+  take(rule: string): boolean {
+    const count = this.counts.get(rule) ?? 0;
+    if (count >= MAX_FINDINGS_PER_RULE) return false;
+    this.counts.set(rule, count + 1);
+    return true;
+  }
+}
