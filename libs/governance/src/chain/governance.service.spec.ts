@@ -155,18 +155,23 @@ describe('ChainGovernanceService with Redis stopped and restarted', () => {
       expect((await h.service.evaluate(h.input())).outcome).toBe('ALLOW');
       await server.stop();
       const slowest: number[] = [];
+      let timerLate = 0;
       for (let i = 0; i < 25; i++) {
         const started = performance.now();
+        // A 50 ms timer of our own beside each evaluation: on a loaded machine timers fire late, and
+        // the store's Redis deadline is a timer too.
+        const timerFired = new Promise<number>((resolve) => setTimeout(() => resolve(performance.now() - started), 50));
         const decision = await h.service.evaluate(h.input());
         slowest.push(performance.now() - started);
+        timerLate = Math.max(timerLate, (await timerFired) - 50);
         expect(decision.outcome).toBe('ALLOW');
         await h.service.settle(present(decision.reservation), 0.001);
       }
       expect(h.service.health().degraded).toBe(true);
-      console.log(`Redis stopped: slowest evaluation ${Math.max(...slowest).toFixed(1)} ms over ${slowest.length} (deadline 50 ms on Redis)`);
+      console.log(`Redis stopped: slowest evaluation ${Math.max(...slowest).toFixed(1)} ms over ${slowest.length} (deadline 50 ms on Redis; timers fired up to ${timerLate.toFixed(1)} ms late)`);
       // Wall time of whole evaluations (tokenizing and scanning included) on a shared machine: none
       // waits on the dead Redis (the counter store's own spec bounds that wait at 50 ms).
-      expect(Math.max(...slowest)).toBeLessThan(100);
+      expect(Math.max(...slowest)).toBeLessThan(100 + timerLate);
       await server.start();
       const deadline = Date.now() + 10_000;
       while (h.service.health().degraded && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
