@@ -56,10 +56,18 @@ export function parseAdmitReply(reply: unknown[]): AdmitResult {
   };
 }
 
+/**
+ * Settles wait this long to go out together: they are off the request path, and issued in one tick
+ * they leave in one write (ioredis auto-pipelining) instead of one socket write each.
+ */
+export const SETTLE_BATCH_MS = 2;
+
 /** Counters in Redis: one EVALSHA per request before the upstream call, one per settle. */
 export class RedisCounterStore implements CounterStore {
   readonly kind = 'redis' as const;
   private readonly commands: GovernanceCommands;
+  private settles: { plan: SettlePlan; resolve: (result: SettleResult) => void; reject: (error: unknown) => void }[] = [];
+  private settleTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly redis: Redis) {
     redis.defineCommand('svcGovAdmit', { lua: ADMIT_LUA });
@@ -72,7 +80,21 @@ export class RedisCounterStore implements CounterStore {
     return parseAdmitReply(await this.commands.svcGovAdmit(keys.length, ...keys, ...args));
   }
 
-  async settle(plan: SettlePlan): Promise<SettleResult> {
+  settle(plan: SettlePlan): Promise<SettleResult> {
+    return new Promise((resolve, reject) => {
+      this.settles.push({ plan, resolve, reject });
+      this.settleTimer ??= setTimeout(() => this.flushSettles(), SETTLE_BATCH_MS);
+    });
+  }
+
+  private flushSettles(): void {
+    this.settleTimer = null;
+    const batch = this.settles;
+    this.settles = [];
+    for (const { plan, resolve, reject } of batch) this.settleNow(plan).then(resolve, reject);
+  }
+
+  private async settleNow(plan: SettlePlan): Promise<SettleResult> {
     const keys = [plan.markerKey, plan.todayKey];
     const args: ScriptArg[] = [plan.markerTtlSeconds, plan.reservedMicros, plan.actualMicros, plan.todayTtlSeconds, plan.targets.length];
     for (const target of plan.targets) {
@@ -110,8 +132,9 @@ export class RedisCounterStore implements CounterStore {
     return { spentMicros: num(spent), budgetsMicros: budgets.reduce((sum, value) => sum + num(value), 0) };
   }
 
-  /** Nothing to release: the client belongs to the runtime. */
+  /** Sends the settles still waiting for their batch; the client belongs to the runtime. */
   async close(): Promise<void> {
-    // Every command was sent when it was issued.
+    if (this.settleTimer) clearTimeout(this.settleTimer);
+    this.flushSettles();
   }
 }
