@@ -52,6 +52,52 @@ export function isAlnumCode(code: number): boolean {
   return isDigitCode(code) || isLetterCode(code);
 }
 
+/** The code with ASCII upper-case letters folded to lower case (for case-insensitive comparisons without substrings). */
+export function lowerCode(code: number): number {
+  return code >= 65 && code <= 90 ? code + 32 : code;
+}
+
+/** Number of entries of a sorted list below `value` (binary search). */
+export function countBelow(list: readonly number[], value: number): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (list[mid] < value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * The next occurrence of a string or of a global regular expression in a text at or after a
+ * position that never decreases between calls (the text length when there is none): each part of
+ * the text is searched once, however many positions are asked about.
+ */
+export class NextOccurrence {
+  private at = -1;
+
+  constructor(
+    private readonly text: string,
+    private readonly needle: string | RegExp,
+  ) {}
+
+  from(position: number): number {
+    if (this.at < position) this.at = this.search(position);
+    return this.at;
+  }
+
+  private search(position: number): number {
+    if (typeof this.needle === 'string') {
+      const found = this.text.indexOf(this.needle, position);
+      return found < 0 ? this.text.length : found;
+    }
+    this.needle.lastIndex = position;
+    const match = this.needle.exec(this.text);
+    return match === null ? this.text.length : match.index;
+  }
+}
+
 /** Whether the character at `index` is an ASCII letter or digit (false outside the text). */
 export function alnumAt(text: string, index: number): boolean {
   return index >= 0 && index < text.length && isAlnumCode(text.charCodeAt(index));

@@ -1,4 +1,4 @@
-import { forEachKeywordWindow, isAlnumCode, isLetterCode, matchOffsets, maxOf, minOf } from '../text-utils';
+import { forEachKeywordWindow, isAlnumCode, isLetterCode, lowerCode, matchOffsets, maxOf, minOf } from '../text-utils';
 import { PiiDetector } from './types';
 
 /**
@@ -60,11 +60,6 @@ const DOSING_WORDS = new Set(
 function isContextWord(word: string): boolean {
   if (DRUG_NAMES.has(word) || DOSING_WORDS.has(word)) return true;
   return word.length >= 6 && DRUG_SUFFIXES.some((suffix) => word.endsWith(suffix));
-}
-
-/** ASCII letters and digits folded to lower case, so that keys can be computed without substrings. */
-function lowerCode(code: number): number {
-  return code >= 65 && code <= 90 ? code + 32 : code;
 }
 
 /** A word's length and first two characters, lower case. */

@@ -1,4 +1,4 @@
-import { maxOf, minOf } from '../text-utils';
+import { countBelow, maxOf, minOf } from '../text-utils';
 import { normalizedTextOf } from './normalize';
 import { MAX_RESCORED_PER_PATH, SafetyFinding, SafetyStage, SafetyTextInput } from './types';
 
@@ -164,25 +164,13 @@ function buildIndex(text: string, limit: number): TextIndex {
   return index;
 }
 
-/** Number of entries of a sorted list below `value`. */
-function below(list: readonly number[], value: number): number {
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (list[mid] < value) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
 function countIn(list: readonly number[], from: number, to: number): number {
-  return maxOf(below(list, to) - below(list, from), 0);
+  return maxOf(countBelow(list, to) - countBelow(list, from), 0);
 }
 
 /** Largest entry below `value`, or -1. */
 function lastBelow(list: readonly number[], value: number): number {
-  const i = below(list, value);
+  const i = countBelow(list, value);
   return i > 0 ? list[i - 1] : -1;
 }
 
@@ -213,7 +201,7 @@ function reasonsFor(index: TextIndex, finding: SafetyFinding): ClassifierReason[
   const reasons: ClassifierReason[] = [];
   const newlineBefore = lastBelow(index.newlines, start);
   const lineStart = maxOf(maxOf(newlineBefore + 1, start - WINDOW), 0);
-  const newlineAfter = index.newlines[below(index.newlines, end)] ?? text.length;
+  const newlineAfter = index.newlines[countBelow(index.newlines, end)] ?? text.length;
   const lineEnd = minOf(minOf(newlineAfter, end + WINDOW), text.length);
   if (countIn(index.fences, 0, start) % 2 === 1) reasons.push('code_block');
   else if (countIn(index.backticks, lineStart, start) % 2 === 1 && countIn(index.backticks, end, lineEnd) > 0) reasons.push('inline_code');
@@ -223,7 +211,7 @@ function reasonsFor(index: TextIndex, finding: SafetyFinding): ClassifierReason[
   }
 
   const sentenceStart = maxOf(maxOf(lastBelow(index.boundaries, start) + 1, start - WINDOW), 0);
-  const boundaryAfter = index.boundaries[below(index.boundaries, end)] ?? text.length;
+  const boundaryAfter = index.boundaries[countBelow(index.boundaries, end)] ?? text.length;
   const sentenceEnd = minOf(minOf(boundaryAfter + 1, end + WINDOW), text.length);
   const metaInSentence = countIn(index.meta, sentenceStart, start) + countIn(index.meta, end, sentenceEnd) > 0;
   if (metaInSentence && QUESTION_START.test(text.slice(sentenceStart, minOf(sentenceStart + 60, start)).replace(LEADING_MARKUP, ''))) {

@@ -1,4 +1,4 @@
-import { forEachKeywordWindow, minOf } from '../text-utils';
+import { forEachKeywordWindow, lowerCode, minOf, NextOccurrence } from '../text-utils';
 import { INJECTION_RULES } from './rules';
 import { FindingQuota, SafetyFinding } from './types';
 
@@ -12,11 +12,6 @@ import { FindingQuota, SafetyFinding } from './types';
 const LONG_QUERY = 100;
 const MIN_DATA_VALUE = 32;
 const MAX_DATA_VALUE = 2048;
-
-/** Lower-case ASCII letter or digit code of `code` (upper case folded), for case-insensitive comparisons. */
-function folded(code: number): number {
-  return code >= 65 && code <= 90 ? code + 32 : code;
-}
 
 function isWordCode(code: number): boolean {
   return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
@@ -33,10 +28,10 @@ function hasPlaceholder(text: string, from: number, to: number): boolean {
     const code = text.charCodeAt(i);
     if (code === 123 || code === 125 || code === 91 || code === 93 || code === 60 || code === 62 || code === 36) return true;
     if (code !== 37 || i + 1 >= to) continue;
-    const next = folded(text.charCodeAt(i + 1));
+    const next = lowerCode(text.charCodeAt(i + 1));
     if (next === 115 && (i + 2 >= to || !isWordCode(text.charCodeAt(i + 2)))) return true; // %s
     if (i + 2 >= to) continue;
-    const last = folded(text.charCodeAt(i + 2));
+    const last = lowerCode(text.charCodeAt(i + 2));
     if ((next === 55 && (last === 98 || last === 100)) || (next === 53 && last === 98) || (next === 51 && last === 99) || (next === 50 && last === 52)) {
       return true; // %7b %7d %5b %3c %24
     }
@@ -96,7 +91,7 @@ function isImageUrl(text: string, start: number): boolean {
 
 /** text[at, at + word.length) is `word` (lower-case ASCII letters) in any case. */
 function asciiAt(text: string, at: number, word: string): boolean {
-  for (let k = 0; k < word.length; k++) if (folded(text.charCodeAt(at + k)) !== word.charCodeAt(k)) return false;
+  for (let k = 0; k < word.length; k++) if (lowerCode(text.charCodeAt(at + k)) !== word.charCodeAt(k)) return false;
   return true;
 }
 
@@ -107,24 +102,6 @@ function finding(rule: string, severity: 'high' | 'medium', path: string, start:
 /** The part of a URL after `://`: up to white space or `< > " ' \` ) ]`, at most 2048 characters. */
 const URL_TAIL = /[^\s<>"'`)\]]{1,2048}/y;
 
-/** The next `needle` at or after a position that never decreases; each part of the text is searched once. */
-class NextIndex {
-  private at = -1;
-
-  constructor(
-    private readonly text: string,
-    private readonly needle: string,
-  ) {}
-
-  from(position: number): number {
-    if (this.at < position) {
-      const found = this.text.indexOf(this.needle, position);
-      this.at = found < 0 ? this.text.length : found;
-    }
-    return this.at;
-  }
-}
-
 /**
  * Calls `visit(start, end)` for each match of `https?:\/\/[^\s<>"'\`)\]]{1,2048}` (case-insensitive),
  * in order and without overlaps, found from each `://`: no match objects or substrings per URL (a
@@ -134,7 +111,7 @@ function forEachUrl(text: string, visit: (start: number, end: number) => void): 
   let resume = 0;
   for (let colon = text.indexOf('://', 4); colon !== -1; colon = text.indexOf('://', colon + 1)) {
     let start = -1;
-    if (colon - 5 >= resume && folded(text.charCodeAt(colon - 1)) === 115 && asciiAt(text, colon - 5, 'http')) start = colon - 5;
+    if (colon - 5 >= resume && lowerCode(text.charCodeAt(colon - 1)) === 115 && asciiAt(text, colon - 5, 'http')) start = colon - 5;
     else if (colon - 4 >= resume && asciiAt(text, colon - 4, 'http')) start = colon - 4;
     if (start < 0) continue;
     URL_TAIL.lastIndex = colon + 3;
@@ -149,8 +126,8 @@ function forEachUrl(text: string, visit: (start: number, end: number) => void): 
 export function findUrlExfiltration(path: string, text: string): SafetyFinding[] {
   const findings: SafetyFinding[] = [];
   const quota = new FindingQuota();
-  const questions = new NextIndex(text, '?');
-  const hashes = new NextIndex(text, '#');
+  const questions = new NextOccurrence(text, '?');
+  const hashes = new NextOccurrence(text, '#');
   forEachUrl(text, (start, end) => {
     const question = questions.from(start);
     if (question >= end) return;
@@ -169,35 +146,13 @@ const DESTINATION = /https?:\/\/|ftp:\/\/|webhook|[A-Za-z0-9._%+-]@[A-Za-z0-9-]{
 const DESTINATION_WINDOW = 120;
 
 /**
- * The next occurrence of a global pattern at or after a position that never decreases: each part
- * of the text is searched once, however many positions are asked about.
- */
-class NextOccurrence {
-  private at = -1;
-
-  constructor(
-    private readonly pattern: RegExp,
-    private readonly text: string,
-  ) {}
-
-  from(position: number): number {
-    if (this.at < position) {
-      this.pattern.lastIndex = position;
-      const match = this.pattern.exec(this.text);
-      this.at = match === null ? this.text.length : match.index;
-    }
-    return this.at;
-  }
-}
-
-/**
  * "send the conversation to https://..." (high with a destination within 120 characters, medium
  * without). Every destination holds `://`, `webhook` or `@`: a window without one is not tested.
  */
 export function findSendTo(path: string, text: string): SafetyFinding[] {
   const findings: SafetyFinding[] = [];
   const quota = new FindingQuota();
-  const hints = [new NextOccurrence(/@/g, text), new NextOccurrence(/:\/\//g, text), new NextOccurrence(/webhook/gi, text)];
+  const hints = [new NextOccurrence(text, '@'), new NextOccurrence(text, '://'), new NextOccurrence(text, /webhook/gi)];
   SEND_TO_PATTERN.lastIndex = 0;
   let match: RegExpExecArray | null;
   while ((match = SEND_TO_PATTERN.exec(text)) !== null) {

@@ -1,4 +1,4 @@
-import { maxOf, minOf } from '../text-utils';
+import { countBelow, maxOf, minOf, NextOccurrence } from '../text-utils';
 import { FindingQuota, SafetyCategory, SafetyFinding, SafetySeverity, SafetyStage } from './types';
 
 /**
@@ -199,12 +199,15 @@ class TailMatches {
   readonly starts: number[] = [];
   readonly ends: number[] = [];
   private searched = 0;
-  private newline = -1;
+  /** The first line break at or after a position (the text length if none); positions never decrease. */
+  readonly newlines: NextOccurrence;
 
   constructor(
     private readonly tails: RegExp,
     private readonly text: string,
-  ) {}
+  ) {
+    this.newlines = new NextOccurrence(text, '\n');
+  }
 
   /** Lists every tail that starts at or before `position`, and the first one after it if there is one. */
   through(position: number): void {
@@ -221,35 +224,14 @@ class TailMatches {
       this.searched = match.index + match[0].length;
     }
   }
-
-  /** The first line break at or after `position` (the text length if none); `position` never decreases. */
-  newlineFrom(position: number): number {
-    if (this.newline < position) {
-      const found = this.text.indexOf('\n', position);
-      this.newline = found < 0 ? this.text.length : found;
-    }
-    return this.newline;
-  }
-}
-
-/** Number of entries of a sorted list that are at most `value`. */
-function countAtMost(list: readonly number[], value: number): number {
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (list[mid] <= value) low = mid + 1;
-    else high = mid;
-  }
-  return low;
 }
 
 /** End of the gapped rule's match whose head ends at `headEnd`, or -1 without a tail in reach. */
 function gappedEnd(gapped: GappedRule, tails: TailMatches, headEnd: number): number {
   // The gap holds no line break: the tail starts at or before the first one.
-  const limit = minOf(headEnd + gapped.gap, tails.newlineFrom(headEnd));
+  const limit = minOf(headEnd + gapped.gap, tails.newlines.from(headEnd));
   tails.through(limit);
-  const index = countAtMost(tails.starts, limit) - 1;
+  const index = countBelow(tails.starts, limit + 1) - 1;
   return index >= 0 && tails.starts[index] >= headEnd ? tails.ends[index] : -1;
 }
 
@@ -274,7 +256,7 @@ function runGapped(rule: PhraseRule, gapped: GappedRule, stage: SafetyStage, pat
     }
     // A later head needs a later tail within its reach: skip the heads that end too far before the next tail.
     tails.through(start);
-    const next = countAtMost(tails.starts, start);
+    const next = countBelow(tails.starts, start + 1);
     if (next === tails.starts.length) break;
     heads.lastIndex = maxOf(start + 1, tails.starts[next] - gapped.gap - gapped.maxHead);
   }
