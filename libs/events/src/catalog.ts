@@ -83,8 +83,7 @@ export interface GuardrailPiiData {
   timestamp: IsoTimestamp;
 }
 
-/** One finding of a scanner: its category and severity, never the matched text itself. */
-/** One kind of blocking finding (DECISIONS.md: category and severity) and how many findings it stands for. */
+/** One kind of blocking finding (DECISIONS.md: category and severity, never the matched text) and how many findings it stands for. */
 export interface GuardrailFinding {
   category: string;
   severity: Severity;

@@ -1,9 +1,9 @@
 import { extractTexts } from '../extract';
-import { CLASSIFIER_BLOCK_THRESHOLD, MAX_RESCORED_PER_PATH, classifyFindings, stageDecision, summarizeFindings } from './classifier';
+import { CLASSIFIER_BLOCK_THRESHOLD, classifyFindings, stageDecision, summarizeFindings } from './classifier';
 import { scanContentSafety } from './content-safety';
 import { applyExternalVerdicts, buildClassifierRequest } from './external-classifier';
 import { scanSecurity } from './security-scanner';
-import { MAX_FINDINGS_PER_RULE } from './types';
+import { MAX_FINDINGS_PER_RULE, MAX_RESCORED_PER_PATH } from './types';
 
 function classify(content: string) {
   const texts = extractTexts({ messages: [{ role: 'user', content }] });

@@ -42,8 +42,6 @@ const FRAMING_FLOOR = 0.7;
 
 export const CLASSIFIER_BLOCK_THRESHOLD = 0.5;
 
-export { MAX_RESCORED_PER_PATH } from './types';
-
 export interface ClassifiedFinding extends SafetyFinding {
   /** 1 = clearly meant, 0 = clearly benign. */
   score: number;
