@@ -50,6 +50,9 @@ function cleanup() {
 process.on('exit', cleanup);
 process.on('SIGINT', () => process.exit(130));
 
+/** The gateway runs with the node options its image sets (deploy/docker/Dockerfile, ENV NODE_OPTIONS). */
+const imageNodeOptions = /\bNODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(root, 'deploy', 'docker', 'Dockerfile'), 'utf8'))?.[1] ?? '';
+
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const ms = (value) => Math.round(value * 1000) / 1000;
 
@@ -126,6 +129,7 @@ async function main() {
   const key = seeded.stdout.trim();
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const gateway = await start([...nodeArgs, 'dist/apps/gateway/main.js'], {
+    NODE_OPTIONS: imageNodeOptions,
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
@@ -175,7 +179,7 @@ async function main() {
     row('gateway', results.gateway),
     '',
     `gateway governance time (4 KB prompt, full chain, X-SVC-Governance-Time-Ms): p50 ${governance.p50} ms, p99 ${governance.p99} ms`,
-    `gateway resident memory after the runs: ${rss} MB`,
+    `gateway resident memory after the runs: ${rss} MB (NODE_OPTIONS of the image: ${imageNodeOptions || 'none'})`,
     ...chain.stdout.trim().split('\n'),
     '',
     'targets:',
