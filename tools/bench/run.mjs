@@ -59,7 +59,7 @@ const ms = (value) => Math.round(value * 1000) / 1000;
 async function cannon(url, headers, body, connections) {
   const result = await autocannon({ url, method: 'POST', headers, body, connections, duration: DURATION, pipelining: 1 });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`);
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
 }
 
 /** Time to first byte of streaming responses, `concurrency` loops for DURATION seconds. */
@@ -101,6 +101,21 @@ async function governanceTime(url, headers, body, count) {
   return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
 }
 
+/** CPU time (user + system) a process has used so far, in µs (from /proc; clock ticks of 10 ms). */
+function cpuMicros(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** Runs `work` and returns its result with the CPU µs per request each named process spent meanwhile. */
+async function withCpu(pids, work) {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMicros(pid)]));
+  const result = await work();
+  const requests = result.requests;
+  const cpu = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round((cpuMicros(pid) - before[name]) / requests)]));
+  return { ...result, cpu };
+}
+
 function rssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024);
@@ -113,15 +128,17 @@ async function main() {
   }
   const swc = { SWC_NODE_PROJECT: 'tsconfig.base.json' };
   let redisUrl = process.env.REDIS_URL;
+  let redisPid;
   if (!redisUrl) {
     const port = await freePort();
     const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     children.push(redis);
+    redisPid = redis.pid;
     await new Promise((resolve) => setTimeout(resolve, 300));
     redisUrl = `redis://127.0.0.1:${port}`;
   }
   const [mockPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
-  await start(['-r', '@swc-node/register', 'tools/mock-provider/src/cli.ts', '--port', String(mockPort), '--no-record'], swc, 'listening');
+  const mockProcess = await start(['-r', '@swc-node/register', 'tools/mock-provider/src/cli.ts', '--port', String(mockPort), '--no-record'], swc, 'listening');
   const mock = `http://127.0.0.1:${mockPort}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const seeded = spawnSync(process.execPath, ['-r', '@swc-node/register', 'tools/bench/seed.ts', dataDir], { cwd: root, env: { ...process.env, ...swc }, encoding: 'utf8' });
@@ -140,22 +157,22 @@ async function main() {
     MASTER_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
   }, 'is running');
-  await start(['tools/bench/bare-proxy.mjs', String(barePort), mock], {}, 'bare proxy');
+  const bareProcess = await start(['tools/bench/bare-proxy.mjs', String(barePort), mock], {}, 'bare proxy');
 
   const small = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark' }], max_tokens: 64 });
   const smallStream = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Stream hello to the benchmark' }], max_tokens: 64, stream: true });
   const prompt4k = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Summarise this text. '.repeat(195) }], max_tokens: 64 });
   const targets = {
-    direct: { url: `${mock}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${PROVIDER_KEY}` } },
-    bare: { url: `http://127.0.0.1:${barePort}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${PROVIDER_KEY}` } },
-    gateway: { url: `http://127.0.0.1:${gatewayPort}/v1/chat/completions`, headers: { 'content-type': 'application/json', 'x-svc-api-key': key, 'x-provider-key': PROVIDER_KEY } },
+    direct: { pids: { mock: mockProcess.pid }, url: `${mock}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${PROVIDER_KEY}` } },
+    bare: { pids: { bare: bareProcess.pid, mock: mockProcess.pid }, url: `http://127.0.0.1:${barePort}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${PROVIDER_KEY}` } },
+    gateway: { pids: { gateway: gateway.pid, ...(redisPid ? { redis: redisPid } : {}), mock: mockProcess.pid }, url: `http://127.0.0.1:${gatewayPort}/v1/chat/completions`, headers: { 'content-type': 'application/json', 'x-svc-api-key': key, 'x-provider-key': PROVIDER_KEY } },
   };
   const results = {};
   for (const [name, target] of Object.entries(targets)) {
     await cannon(target.url, target.headers, small, 8); // warm up
     results[name] = {
       c1: await cannon(target.url, target.headers, small, 1),
-      c50: await cannon(target.url, target.headers, small, 50),
+      c50: await withCpu({ ...target.pids, 'load generator': process.pid }, () => cannon(target.url, target.headers, small, 50)),
       stream_c1: await streamTtfb(target.url, target.headers, smallStream, 1),
       stream_c50: await streamTtfb(target.url, target.headers, smallStream, 50),
     };
@@ -177,6 +194,9 @@ async function main() {
     row('direct', results.direct),
     row('bare', results.bare),
     row('gateway', results.gateway),
+    '',
+    'CPU per request at c=50 non-stream (µs, user + system; compares across runs of a machine whose speed varies):',
+    ...Object.entries(results).map(([name, r]) => `  ${name.padEnd(8)} ${Object.entries(r.c50.cpu).map(([process, us]) => `${process} ${us}`).join(', ')}`),
     '',
     `gateway governance time (4 KB prompt, full chain, X-SVC-Governance-Time-Ms): p50 ${governance.p50} ms, p99 ${governance.p99} ms`,
     `gateway resident memory after the runs: ${rss} MB (NODE_OPTIONS of the image: ${imageNodeOptions || 'none'})`,
