@@ -8,6 +8,7 @@ import {
   missingGatewayKey,
   parseCredentials,
   Principal,
+  RequestCredentials,
   resolveProviderKey,
   runnerSessionOf,
 } from '@svc/auth';
@@ -116,8 +117,12 @@ export class ProxyService implements OnModuleDestroy {
    * Authenticates a gateway key, requiring `scope`. Sets X-Gateway-Org and the deprecation headers
    * through `setHeader` before the scope is checked, so a refusal carries them too.
    */
-  async authorize(source: CredentialSource, scope: string, setHeader: (name: string, value: string) => void, readXApiKey = false): Promise<Principal> {
-    const credentials = parseCredentials({ headers: source.headers, query: source.query, readXApiKey });
+  async authorize(
+    source: CredentialSource,
+    scope: string,
+    setHeader: (name: string, value: string) => void,
+    credentials: RequestCredentials = parseCredentials({ headers: source.headers, query: source.query }),
+  ): Promise<Principal> {
     if (!credentials.gatewayKey) throw missingGatewayKey();
     const ip = clientIp(source.remoteAddress, source.headers['x-forwarded-for'], this.config.TRUSTED_PROXIES);
     const principal = await this.authenticator.authenticate(credentials.gatewayKey, ip);
@@ -143,10 +148,12 @@ export class ProxyService implements OnModuleDestroy {
     const state: FinishState = { status: 500, stream: false, agent: 'unknown' };
     try {
       const format = call.kind === 'messages' ? 'anthropic' : 'openai';
-      const principal = await this.authorize(request, 'gateway:write', (name, value) => void reply.header(name, value), format === 'anthropic');
+      // Read once: the gateway key authenticates, the provider key (if any) goes upstream.
+      const credentials = parseCredentials({ headers: request.headers, query: request.query, readXApiKey: format === 'anthropic' });
+      const principal = await this.authorize(request, 'gateway:write', (name, value) => void reply.header(name, value), credentials);
       state.principal = principal;
       state.agent = principal.keyName ?? 'unknown';
-      await this.serve(call, request, reply, state, principal, format);
+      await this.serve(call, request, reply, state, principal, credentials);
     } catch (error) {
       state.status = this.fail(error, request, reply, state);
     } finally {
@@ -154,7 +161,8 @@ export class ProxyService implements OnModuleDestroy {
     }
   }
 
-  private async serve(call: ProxyCall, request: ProxyRequest, reply: ProxyReply, state: FinishState, principal: Principal, format: 'openai' | 'anthropic'): Promise<void> {
+  private async serve(call: ProxyCall, request: ProxyRequest, reply: ProxyReply, state: FinishState, principal: Principal, credentials: RequestCredentials): Promise<void> {
+    const format = call.kind === 'messages' ? 'anthropic' : 'openai';
     const registry = await this.providers.registry(principal.orgId);
     if (call.endpointProvider) {
       const endpoint = await this.provider(principal, call.endpointProvider);
@@ -210,7 +218,6 @@ export class ProxyService implements OnModuleDestroy {
         reply.sendJson(202, decision.approval);
         return;
       }
-      const credentials = parseCredentials({ headers: request.headers, query: request.query, readXApiKey: format === 'anthropic' });
       const providerKey = await resolveProviderKey({
         provider: route.provider.id,
         fromRequest: credentials.providerKeyFromRequest,
@@ -228,6 +235,7 @@ export class ProxyService implements OnModuleDestroy {
         translate: call.kind === 'chat' && needsResponseTranslation(route.provider),
         model: route.requestedModel,
         includeUsage: clientWantsStreamUsage(json),
+        keepBody: idempotencyKey !== undefined,
       });
       state.status = state.result.aborted ? 499 : state.result.status;
       if (idempotencyKey && state.result.bufferedBody && state.status < 500) {

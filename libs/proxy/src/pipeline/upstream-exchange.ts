@@ -27,7 +27,7 @@ export interface ExchangeResult {
   usage: TokenUsage | undefined;
   /** Milliseconds until the provider's response headers arrived. */
   upstreamLatencyMs: number | null;
-  /** The body sent to the client, when it was buffered (non-streaming), for idempotent replay. */
+  /** The body sent to the client, when it was buffered (non-streaming) and `keepBody` asked for it. */
   bufferedBody?: { text: string; contentType: string };
   /** The client went away before the end. */
   aborted: boolean;
@@ -48,6 +48,8 @@ export interface ExchangeInput {
   model: string;
   /** The client asked for the final usage chunk (`stream_options.include_usage`). */
   includeUsage: boolean;
+  /** Return a buffered JSON answer as text in `bufferedBody` (an Idempotency-Key's replay). */
+  keepBody?: boolean;
 }
 
 /** Sends the request through the provider's breaker and relays the answer, streaming or not. */
@@ -114,7 +116,7 @@ async function relayBuffered(input: ExchangeInput, response: UpstreamResponse, c
     for (const name in upstreamHeaders) reply.defaultHeader(name, upstreamHeaders[name]);
   }
   reply.send(status, body, outType);
-  const replayable = json ? { text: body.toString('utf8'), contentType: outType } : undefined;
+  const replayable = json && input.keepBody ? { text: body.toString('utf8'), contentType: outType } : undefined;
   return { status, usage, bufferedBody: replayable, aborted: false, bytesRelayed: body.length };
 }
 
