@@ -57,10 +57,36 @@ const imageNodeOptions = /\bNODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(root,
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const ms = (value) => Math.round(value * 1000) / 1000;
 
-async function cannon(url, headers, body, connections) {
-  const result = await autocannon({ url, method: 'POST', headers, body, connections, duration: DURATION, pipelining: 1 });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`);
+async function cannon(url, headers, body, connections, { method = 'POST', status = 200 } = {}) {
+  const result = await autocannon({ url, method, headers, body, connections, duration: DURATION, pipelining: 1 });
+  const other = Object.entries(result.statusCodeStats ?? {}).filter(([code, stats]) => Number(code) !== status && stats.count > 0);
+  if (other.length > 0 || result.errors > 0) {
+    throw new Error(`${url}: expected only ${status}, got ${JSON.stringify(result.statusCodeStats)} and ${result.errors} errors`);
+  }
   return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
+}
+
+/**
+ * `--breakdown`: the gateway's CPU per request at c=50 for requests that stop at successive steps,
+ * so that the difference between two rows is the cost of the step: the health route (Fastify and
+ * Nest), a proxy request refused at authentication (unknown key), one refused after governance
+ * (no provider key: body, routing, the full chain with its Redis admit, the settle, metrics and a
+ * usage record), and a served request.
+ */
+async function breakdown(gatewayUrl, gatewayHeaders, body, pids) {
+  const { 'x-provider-key': _providerKey, ...withoutProviderKey } = gatewayHeaders;
+  const steps = [
+    ['GET /health', `${gatewayUrl}/health`, {}, undefined, { method: 'GET' }],
+    ['refused at authentication (401)', `${gatewayUrl}/v1/chat/completions`, { ...gatewayHeaders, 'x-svc-api-key': 'svc_sk_unknown_unknown_unknown' }, body, { status: 401 }],
+    ['refused after governance (401 missing_provider_key)', `${gatewayUrl}/v1/chat/completions`, withoutProviderKey, body, { status: 401 }],
+    ['served (200)', `${gatewayUrl}/v1/chat/completions`, gatewayHeaders, body, {}],
+  ];
+  const rows = [];
+  for (const [label, url, headers, requestBody, options] of steps) {
+    const measured = await withCpu(pids, () => cannon(url, headers, requestBody, 50, options));
+    rows.push(`  ${label.padEnd(52)} ${Object.entries(measured.cpu).map(([process, us]) => `${process} ${us}`).join(', ')} (${measured.rps} rps)`);
+  }
+  return rows;
 }
 
 /** Time to first byte of streaming responses, `concurrency` loops for DURATION seconds. */
@@ -181,6 +207,7 @@ async function main() {
   }
   const governance = await governanceTime(targets.gateway.url, targets.gateway.headers, prompt4k, 500);
   const rss = rssMb(gateway.pid);
+  const steps = process.argv.includes('--breakdown') ? await breakdown(`http://127.0.0.1:${gatewayPort}`, targets.gateway.headers, small, targets.gateway.pids) : [];
   // FailoverCounterStore logs this when Redis missed its 50 ms deadline and counting moved to memory.
   const fallbacks = gateway.output().split('governance counters fall back to memory').length - 1;
   // The chain alone, in process: with memory counters (no Redis round trip) and with Redis.
@@ -201,6 +228,7 @@ async function main() {
     'CPU per request at c=50 non-stream (µs, user + system; compares across runs of a machine whose speed varies):',
     ...Object.entries(results).map(([name, r]) => `  ${name.padEnd(8)} ${Object.entries(r.c50.cpu).map(([process, us]) => `${process} ${us}`).join(', ')}`),
     '',
+    ...(steps.length ? ['gateway CPU per request at c=50 by where the request stops (µs; --breakdown):', ...steps, ''] : []),
     `gateway governance time (4 KB prompt, full chain, X-SVC-Governance-Time-Ms): p50 ${governance.p50} ms, p99 ${governance.p99} ms`,
     `gateway fell back to memory counters ${fallbacks} time(s) during the runs (Redis later than its 50 ms deadline; governance times then exclude Redis)`,
     `gateway resident memory after the runs: ${rss} MB (NODE_OPTIONS of the image: ${imageNodeOptions || 'none'})`,
