@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { configSchema } from '@svc/platform';
@@ -91,6 +92,17 @@ describe('deploy/docker', () => {
     expect(entrypoint?.json?.slice(-2)).toEqual(['node', 'main.js']);
     expect(entrypoint?.json?.some((part) => /^(sh|bash|\/bin\/sh|\/bin\/bash|npm)$/.test(part))).toBe(false);
     expect(of(final, 'EXPOSE').length).toBe(1);
+  });
+
+  it.each(dockerfiles)('%s: the NODE_OPTIONS of the final stage bound the young generation and are accepted by node', (name) => {
+    const { final } = finalStage(name);
+    const options = of(final, 'ENV')
+      .map((instruction) => /\bNODE_OPTIONS="([^"]*)"/.exec(instruction.rest)?.[1])
+      .filter((value): value is string => value !== undefined);
+    expect(options).toEqual([expect.stringMatching(/(^| )--max-semi-space-size=\d+( |$)/)]);
+    // node refuses to start when NODE_OPTIONS holds an option it does not allow there: every service would fail.
+    const run = spawnSync(process.execPath, ['-e', 'process.stdout.write("ok")'], { env: { ...process.env, NODE_OPTIONS: options[0] }, encoding: 'utf8' });
+    expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({ status: 0, stdout: 'ok', stderr: '' });
   });
 
   it.each(dockerfiles)('%s: the final stage copies only build output from the build stage', (name) => {
