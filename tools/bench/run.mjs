@@ -84,7 +84,7 @@ async function breakdown(gatewayUrl, gatewayHeaders, body, pids) {
   const rows = [];
   for (const [label, url, headers, requestBody, options] of steps) {
     const measured = await withCpu(pids, () => cannon(url, headers, requestBody, 50, options));
-    rows.push(`  ${label.padEnd(52)} ${Object.entries(measured.cpu).map(([process, us]) => `${process} ${us}`).join(', ')} (${measured.rps} rps)`);
+    rows.push(`  ${label.padEnd(52)} ${cpuLine(measured.cpu)} (${measured.rps} rps)`);
   }
   return rows;
 }
@@ -142,6 +142,9 @@ async function withCpu(pids, work) {
   const cpu = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round((cpuMicros(pid) - before[name]) / requests)]));
   return { ...result, cpu };
 }
+
+/** `gateway 430, redis 52, ...` from withCpu's figures. */
+const cpuLine = (cpu) => Object.entries(cpu).map(([name, us]) => `${name} ${us}`).join(', ');
 
 function rssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -226,7 +229,7 @@ async function main() {
     row('gateway', results.gateway),
     '',
     'CPU per request at c=50 non-stream (µs, user + system; compares across runs of a machine whose speed varies):',
-    ...Object.entries(results).map(([name, r]) => `  ${name.padEnd(8)} ${Object.entries(r.c50.cpu).map(([process, us]) => `${process} ${us}`).join(', ')}`),
+    ...Object.entries(results).map(([name, r]) => `  ${name.padEnd(8)} ${cpuLine(r.c50.cpu)}`),
     '',
     ...(steps.length ? ['gateway CPU per request at c=50 by where the request stops (µs; --breakdown):', ...steps, ''] : []),
     `gateway governance time (4 KB prompt, full chain, X-SVC-Governance-Time-Ms): p50 ${governance.p50} ms, p99 ${governance.p99} ms`,

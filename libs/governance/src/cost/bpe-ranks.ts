@@ -18,6 +18,8 @@ export function readRanks(modulePath: string): (string | number[])[] | null {
   } catch {
     return null;
   }
+  // The module exports its chunks concatenated in order (`c0.concat(c1, ...)`); any other shape is not read.
+  if (!/^const bpe = c0\.concat\(/m.test(text)) return null;
   const chunks: (string | number[])[][] = [];
   for (const match of text.matchAll(/^const c\d+ = (\[[\s\S]*?^\]);$/gm)) {
     try {
@@ -28,9 +30,7 @@ export function readRanks(modulePath: string): (string | number[])[] | null {
       return null;
     }
   }
-  // The module exports the chunks concatenated in order (`c0.concat(c1, ...)`).
-  if (chunks.length === 0 || !/^const bpe = c0\.concat\(/m.test(text)) return null;
-  return chunks.flat(1);
+  return chunks.length > 0 ? chunks.flat(1) : null;
 }
 
 const hex4 = (code: number) => `\\u${code.toString(16).padStart(4, '0')}`;

@@ -2,6 +2,11 @@ import { GatewayError, invalidRequest } from '@svc/platform';
 
 export type ProxyKind = 'chat' | 'messages' | 'embeddings' | 'passthrough';
 
+/** The body format of a proxy call: B (`anthropic`) on the messages routes, A (`openai`) on every other. */
+export function formatOf(kind: ProxyKind): 'openai' | 'anthropic' {
+  return kind === 'messages' ? 'anthropic' : 'openai';
+}
+
 /** What the gateway reads of a body; everything else passes through untouched (forward-compatible). */
 export interface ReadFields {
   model: string;
@@ -11,7 +16,7 @@ export interface ReadFields {
 const AGENT = /^[\x20-\x7e]{1,120}$/;
 
 /** Validates the few fields the gateway itself reads, per route kind (SPEC.md request tables). */
-export function readFields(kind: ProxyKind, body: Record<string, unknown> | undefined, format: 'openai' | 'anthropic'): ReadFields {
+export function readFields(kind: ProxyKind, body: Record<string, unknown> | undefined, format: ReturnType<typeof formatOf>): ReadFields {
   if (kind === 'passthrough') {
     const model = typeof body?.model === 'string' ? body.model : '';
     return { model, stream: body?.stream === true };

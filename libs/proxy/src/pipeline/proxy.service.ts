@@ -34,7 +34,7 @@ import { IdempotencyGate } from './idempotency';
 import { ModelAliasResolver } from './model-aliases';
 import { OrgProviderRegistry } from './org-registry';
 import { ProviderKeySources } from './provider-keys';
-import { agentName, hitlBypassRequested, ProxyKind, readFields, runnerHeaders, unsupportedEndpoint } from './proxy-input';
+import { agentName, formatOf, hitlBypassRequested, ProxyKind, readFields, runnerHeaders, unsupportedEndpoint } from './proxy-input';
 import { exchange } from './upstream-exchange';
 import { UsageRecorder } from './usage-recorder';
 import { costOfExchange, FinishState, usageRecord } from './usage-record';
@@ -147,9 +147,8 @@ export class ProxyService implements OnModuleDestroy {
     reply.header('X-SVC-Request-ID', request.id);
     const state: FinishState = { status: 500, stream: false, agent: 'unknown' };
     try {
-      const format = call.kind === 'messages' ? 'anthropic' : 'openai';
       // Read once: the gateway key authenticates, the provider key (if any) goes upstream.
-      const credentials = parseCredentials({ headers: request.headers, query: request.query, readXApiKey: format === 'anthropic' });
+      const credentials = parseCredentials({ headers: request.headers, query: request.query, readXApiKey: formatOf(call.kind) === 'anthropic' });
       const principal = await this.authorize(request, 'gateway:write', (name, value) => void reply.header(name, value), credentials);
       state.principal = principal;
       state.agent = principal.keyName ?? 'unknown';
@@ -162,7 +161,6 @@ export class ProxyService implements OnModuleDestroy {
   }
 
   private async serve(call: ProxyCall, request: ProxyRequest, reply: ProxyReply, state: FinishState, principal: Principal, credentials: RequestCredentials): Promise<void> {
-    const format = call.kind === 'messages' ? 'anthropic' : 'openai';
     const registry = await this.providers.registry(principal.orgId);
     if (call.endpointProvider) {
       const endpoint = await this.provider(principal, call.endpointProvider);
@@ -191,7 +189,7 @@ export class ProxyService implements OnModuleDestroy {
     const raw = body.buffer;
     const contentType = request.headers['content-type'];
     const json = call.kind !== 'passthrough' || (raw.length > 0 && /json/i.test(contentType ?? '')) ? parseJsonObject(raw, contentType) : undefined;
-    const fields = readFields(call.kind, json, format);
+    const fields = readFields(call.kind, json, formatOf(call.kind));
     state.stream = fields.stream;
     const route = resolveRoute({ endpointProvider: call.endpointProvider, model: fields.model || (call.endpointProvider ?? ''), aliases: await this.aliases.aliases(principal.orgId), registry });
     state.route = route;
@@ -260,7 +258,7 @@ export class ProxyService implements OnModuleDestroy {
       requestId: request.id,
       principal,
       endpoint: call.kind,
-      format: call.kind === 'messages' ? 'anthropic' : 'openai',
+      format: formatOf(call.kind),
       provider: target.provider,
       model: target.model,
       requestedModel: target.requested,
