@@ -165,3 +165,27 @@ export function measure(fn: () => unknown, options: { collect?: boolean } = {}):
 }
 
 export const formatTiming = (t: Timing): string => `${t.cpu.toFixed(1).padStart(6)} ms cpu ${t.wall.toFixed(1).padStart(6)} ms wall`;
+
+/** A 16 KB and a 256 KB timing of the same scan. */
+export interface GrowthTiming {
+  small: Timing;
+  full: Timing;
+}
+
+/**
+ * `first` if it exceeds the growth bound and `attempts` fresh measurements (small and full
+ * measured back to back each time) all exceed it too; null as soon as one stays within it. A
+ * quadratic scan exceeds the bound every time. Process CPU time on a shared virtual machine does not
+ * behave like that: in CI a whole spec once ran 20-30 times slower for seconds at a time (host
+ * contention is charged to the guest's running process), which inflated one input's 256 KB
+ * measurement and not its 16 KB one.
+ */
+export function confirmedSuperlinear(first: GrowthTiming, remeasure: () => GrowthTiming, exceeds: (timing: GrowthTiming) => boolean, attempts = 4): GrowthTiming | null {
+  let last = first;
+  if (!exceeds(last)) return null;
+  for (let i = 0; i < attempts; i++) {
+    last = remeasure();
+    if (!exceeds(last)) return null;
+  }
+  return last;
+}

@@ -1,4 +1,4 @@
-import { ONE_MB, PII_NEAR_MISSES, adversarialInputs, formatTiming, measure } from '../__fixtures__/adversarial';
+import { GrowthTiming, ONE_MB, PII_NEAR_MISSES, adversarialInputs, confirmedSuperlinear, formatTiming, measure } from '../__fixtures__/adversarial';
 import { PII_DETECTORS, detectPii, scanPii } from './scan-pii';
 
 /**
@@ -7,7 +7,8 @@ import { PII_DETECTORS, detectPii, scanPii } from './scan-pii';
  * against 16 KB, sixteen times the input, where a linear scan costs 16× the CPU (fastest of three
  * runs) and a quadratic one 256×. The bound is 40× plus SLACK_MS: a quadratic scanner stays under
  * it only while 256 × t16 ≤ 40 × t16 + 60 ms, that is while 16 KB takes under 60 / 216 ≈ 0.28 ms —
- * and a quadratic scan of 16 KB is far slower than that. The 1 MB figures against the 50 ms target
+ * and a quadratic scan of 16 KB is far slower than that. An input over the bound is measured again
+ * (confirmedSuperlinear) and fails only if it stays over it. The 1 MB figures against the 50 ms target
  * are `npm run bench:scanners`'s.
  */
 const MAX_GROWTH = 40;
@@ -16,6 +17,7 @@ const MAX_GROWTH = 40;
 const SLACK_MS = 60;
 const FULL = ONE_MB / 4;
 const SMALL = FULL / 16;
+const exceeds = ({ small, full }: GrowthTiming) => full.minCpu > small.minCpu * MAX_GROWTH + SLACK_MS;
 
 describe('PII scanner on adversarial inputs', () => {
   it('has a near-miss for every detector, and each is a miss on its own', () => {
@@ -38,10 +40,11 @@ describe('PII scanner on adversarial inputs', () => {
     for (const { name, text } of adversarialInputs(FULL)) {
       expect(text.length).toBe(FULL);
       const scan = (input: string) => () => scanPii([{ path: 'messages[0].content', text: input }], { action: 'block' });
-      const small = measure(scan(smalls.get(name) as string));
-      const full = measure(scan(text));
+      const timing = () => ({ small: measure(scan(smalls.get(name) as string)), full: measure(scan(text)) });
+      const { small, full } = timing();
       rows.push(`${name.padEnd(28)} 256 KB ${formatTiming(full)} | 16 KB ${formatTiming(small)}`);
-      if (full.minCpu > small.minCpu * MAX_GROWTH + SLACK_MS) superlinear.push(`${name}: ${small.minCpu.toFixed(2)} → ${full.minCpu.toFixed(1)} ms cpu`);
+      const confirmed = confirmedSuperlinear({ small, full }, timing, exceeds);
+      if (confirmed) superlinear.push(`${name}: ${confirmed.small.minCpu.toFixed(2)} → ${confirmed.full.minCpu.toFixed(1)} ms cpu, in every one of 5 measurements`);
     }
     console.log(`PII scanner (${PII_DETECTORS.length} detectors), medians of 3:\n${rows.join('\n')}`);
     expect(superlinear).toEqual([]);
@@ -51,9 +54,9 @@ describe('PII scanner on adversarial inputs', () => {
     const unit = '4111 1111 1111 111 a.b@c. 123-45-678 DE89 3704 passport sk-abcdefghijklmnopqr 500 mg AIza0123 AccountKey= ';
     const small = unit.repeat(Math.ceil(SMALL / unit.length));
     const large = unit.repeat(Math.ceil(FULL / unit.length));
-    const smallT = measure(() => scanPii([{ path: 'p', text: small }], { action: 'block' }));
-    const largeT = measure(() => scanPii([{ path: 'p', text: large }], { action: 'block' }));
-    console.log(`PII scanner mixed near-misses: 16 KB ${formatTiming(smallT)}; 256 KB ${formatTiming(largeT)}`);
-    expect(largeT.minCpu).toBeLessThan(smallT.minCpu * MAX_GROWTH + SLACK_MS);
+    const timing = () => ({ small: measure(() => scanPii([{ path: 'p', text: small }], { action: 'block' })), full: measure(() => scanPii([{ path: 'p', text: large }], { action: 'block' })) });
+    const first = timing();
+    console.log(`PII scanner mixed near-misses: 16 KB ${formatTiming(first.small)}; 256 KB ${formatTiming(first.full)}`);
+    expect(confirmedSuperlinear(first, timing, exceeds)).toBeNull();
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { ONE_MB, SAFETY_NEAR_MISSES, adversarialInputs, formatTiming, measure } from '../__fixtures__/adversarial';
+import { GrowthTiming, ONE_MB, SAFETY_NEAR_MISSES, Timing, adversarialInputs, confirmedSuperlinear, formatTiming, measure } from '../__fixtures__/adversarial';
 import { classifyFindings } from './classifier';
 import { scanContentSafety } from './content-safety';
 import { INJECTION_RULES } from './rules';
@@ -12,7 +12,8 @@ import { SafetyFinding } from './types';
  * 16× the CPU (fastest of three runs) and a quadratic one 256×. The bound is 40× plus SLACK_MS: a
  * quadratic stage stays under it only while 256 × t16 ≤ 40 × t16 + 60 ms, that is while 16 KB takes
  * under 60 / 216 ≈ 0.28 ms (0.46 ms with the classifier's 100 ms) — far less than a quadratic scan
- * of 16 KB costs. The 1 MB figures against the 50 ms target are `npm run bench:scanners`'s.
+ * of 16 KB costs. A stage over the bound is measured again (confirmedSuperlinear) and fails only if
+ * it stays over it. The 1 MB figures against the 50 ms target are `npm run bench:scanners`'s.
  */
 const MAX_GROWTH = 40;
 // Absorbs GC (its helper threads count as process CPU) and a busy machine on small bases: tens of ms
@@ -35,25 +36,33 @@ describe('safety scanners on adversarial inputs', () => {
     const rows: string[] = [];
     const superlinear: string[] = [];
     const smalls = new Map(adversarialInputs(SMALL).map(({ name, text }) => [name, text]));
+    type Stage = '4.5' | '4.6' | '4.7';
     const stages = (text: string) => {
       const fresh = () => [{ path: 'messages[0].content', text, role: 'user' }];
-      // One full collection per input and size: the three stages leave little garbage between them.
-      const content = measure(() => scanContentSafety(fresh()));
-      const security = measure(() => scanSecurity(fresh()), { collect: false });
       const texts = fresh();
       const findings: SafetyFinding[] = [...scanContentSafety(texts).findings, ...scanSecurity(texts).findings];
-      const classifier = measure(() => classifyFindings(texts, findings), { collect: false });
-      return { '4.5': content, '4.6': security, '4.7': classifier, findings: findings.length };
+      // One full collection per input and size: the three stages leave little garbage between them.
+      const timings: Record<Stage, () => Timing> = {
+        '4.5': () => measure(() => scanContentSafety(fresh())),
+        '4.6': () => measure(() => scanSecurity(fresh()), { collect: false }),
+        '4.7': () => measure(() => classifyFindings(texts, findings), { collect: false }),
+      };
+      return { timings, findings: findings.length };
     };
     for (const { name, text } of adversarialInputs(FULL)) {
       expect(text.length).toBe(FULL);
       const full = stages(text);
       const small = stages(smalls.get(name) as string);
-      rows.push(`${name.padEnd(28)} 4.5 ${formatTiming(full['4.5'])} | 4.6 ${formatTiming(full['4.6'])} | 4.7 ${formatTiming(full['4.7'])} (${full.findings} findings)`);
+      const first = { '4.5': full.timings['4.5'](), '4.6': full.timings['4.6'](), '4.7': full.timings['4.7']() };
+      const firstSmall = { '4.5': small.timings['4.5'](), '4.6': small.timings['4.6'](), '4.7': small.timings['4.7']() };
+      rows.push(`${name.padEnd(28)} 4.5 ${formatTiming(first['4.5'])} | 4.6 ${formatTiming(first['4.6'])} | 4.7 ${formatTiming(first['4.7'])} (${full.findings} findings)`);
       for (const stage of ['4.5', '4.6', '4.7'] as const) {
         const slack = stage === '4.7' ? CLASSIFIER_SLACK_MS : SLACK_MS;
-        if (full[stage].minCpu > small[stage].minCpu * MAX_GROWTH + slack) {
-          superlinear.push(`${name} ${stage}: ${small[stage].minCpu.toFixed(2)} → ${full[stage].minCpu.toFixed(1)} ms cpu`);
+        const exceeds = (timing: GrowthTiming) => timing.full.minCpu > timing.small.minCpu * MAX_GROWTH + slack;
+        const remeasure = () => ({ small: small.timings[stage](), full: full.timings[stage]() });
+        const confirmed = confirmedSuperlinear({ small: firstSmall[stage], full: first[stage] }, remeasure, exceeds);
+        if (confirmed) {
+          superlinear.push(`${name} ${stage}: ${confirmed.small.minCpu.toFixed(2)} → ${confirmed.full.minCpu.toFixed(1)} ms cpu, in every one of 5 measurements`);
         }
       }
     }
