@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { randomAlphanumeric } from '../shared/ids';
 
 /** Prefix of the standard gateway key (SPEC.md "Gateway key"). */
@@ -10,9 +10,12 @@ export function generateApiKey(): string {
   return `${API_KEY_PREFIX}${randomAlphanumeric(RANDOM_LENGTH)}`;
 }
 
-/** SHA-256 hex of the key: what is stored and looked up (`ApiKeyRepository.findByHash`). */
+/**
+ * SHA-256 hex of the key: what is stored and looked up (`ApiKeyRepository.findByHash`). Every proxy
+ * request hashes its key; the one-shot `crypto.hash` (Node 20.12+) skips the Hash object.
+ */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** What a listing may show of a key: its prefix and the first four random characters, e.g. `svc_sk_AbC1`. */

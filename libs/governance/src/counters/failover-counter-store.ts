@@ -35,16 +35,27 @@ class TimeoutError extends Error {
  * time but waited behind other work on a busy loop is still taken: only Redis' own silence counts.
  */
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let immediate: NodeJS.Immediate | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+  // One promise and one timer per call (not a race of two promises and a `finally`): this wraps
+  // every admit and settle.
+  return new Promise<T>((resolve, reject) => {
+    let immediate: NodeJS.Immediate | undefined;
+    const timer = setTimeout(() => {
       immediate = setImmediate(() => reject(new TimeoutError(ms)));
     }, ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => {
-    clearTimeout(timer);
-    if (immediate) clearImmediate(immediate);
+    const done = () => {
+      clearTimeout(timer);
+      if (immediate) clearImmediate(immediate);
+    };
+    promise.then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (error: unknown) => {
+        done();
+        reject(error);
+      },
+    );
   });
 }
 

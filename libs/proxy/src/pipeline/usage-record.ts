@@ -93,13 +93,20 @@ export function usageRecord(input: UsageRecordInput): UsageRecordEntity | null {
       estimated_input_tokens: decision?.estimate.input_tokens ?? 0,
       max_output_tokens: decision?.estimate.output_tokens ?? 0,
       body_bytes: state.bodyBytes ?? 0,
-      pii_findings: findings?.pii_counts ?? Object.fromEntries((findings?.pii_types ?? []).map((type: string) => [type, 1])),
-      safety_findings: findings?.safety_severity ?? Object.fromEntries((findings?.safety_categories ?? []).map((category: string) => [category, 'detected'])),
-      security_findings: findings?.security_severity ?? Object.fromEntries((findings?.security_categories ?? []).map((category: string) => [category, 'detected'])),
+      pii_findings: findings?.pii_counts ?? eachAs(findings?.pii_types, 1),
+      safety_findings: findings?.safety_severity ?? eachAs(findings?.safety_categories, 'detected'),
+      security_findings: findings?.security_severity ?? eachAs(findings?.security_categories, 'detected'),
       skills: findings?.skills ?? [],
       reasoning_tokens: findings?.reasoning_tokens ?? null,
     },
   };
+}
+
+/** `{name: value}` for each name (most requests have none). */
+function eachAs<V>(names: readonly string[] | undefined, value: V): Record<string, V> {
+  const out: Record<string, V> = {};
+  if (names) for (const name of names) out[name] = value;
+  return out;
 }
 
 function tenantOf(state: FinishState): { orgId: string; keyId: string | null; teamId: string | null } | null {
