@@ -66,6 +66,27 @@ describe('EmbeddedDocumentStore, write-mostly (deferLoad) collections', () => {
     await reopened.close();
   });
 
+  it('keeps appending every debounce interval when a write was slowed by a busy event loop', async () => {
+    const store = await open();
+    const hits = store.collection(HITS) as DeferredCollection<Hit>;
+    await hits.insertOne(hit('first'));
+    const writing = store.flush();
+    for (let i = 0; i < 5; i++) await Promise.resolve(); // the append is in flight...
+    const blockedUntil = Date.now() + 300;
+    while (Date.now() < blockedUntil); // ...and its completion waits for a busy event loop
+    await writing;
+    // An append is not paced like a rewrite: the next insert is on disk after the 10 ms debounce,
+    // not 50 x 300 ms later, while usage lines pile up in memory.
+    await hits.insertOne(hit('next'));
+    const journal = join(dir, 'hits.journal.jsonl');
+    const deadline = Date.now() + 2_000;
+    while (!(await readFile(journal, 'utf8')).includes('"next"')) {
+      if (Date.now() > deadline) throw new Error('the second insert was not appended within 2 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await store.close();
+  });
+
   it('refuses a document without an _id and operations once closed', async () => {
     const store = await open();
     const hits = store.collection(HITS);

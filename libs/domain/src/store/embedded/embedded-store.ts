@@ -52,7 +52,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
   private writes: Promise<void> = Promise.resolve();
   private closed = false;
   /** How long the last write of all dirty collections took; paces the next one. */
-  private lastWriteMs = 0;
+  /** How long the last write spent rewriting whole collections (appends are not counted). */
+  private lastRewriteMs = 0;
 
   private constructor(
     directory: string,
@@ -180,9 +181,12 @@ export class EmbeddedDocumentStore implements DocumentStore {
     this.dirty.add(name);
     if (this.flushTimer) return;
     // Whole collections are rewritten, so the pace adapts to their size: at most ~2 % of the time
-    // goes to writing (a large usage collection is written less often, never less than debounceMs
-    // apart, at least every 30 s). close() writes everything, so only a crash can lose that window.
-    const delay = Math.min(Math.max(this.debounceMs, this.lastWriteMs * 50), 30_000);
+    // goes to rewriting (a large collection is written less often, never less than debounceMs
+    // apart, at least every 30 s). Appends (journal lines, usage records) cost what they append and
+    // do not slow the pace: timed with them, a busy event loop stretched the delay to seconds and
+    // the pending usage lines piled up in memory. close() writes everything, so only a crash can
+    // lose that window.
+    const delay = Math.min(Math.max(this.debounceMs, this.lastRewriteMs * 50), 30_000);
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;
       this.flush().catch((error: unknown) =>
@@ -193,15 +197,15 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   private async writeDirty(): Promise<void> {
-    const started = Date.now();
+    const rewrites = { ms: 0 };
     try {
-      await this.writeDirtyCollections();
+      await this.writeDirtyCollections(rewrites);
     } finally {
-      this.lastWriteMs = Date.now() - started;
+      this.lastRewriteMs = rewrites.ms;
     }
   }
 
-  private async writeDirtyCollections(): Promise<void> {
+  private async writeDirtyCollections(rewrites: { ms: number }): Promise<void> {
     const names = [...this.dirty];
     this.dirty.clear();
     for (const [i, name] of names.entries()) {
@@ -222,8 +226,13 @@ export class EmbeddedDocumentStore implements DocumentStore {
       try {
         if (this.rewrite.delete(name)) {
           this.appends.delete(name);
-          await writeFileAtomic(collectionFilePath(this.directory, name), serializeDocuments(name, collection.snapshot()));
-          await rm(journalFilePath(this.directory, name), { force: true });
+          const started = Date.now();
+          try {
+            await writeFileAtomic(collectionFilePath(this.directory, name), serializeDocuments(name, collection.snapshot()));
+            await rm(journalFilePath(this.directory, name), { force: true });
+          } finally {
+            rewrites.ms += Date.now() - started;
+          }
           this.journaled.set(name, 0);
         } else {
           // Insert-only changes: append them instead of rewriting the whole collection.
