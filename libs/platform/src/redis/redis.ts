@@ -6,20 +6,20 @@ export type RedisRole = 'hot-path' | 'queue';
  * An ioredis client whose commands issued in one turn of the event loop leave in one socket write:
  * the first command corks the socket and a `setImmediate` uncorks it after the I/O poll, so Node
  * sends everything written meanwhile (by every request whose I/O arrived in that turn) with one
- * `writev`. This is the batching of ioredis' auto-pipelining without its
- * Pipeline objects, which cost ~6 % of the gateway's allocations and kept each batch's commands
- * alive across young-generation collections (docs/benchmarks.md). Replies are matched in order as
- * for any command; nothing else about the client changes.
+ * `writev`. This is the batching of ioredis' auto-pipelining without its Pipeline objects, which
+ * cost ~6 % of the gateway's allocations and kept each batch's commands alive across
+ * young-generation collections (docs/benchmarks.md). Replies are matched in order as for any
+ * command; nothing else about the client changes.
  */
 class TickBatchedRedis extends Redis {
   private corked: NodeJS.WritableStream | null = null;
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
-    if (!stream && !this.corked && this.status === 'ready') this.corkUntilNextTick();
+    if (!stream && !this.corked && this.status === 'ready') this.corkForThisTurn();
     return super.sendCommand(command, stream);
   }
 
-  private corkUntilNextTick(): void {
+  private corkForThisTurn(): void {
     const socket = (this as unknown as { stream?: NodeJS.WritableStream & { cork(): void; uncork(): void } }).stream;
     if (!socket || typeof socket.cork !== 'function') return;
     socket.cork();

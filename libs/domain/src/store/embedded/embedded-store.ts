@@ -51,7 +51,6 @@ export class EmbeddedDocumentStore implements DocumentStore {
   private readonly sweepTimer: NodeJS.Timeout;
   private writes: Promise<void> = Promise.resolve();
   private closed = false;
-  /** How long the last write of all dirty collections took; paces the next one. */
   /** How long the last write spent rewriting whole collections (appends are not counted). */
   private lastRewriteMs = 0;
 
