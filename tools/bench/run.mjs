@@ -218,7 +218,7 @@ async function main() {
     const gateway = await cannon(targets.gateway.url, targets.gateway.headers, small, 50);
     pairs.push(gateway.rps / bare.rps);
   }
-  const pairedRatio = [...pairs].sort((a, b) => a - b)[Math.floor(pairs.length / 2)];
+  const pairedRatio = quantile([...pairs].sort((a, b) => a - b), 0.5);
   const governance = await governanceTime(targets.gateway.url, targets.gateway.headers, prompt4k, 500);
   const rss = rssMb(gateway.pid);
   const steps = process.argv.includes('--breakdown') ? await breakdown(`http://127.0.0.1:${gatewayPort}`, targets.gateway.headers, small, targets.gateway.pids) : [];

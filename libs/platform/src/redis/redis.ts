@@ -12,7 +12,7 @@ export type RedisRole = 'hot-path' | 'queue';
  * command; nothing else about the client changes.
  */
 class TickBatchedRedis extends Redis {
-  private corked: NodeJS.WritableStream | null = null;
+  private corked = false;
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
     if (!stream && !this.corked && this.status === 'ready') this.corkForThisTurn();
@@ -23,9 +23,9 @@ class TickBatchedRedis extends Redis {
     const socket = (this as unknown as { stream?: NodeJS.WritableStream & { cork(): void; uncork(): void } }).stream;
     if (!socket || typeof socket.cork !== 'function') return;
     socket.cork();
-    this.corked = socket;
+    this.corked = true;
     setImmediate(() => {
-      this.corked = null;
+      this.corked = false;
       socket.uncork();
     });
   }

@@ -49,12 +49,13 @@ describe('safety scanners on adversarial inputs', () => {
       };
       return { timings, findings: findings.length };
     };
+    const measureAll = (timings: Record<Stage, () => Timing>): Record<Stage, Timing> => ({ '4.5': timings['4.5'](), '4.6': timings['4.6'](), '4.7': timings['4.7']() });
     for (const { name, text } of adversarialInputs(FULL)) {
       expect(text.length).toBe(FULL);
       const full = stages(text);
       const small = stages(smalls.get(name) as string);
-      const first = { '4.5': full.timings['4.5'](), '4.6': full.timings['4.6'](), '4.7': full.timings['4.7']() };
-      const firstSmall = { '4.5': small.timings['4.5'](), '4.6': small.timings['4.6'](), '4.7': small.timings['4.7']() };
+      const first = measureAll(full.timings);
+      const firstSmall = measureAll(small.timings);
       rows.push(`${name.padEnd(28)} 4.5 ${formatTiming(first['4.5'])} | 4.6 ${formatTiming(first['4.6'])} | 4.7 ${formatTiming(first['4.7'])} (${full.findings} findings)`);
       for (const stage of ['4.5', '4.6', '4.7'] as const) {
         const slack = stage === '4.7' ? CLASSIFIER_SLACK_MS : SLACK_MS;
