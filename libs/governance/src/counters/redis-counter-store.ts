@@ -58,7 +58,7 @@ export function parseAdmitReply(reply: unknown[]): AdmitResult {
 
 /**
  * Settles wait this long to go out together: they are off the request path, and issued in one tick
- * they leave in one write (the hot-path client batches each event-loop turn) instead of one socket write each.
+ * they leave in one write (ioredis auto-pipelining) instead of one socket write each.
  */
 export const SETTLE_BATCH_MS = 2;
 
