@@ -65,10 +65,10 @@ describe('FailoverCounterStore', () => {
     expect(answeredBeforeTimer.every(Boolean)).toBe(true);
     // Degraded budgets start from what Redis last reported for the day.
     expect((await failover.admit(plan())).result.daySpentMicros).toBe(1_000_000);
-    // Spend settled while Redis is away is kept and replayed.
+    // Spend settled while Redis is away is kept and replayed, merged per accumulators.
     await failover.settle('memory', settlePlanFor(keys, plan(), 2_000_000));
     await failover.settle('redis', settlePlanFor(keys, inFlight, 500_000));
-    expect(failover.pendingSettles).toBe(2);
+    expect(failover.pendingSettles).toBe(1);
 
     await server.start();
     await until(() => !failover.degraded, 10_000);
@@ -102,6 +102,66 @@ describe('FailoverCounterStore', () => {
       expect(peek.result.dayReservedMicros).toBe(0);
     } finally {
       admin.disconnect();
+    }
+  }, 20_000);
+
+  it('keeps one replay entry per organization through an outage, and replays the sum', async () => {
+    const orgs = ['org_merge_a', 'org_merge_b'];
+    await server.stop();
+    await until(() => client.status !== 'ready', 5_000);
+    for (let i = 0; i < 300; i++) {
+      for (const [n, orgId] of orgs.entries()) {
+        const admitted = testPlan(keys, orgId, { estimateMicros: 10_000 });
+        const { store } = await failover.admit(admitted);
+        await failover.settle(store, settlePlanFor(keys, admitted, (n + 1) * 1_000));
+        // A reservation Redis made before the outage, settled during it.
+        if (i % 100 === 0) await failover.settle('redis', settlePlanFor(keys, testPlan(keys, orgId, { estimateMicros: 10_000 }), 5_000));
+      }
+    }
+    expect(failover.pendingSettles).toBe(orgs.length);
+
+    await server.start();
+    await until(() => !failover.degraded, 10_000);
+    expect(failover.pendingSettles).toBe(0);
+    for (const [n, orgId] of orgs.entries()) {
+      const { result, store } = await failover.admit(testPlan(keys, orgId, { level: AdmitLevel.Peek }));
+      expect({ orgId, store, spent: result.daySpentMicros, reserved: result.dayReservedMicros, month: result.monthSpentMicros }).toEqual({
+        orgId,
+        store: 'redis',
+        spent: 300 * (n + 1) * 1_000 + 3 * 5_000,
+        reserved: 0,
+        month: 300 * (n + 1) * 1_000 + 3 * 5_000,
+      });
+    }
+  }, 30_000);
+
+  it('replays a settle that Redis may have applied under its own marker, unmerged, so it counts once', async () => {
+    const quick = new FailoverCounterStore(
+      { store: new RedisCounterStore(client), isReady: () => client.status === 'ready', ping: () => client.ping() },
+      new MemoryCounterStore({ sweepIntervalMs: 0 }),
+      silentLogger(),
+      { settleTimeoutMs: 100, probeIntervalMs: 100 },
+    );
+    const admin = createRedis(server.url, 'hot-path', 'failover-admin');
+    await waitForRedis(admin);
+    try {
+      const admitted = testPlan(keys, 'org_sent', { estimateMicros: 40_000 });
+      expect((await quick.admit(admitted)).store).toBe('redis');
+      // Redis holds the settle past its deadline, then applies it: the replay must not apply it again.
+      await admin.call('CLIENT', 'PAUSE', '400', 'ALL');
+      await quick.settle('redis', settlePlanFor(keys, admitted, 30_000));
+      expect(quick.degraded).toBe(true);
+      const during = testPlan(keys, 'org_sent', { estimateMicros: 40_000 });
+      const { store } = await quick.admit(during);
+      await quick.settle(store, settlePlanFor(keys, during, 20_000));
+      expect(quick.pendingSettles).toBe(2);
+
+      await until(() => !quick.degraded, 10_000);
+      const { result } = await quick.admit(testPlan(keys, 'org_sent', { level: AdmitLevel.Peek }));
+      expect({ spent: result.daySpentMicros, reserved: result.dayReservedMicros }).toEqual({ spent: 50_000, reserved: 0 });
+    } finally {
+      admin.disconnect();
+      await quick.close();
     }
   }, 20_000);
 

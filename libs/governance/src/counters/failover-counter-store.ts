@@ -11,7 +11,11 @@ export interface FailoverOptions {
   settleTimeoutMs?: number;
   /** How often Redis is probed while degraded (default 1000 ms). */
   probeIntervalMs?: number;
-  /** Settles kept for Redis while it is unreachable (default 100,000; the oldest are dropped). */
+  /**
+   * Settles kept for Redis while it is unreachable (default 100,000; the oldest are dropped). Those
+   * never sent are merged per set of accumulators, so this bounds the settles that may have reached
+   * Redis and the number of distinct organizations and budget paths, not the requests.
+   */
   maxPending?: number;
 }
 
@@ -73,6 +77,38 @@ export function releasePlan(plan: AdmitPlan): SettlePlan {
   };
 }
 
+/** A settle kept for the replay. */
+interface PendingSettle {
+  plan: SettlePlan;
+  /** Its accumulators while later settles may still merge into it; null once it may have reached Redis. */
+  mergeKey: string | null;
+}
+
+/** Settles on the same accumulators merge into one: their sums move Redis exactly as the settles one by one would. */
+function settleMergeKey(plan: SettlePlan): string {
+  let key = plan.todayKey;
+  for (const target of plan.targets) key += `|${target.key}|${target.warnKey}`;
+  return key;
+}
+
+/**
+ * One settle doing what `earlier` then `later` do (same accumulators): reservations and spend add up
+ * (SETTLE_LUA floors a reservation at 0, and flooring once after both equals flooring after each),
+ * the longest TTLs are kept, and `later`'s limits and thresholds apply, as they would last. Its
+ * marker is new: neither settle was sent, so neither marker is on Redis.
+ */
+function mergeSettles(earlier: SettlePlan, later: SettlePlan): SettlePlan {
+  return {
+    markerKey: earlier.markerKey.endsWith(':merged') ? earlier.markerKey : `${earlier.markerKey}:merged`,
+    markerTtlSeconds: Math.max(earlier.markerTtlSeconds, later.markerTtlSeconds),
+    reservedMicros: earlier.reservedMicros + later.reservedMicros,
+    actualMicros: earlier.actualMicros + later.actualMicros,
+    targets: later.targets.map((target, i) => ({ ...target, ttlSeconds: Math.max(target.ttlSeconds, earlier.targets[i].ttlSeconds) })),
+    todayKey: later.todayKey,
+    todayTtlSeconds: Math.max(earlier.todayTtlSeconds, later.todayTtlSeconds),
+  };
+}
+
 interface LastKnown {
   day: { key: string; spent: number };
   month: { key: string; spent: number };
@@ -82,13 +118,17 @@ interface LastKnown {
  * Redis first, memory when Redis fails. A request never waits on Redis longer than `timeoutMs`:
  * on an error, a timeout or a client that is not connected, counting switches to memory at once
  * (`degraded` is true), Redis is probed with PING every second, and when it answers the settles
- * it missed are replayed (idempotently, by their markers) before counting returns to Redis.
+ * it missed are replayed (idempotently, by their markers) before counting returns to Redis. Settles
+ * that never reached Redis wait merged per set of accumulators, so a long outage under load keeps
+ * one entry per organization and budget path instead of one per request.
  * While degraded the memory budgets start from the last daily and monthly spend Redis reported.
  * Without a primary (embedded mode) everything is counted in memory and nothing is degraded.
  */
 export class FailoverCounterStore {
   private mode: StoreKind;
-  private readonly pending: SettlePlan[] = [];
+  private readonly pending: PendingSettle[] = [];
+  /** The pending settles still open to merging, by their accumulators. */
+  private readonly mergeable = new Map<string, PendingSettle>();
   private readonly lastKnown = new Map<string, LastKnown>();
   private probe: NodeJS.Timeout | null = null;
   private probing = false;
@@ -116,7 +156,7 @@ export class FailoverCounterStore {
     return this.primary !== null && this.mode === 'memory';
   }
 
-  /** Settles waiting for Redis (tests, health detail). */
+  /** Settles waiting for Redis, merged ones counted once (tests, health detail). */
   get pendingSettles(): number {
     return this.pending.length;
   }
@@ -145,14 +185,18 @@ export class FailoverCounterStore {
   async settle(store: StoreKind, plan: SettlePlan): Promise<SettleResult> {
     const primary = this.primary;
     if (store === 'redis' && primary) {
+      // A settle that was sent may have been applied before its deadline passed: it is kept as it
+      // is, marker and all, and not merged with others.
+      let sent = false;
       if (this.mode === 'redis' && primary.isReady()) {
         try {
+          sent = true;
           return await withTimeout(primary.store.settle(plan), this.settleTimeoutMs);
         } catch (err) {
           this.degrade(err);
         }
       }
-      this.enqueue(plan);
+      this.enqueue(plan, sent);
       // Degraded counting sees the spend at once; Redis gets it from the replay.
       return this.memory.settle({ ...plan, reservedMicros: 0, markerKey: `${plan.markerKey}:m` });
     }
@@ -212,7 +256,11 @@ export class FailoverCounterStore {
     try {
       await withTimeout(primary.ping(), Math.max(this.settleTimeoutMs, 500));
       while (this.pending.length > 0) {
-        await withTimeout(primary.store.settle(this.pending[0]), this.settleTimeoutMs);
+        const next = this.pending[0];
+        // Sent as it is now: a retry after a timeout must carry the same amounts under the same marker.
+        if (next.mergeKey !== null) this.mergeable.delete(next.mergeKey);
+        next.mergeKey = null;
+        await withTimeout(primary.store.settle(next.plan), this.settleTimeoutMs);
         this.pending.shift();
       }
       if (this.probe) clearInterval(this.probe);
@@ -231,12 +279,22 @@ export class FailoverCounterStore {
     }
   }
 
-  private enqueue(plan: SettlePlan): void {
+  /** Keeps a settle for the replay; `sent`: it went to Redis and may have been applied there. */
+  private enqueue(plan: SettlePlan, sent: boolean): void {
+    const mergeKey = sent ? null : settleMergeKey(plan);
+    const open = mergeKey === null ? undefined : this.mergeable.get(mergeKey);
+    if (open) {
+      open.plan = mergeSettles(open.plan, plan);
+      return;
+    }
     if (this.pending.length >= this.maxPending) {
-      this.pending.shift();
+      const dropped = this.pending.shift();
+      if (dropped?.mergeKey) this.mergeable.delete(dropped.mergeKey);
       this.logger.warn({ max: this.maxPending }, 'dropped the oldest settle kept for Redis');
     }
-    this.pending.push(plan);
+    const entry: PendingSettle = { plan, mergeKey };
+    this.pending.push(entry);
+    if (mergeKey !== null) this.mergeable.set(mergeKey, entry);
   }
 
   /** Applies a settle on Redis now when it is in use, else keeps it for the replay. */
@@ -245,12 +303,12 @@ export class FailoverCounterStore {
     if (!primary) return;
     if (this.mode === 'redis' && primary.isReady()) {
       withTimeout(primary.store.settle(plan), this.settleTimeoutMs).catch((err: unknown) => {
-        this.enqueue(plan);
+        this.enqueue(plan, true);
         this.degrade(err);
       });
       return;
     }
-    this.enqueue(plan);
+    this.enqueue(plan, false);
   }
 
   /** A reservation Redis made after the request stopped waiting is given back when the reply arrives. */
