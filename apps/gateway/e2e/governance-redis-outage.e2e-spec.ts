@@ -56,20 +56,22 @@ describe('gateway with Redis stopped in the middle of the test', () => {
     return `latency ${list(answers.map((a) => a.ms))} ms; governance ${list(answers.map((a) => a.governanceMs))} ms`;
   };
 
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
   /**
    * Every request answered 200 with its headers; the first may spend the 50 ms deadline finding
-   * Redis gone (plus an event-loop turn), none after it spends 50 ms in governance, and none takes
-   * more than 50 ms longer than the slowest request with Redis up (the first: that plus its deadline,
-   * whose timer a loaded machine may fire late).
+   * Redis gone (plus an event-loop turn), and none after it spends 50 ms in governance (the
+   * gateway's own measure, Redis wait included). Nothing else on the request path waits on Redis
+   * either: a wait of the deadline on every request would move the median client latency by 50 ms.
+   * (Single client latencies are not bounded: a loaded CI machine stalls a request now and then for
+   * longer than the deadline, Redis or not.)
    */
   function expectServedWithoutWaiting(down: Timed[], up: Timed[]): void {
     expect(down.map((a) => a.status)).toEqual(down.map(() => 200));
     for (const answer of down) expectGovernanceHeaders(answer.headers, gw.orgId);
     expect(down[0].governanceMs).toBeLessThan(REDIS_WAIT_MS * 2);
     expect(down.slice(1).filter((a) => a.governanceMs >= REDIS_WAIT_MS).map((a) => a.governanceMs)).toEqual([]);
-    const slowestUp = Math.max(...up.map((a) => a.ms));
-    expect(down[0].ms).toBeLessThan(slowestUp + REDIS_WAIT_MS * 2);
-    expect(down.slice(1).filter((a) => a.ms > slowestUp + REDIS_WAIT_MS).map((a) => Math.round(a.ms))).toEqual([]);
+    expect(median(down.slice(1).map((a) => a.ms))).toBeLessThan(median(up.map((a) => a.ms)) + REDIS_WAIT_MS);
   }
 
   /** Counting is in Redis again: a request adds to the organization's RPM counter there. */
@@ -106,12 +108,15 @@ describe('gateway with Redis stopped in the middle of the test', () => {
     expect(baseline.map((a) => a.status)).toEqual(Array(10).fill(200));
 
     await server.stop();
-    const down = await series(20);
-    console.log(`Redis up: ${summary(baseline)}\nRedis killed: ${summary(down)}`);
-    expectServedWithoutWaiting(down, baseline);
-    expect(await health()).toMatchObject({ redis: 'disconnected', degraded: true });
-
-    await server.start();
+    try {
+      const down = await series(20);
+      console.log(`Redis up: ${summary(baseline)}\nRedis killed: ${summary(down)}`);
+      expectServedWithoutWaiting(down, baseline);
+      expect(await health()).toMatchObject({ redis: 'disconnected', degraded: true });
+    } finally {
+      // Started again even when an expectation failed, so that the next test starts from a running Redis.
+      await server.start();
+    }
     expect(await healthUntil(false)).toMatchObject({ redis: 'connected', degraded: false });
     await expectCountingInRedis();
   }, 60_000);
