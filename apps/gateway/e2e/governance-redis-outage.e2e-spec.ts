@@ -39,14 +39,14 @@ describe('gateway with Redis stopped in the middle of the test', () => {
     return answers;
   }
 
-  const health = async (): Promise<Json> => (await (await fetch(`${gw.url}/v1/health`)).json()) as Json;
+  const health = async (url = gw.url): Promise<Json> => (await (await fetch(`${url}/v1/health`)).json()) as Json;
 
-  async function healthUntil(degraded: boolean, timeoutMs = 10_000): Promise<Json> {
+  async function healthUntil(degraded: boolean, url = gw.url, timeoutMs = 10_000): Promise<Json> {
     const deadline = Date.now() + timeoutMs;
-    let last = await health();
+    let last = await health(url);
     while (last.degraded !== degraded && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
-      last = await health();
+      last = await health(url);
     }
     return last;
   }
@@ -102,7 +102,8 @@ describe('gateway with Redis stopped in the middle of the test', () => {
   });
 
   it('killed: serves every request from memory without waiting on Redis, reports degraded, and returns to Redis', async () => {
-    expect(await healthUntil(false)).toMatchObject({ redis: 'connected', degraded: false });
+    // Connected as soon as the gateway listens: it waited for Redis before it started.
+    expect(await health()).toMatchObject({ redis: 'connected', degraded: false });
     await series(5); // warm-up: tokenizers, JIT, caches
     const baseline = await series(10);
     expect(baseline.map((a) => a.status)).toEqual(Array(10).fill(200));
@@ -136,5 +137,24 @@ describe('gateway with Redis stopped in the middle of the test', () => {
     }
     expect(await healthUntil(false)).toMatchObject({ redis: 'connected', degraded: false });
     await expectCountingInRedis();
+  }, 60_000);
+
+  it('down at start: the gateway starts after its bounded wait, serves from memory, and moves to Redis once it answers', async () => {
+    await server.stop();
+    let late: GatewayHarness | undefined;
+    try {
+      const started = performance.now();
+      late = await startGateway({ env: { REDIS_URL: server.url } });
+      // It waited for Redis (REDIS_STARTUP_WAIT_MS, 5 s) and then started anyway.
+      expect(performance.now() - started).toBeGreaterThan(4_500);
+      const res = await postJson(`${late.url}/v1/chat/completions`, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'started without Redis' }], max_tokens: 10 }, { 'X-SVC-API-Key': late.key, 'X-Provider-Key': PROVIDER_KEY });
+      expect(res.status).toBe(200);
+      expectGovernanceHeaders(res.headers, late.orgId);
+      expect(await health(late.url)).toMatchObject({ redis: 'disconnected', degraded: true });
+    } finally {
+      await server.start();
+    }
+    expect(await healthUntil(false, late.url)).toMatchObject({ redis: 'connected', degraded: false });
+    await late.stop();
   }, 60_000);
 });

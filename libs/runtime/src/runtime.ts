@@ -21,6 +21,7 @@ import {
   Redis,
   REDIS,
   redisStatus,
+  waitForRedis,
 } from '@svc/platform';
 import { stopTelemetry } from '@svc/telemetry';
 import { InstanceSecrets, resolveInstanceSecrets } from './instance-secrets';
@@ -60,6 +61,13 @@ export interface RuntimeOptions {
   bootstrap?: boolean;
 }
 
+/**
+ * Longest a service waits at start for its Redis connection. A replica that listened before Redis
+ * was ready counted its first requests in memory and told its readiness probe (`/v1/health`) it was
+ * degraded; one whose Redis is down starts anyway, degraded, and returns to Redis when it answers.
+ */
+export const REDIS_STARTUP_WAIT_MS = 5_000;
+
 export async function createRuntime(name: string, config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = createLogger(config, name);
   const secrets = resolveInstanceSecrets(config, logger);
@@ -67,11 +75,15 @@ export async function createRuntime(name: string, config: AppConfig, options: Ru
   const resources: Closeable[] = [{ close: () => stopTelemetry() }];
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, 'hot-path', name) : null;
   if (redis) resources.push({ close: () => redis.quit().catch(() => redis.disconnect()) });
+  // Connects while the document store opens.
+  const redisReady = redis ? waitForRedis(redis, REDIS_STARTUP_WAIT_MS).then(() => null, (err: unknown) => err) : null;
   const invalidation = new InvalidationBus(redis, logger);
   resources.push(invalidation);
   const store = await openDocumentStore(config, logger);
   resources.push(store);
   await store.ready();
+  const redisError = await redisReady;
+  if (redisError) logger.warn({ err: redisError }, 'Redis is not reachable: starting degraded (governance counters in memory) until it answers');
   const events = createEventBus(config, logger, { name });
   resources.push(events);
   const repositories = createRepositories(store);
