@@ -16,6 +16,8 @@ export const SERVICE: ServiceDefinition = {
       port: 'GATEWAY_PORT',
       surface: 'gateway',
       rawBodyPrefix: '/v1/',
+      // Proxy bodies pass through unvalidated but for what the pipeline reads; the other routes take only string params.
+      validation: false,
       docs: { title: 'Gateway proxy', description: 'Governed LLM gateway: /v1 proxy routes, health and metrics' },
     },
   ],

@@ -18,6 +18,8 @@ export interface HttpSurface {
   docs?: { title: string; description: string };
   /** Paths worth printing in the banner, relative to the surface's base URL. */
   highlights?: string[];
+  /** false: no route of the surface takes a class-validator DTO, so no ValidationPipe (see HttpAppOptions). */
+  validation?: boolean;
 }
 
 export interface ServiceDefinition {
@@ -77,6 +79,7 @@ export async function startService(
       bodyLimit: surface.bodyLimit,
       rawBodyPrefix: surface.rawBodyPrefix,
       logBodies: config.LOG_BODIES,
+      validation: surface.validation,
       docs: surface.docs && { ...surface.docs, version: definition.version },
     });
     await app.listen({ port: config[surface.port], host: config.HOST });

@@ -64,13 +64,14 @@ const logger = createLogger(
   }),
 );
 
-async function boot(surface: 'gateway' | 'org'): Promise<{ app: NestFastifyApplication; url: string }> {
+async function boot(surface: 'gateway' | 'org', validation?: boolean): Promise<{ app: NestFastifyApplication; url: string }> {
   const app = await createHttpApp(ProbeModule, {
     name: `spec-${surface}`,
     surface,
     logger,
     bodyLimit: 1024,
     docs: { title: 'Spec', description: 'spec', version: '0' },
+    validation,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
@@ -175,6 +176,22 @@ describe('gateway surface', () => {
     const doc = (await (await fetch(`${url}/docs/json`)).json()) as Json;
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/health', '/t/echo']));
+  });
+});
+
+describe('a surface without DTOs (validation: false)', () => {
+  it('installs no ValidationPipe: a body is not checked against its class, while errors keep the surface format', async () => {
+    const { app, url } = await boot('gateway', false);
+    try {
+      const res = await post(`${url}/t/echo`, JSON.stringify({ name: 'x', count: 11, extra: 1 }));
+      expect(res.status).toBe(201);
+      expect((await res.json()) as Json).toEqual({ name: 'x', count: 11 });
+      const malformed = await post(`${url}/t/echo`, '{"name":');
+      expect(malformed.status).toBe(400);
+      expect(((await malformed.json()) as Json).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json' });
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -26,6 +26,11 @@ export interface HttpAppOptions {
   rawBodyPrefix?: string;
   /** `LOG_BODIES`: log request bodies (credentials redacted); only when the logger is at debug or below. */
   logBodies?: boolean;
+  /**
+   * The global ValidationPipe for class-validator DTOs (default true). false for a surface whose
+   * routes take no DTO: the pipe would load class-validator for nothing.
+   */
+  validation?: boolean;
 }
 
 /** Creates a NestJS application on Fastify with the surface's error format, validation and docs. */
@@ -46,7 +51,7 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
   useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix });
   if (bodyLoggingEnabled({ LOG_BODIES: options.logBodies ?? false }, options.logger)) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger);
   app.useGlobalFilters(new SurfaceExceptionFilter(options.surface, options.logger));
-  app.useGlobalPipes(createValidationPipe());
+  if (options.validation !== false) app.useGlobalPipes(createValidationPipe());
   if (options.docs) setupDocs(app, options.docs);
   return app;
 }
