@@ -136,13 +136,26 @@ function cpuMicros(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-/** Runs `work` and returns its result with the CPU µs per request each named process spent meanwhile. */
+/** The machine's idle and total CPU time so far, in clock ticks (first line of /proc/stat; idle includes iowait). */
+function machineTicks() {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  return { idle: ticks[3] + ticks[4], total: ticks.reduce((sum, value) => sum + value, 0) };
+}
+
+/**
+ * Runs `work` and returns its result with the CPU µs per request each named process spent meanwhile,
+ * and how much of the machine stayed idle (when a single-threaded process is the limit, the rest of
+ * the machine idles: saving CPU elsewhere, in Redis say, then adds no requests per second).
+ */
 async function withCpu(pids, work) {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMicros(pid)]));
+  const machineBefore = machineTicks();
   const result = await work();
+  const machineAfter = machineTicks();
   const requests = result.requests;
   const cpu = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round((cpuMicros(pid) - before[name]) / requests)]));
-  return { ...result, cpu };
+  const idlePct = Math.round((100 * (machineAfter.idle - machineBefore.idle)) / Math.max(1, machineAfter.total - machineBefore.total));
+  return { ...result, cpu, idlePct };
 }
 
 /** `gateway 430, redis 52, ...` from withCpu's figures. */
@@ -240,7 +253,7 @@ async function main() {
     row('gateway', results.gateway),
     '',
     'CPU per request at c=50 non-stream (µs, user + system; compares across runs of a machine whose speed varies):',
-    ...Object.entries(results).map(([name, r]) => `  ${name.padEnd(8)} ${cpuLine(r.c50.cpu)}`),
+    ...Object.entries(results).map(([name, r]) => `  ${name.padEnd(8)} ${cpuLine(r.c50.cpu)} (machine idle ${r.c50.idlePct} %)`),
     '',
     ...(steps.length ? ['gateway CPU per request at c=50 by where the request stops (µs; --breakdown):', ...steps, ''] : []),
     `gateway governance time (4 KB prompt, full chain, X-SVC-Governance-Time-Ms): p50 ${governance.p50} ms, p99 ${governance.p99} ms`,
