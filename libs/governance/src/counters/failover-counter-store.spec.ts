@@ -113,11 +113,15 @@ describe('FailoverCounterStore', () => {
       for (const [n, orgId] of orgs.entries()) {
         const admitted = testPlan(keys, orgId, { estimateMicros: 10_000 });
         const { store } = await failover.admit(admitted);
-        await failover.settle(store, settlePlanFor(keys, admitted, (n + 1) * 1_000));
+        // Warnings at 1 % of the day's 10 USD: the spend below crosses it during the outage.
+        await failover.settle(store, settlePlanFor(keys, admitted, (n + 1) * 1_000, [1]));
         // A reservation Redis made before the outage, settled during it.
-        if (i % 100 === 0) await failover.settle('redis', settlePlanFor(keys, testPlan(keys, orgId, { estimateMicros: 10_000 }), 5_000));
+        if (i % 100 === 0) await failover.settle('redis', settlePlanFor(keys, testPlan(keys, orgId, { estimateMicros: 10_000 }), 5_000, [1]));
       }
     }
+    // Last, a reservation given back (no limits, no thresholds, as releasePlan builds it).
+    const released = settlePlanFor(keys, testPlan(keys, orgs[0], { estimateMicros: 10_000 }), 0);
+    await failover.settle('redis', { ...released, targets: released.targets.map((target) => ({ ...target, limitMicros: 0, thresholds: [] })) });
     expect(failover.pendingSettles).toBe(orgs.length);
 
     await server.start();
@@ -132,6 +136,10 @@ describe('FailoverCounterStore', () => {
         reserved: 0,
         month: 300 * (n + 1) * 1_000 + 3 * 5_000,
       });
+      // The replay marked the 1 % threshold as fired on Redis (the outage's warning came from memory):
+      // the next settle does not fire it again.
+      const next = await failover.settle('redis', settlePlanFor(keys, testPlan(keys, orgId), 1, [1]));
+      expect({ orgId, fired: next.fired }).toEqual({ orgId, fired: [[], []] });
     }
   }, 30_000);
 

@@ -94,8 +94,9 @@ function settleMergeKey(plan: SettlePlan): string {
 /**
  * One settle doing what `earlier` then `later` do (same accumulators): reservations and spend add up
  * (SETTLE_LUA floors a reservation at 0, and flooring once after both equals flooring after each),
- * the longest TTLs are kept, and `later`'s limits and thresholds apply, as they would last. Its
- * marker is new: neither settle was sent, so neither marker is on Redis.
+ * the longest TTLs are kept, and `later`'s limits and thresholds apply, as they would last, unless
+ * it has none (a released reservation): then `earlier`'s still mark the thresholds the spend crossed.
+ * Its marker is new: neither settle was sent, so neither marker is on Redis.
  */
 function mergeSettles(earlier: SettlePlan, later: SettlePlan): SettlePlan {
   return {
@@ -103,7 +104,11 @@ function mergeSettles(earlier: SettlePlan, later: SettlePlan): SettlePlan {
     markerTtlSeconds: Math.max(earlier.markerTtlSeconds, later.markerTtlSeconds),
     reservedMicros: earlier.reservedMicros + later.reservedMicros,
     actualMicros: earlier.actualMicros + later.actualMicros,
-    targets: later.targets.map((target, i) => ({ ...target, ttlSeconds: Math.max(target.ttlSeconds, earlier.targets[i].ttlSeconds) })),
+    targets: later.targets.map((target, i) => {
+      const before = earlier.targets[i];
+      const warns = target.limitMicros > 0 ? target : before;
+      return { ...target, ttlSeconds: Math.max(target.ttlSeconds, before.ttlSeconds), limitMicros: warns.limitMicros, thresholds: warns.thresholds };
+    }),
     todayKey: later.todayKey,
     todayTtlSeconds: Math.max(earlier.todayTtlSeconds, later.todayTtlSeconds),
   };
