@@ -49,6 +49,15 @@ describe('gateway proxy routes with bad input', () => {
     expect(gw.mock.requests).toHaveLength(1);
   });
 
+  it('a prompt of one 3 MB word (byte-pair merging is quadratic in a word) is served, and the gateway stays responsive', async () => {
+    let word = '';
+    for (let i = 0; word.length < 3 * 1024 * 1024; i++) word += ((i * 2_654_435_761) >>> 7).toString(26).replace(/[0-9]/g, 'q');
+    const res = await postJson(`${gw.url}/v1/chat/completions`, { ...chat, messages: [{ role: 'user', content: word }] }, auth());
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get('x-svc-governance-time-ms'))).toBeGreaterThan(0);
+    expect((await postJson(`${gw.url}/v1/chat/completions`, chat, auth())).status).toBe(200);
+  }, 30_000);
+
   it.each([
     ['/v1/embeddings', { model: 'text-embedding-3-small' }, 'input'],
     ['/v1/embeddings', { model: 'text-embedding-3-small', input: [] }, 'input'],

@@ -1,4 +1,4 @@
-import { TokenizerEncoding, leanCount, leanCountAvailable, libraryCount } from './tokenizer';
+import { MERGE_BUDGET_CHARS, MERGE_SLICE_CHARS, MergeBudget, TokenizerEncoding, leanCount, leanCountAvailable, libraryCount } from './tokenizer';
 
 /** A small deterministic generator, so a failure names a text that can be rebuilt. */
 function seeded(seed: number): () => number {
@@ -75,3 +75,54 @@ describe('lean token count', () => {
     expect(leanCount('o200k_base', '')).toBe(0);
   });
 });
+
+/** One word of `length` random lowercase letters: a single piece of the split pattern, none of it one token. */
+function randomWord(random: () => number, length: number): string {
+  let word = '';
+  while (word.length < length) word += String.fromCharCode(97 + Math.floor(random() * 26));
+  return word;
+}
+
+describe('merge budget (byte-pair merges are quadratic in a piece and ~1 µs per character)', () => {
+  it('counts a long piece slice by slice, within a few tokens of the library', () => {
+    const word = randomWord(seeded(3), 5 * MERGE_SLICE_CHARS + 77);
+    const budget = new MergeBudget();
+    const lean = leanCount('o200k_base', word, budget);
+    const library = libraryCount('o200k_base', word);
+    expect(budget.mergedChars).toBe(word.length);
+    expect(Math.abs(lean - library)).toBeLessThanOrEqual(6);
+  });
+
+  it('never cuts a surrogate pair in two at a slice boundary', () => {
+    // '!' shifts the emoji by one code unit, so a plain cut every MERGE_SLICE_CHARS would fall inside one.
+    const piece = `!${'😀'.repeat(1_500)}`;
+    expect(leanCount('o200k_base', piece)).toBe(libraryCount('o200k_base', piece));
+  });
+
+  it('merges at most its budget in a 1 MB word, and extrapolates the rest from what it merged', () => {
+    const random = seeded(5);
+    const word = randomWord(random, 1024 * 1024);
+    const budget = new MergeBudget();
+    const count = leanCount('o200k_base', word, budget);
+    expect(budget.mergedChars).toBeLessThan(MERGE_BUDGET_CHARS + MERGE_SLICE_CHARS);
+    // What the library counts on a 16 KB word of the same kind, scaled (the library takes hours on 1 MB).
+    const sample = randomWord(random, 16 * 1024);
+    const expected = (libraryCount('o200k_base', sample) * word.length) / sample.length;
+    expect(Math.abs(count - expected) / expected).toBeLessThan(0.03);
+  });
+
+  it('shares one budget across the texts of a count, and stays close on many short random words', () => {
+    const random = seeded(9);
+    const words = Array.from({ length: 25_000 }, () => randomWord(random, 8)).join(' ');
+    const budget = new MergeBudget();
+    const count = leanCount('o200k_base', words, budget);
+    expect(budget.remainingChars).toBeLessThanOrEqual(0);
+    const library = libraryCount('o200k_base', words);
+    expect(Math.abs(count - library) / library).toBeLessThan(0.03);
+    // The budget is spent: a second text on it merges nothing.
+    const before = budget.mergedChars;
+    leanCount('o200k_base', randomWord(random, 5_000), budget);
+    expect(budget.mergedChars).toBe(before);
+  });
+});
+

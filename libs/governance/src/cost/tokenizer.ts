@@ -42,7 +42,28 @@ interface BytePairCore {
 interface LoadedEncoder {
   library: Encoder;
   /** Counts a text like `library.countTokens(text, PLAIN_TEXT)`; null if the library's core has another shape. */
-  lean: ((text: string) => number) | null;
+  lean: ((text: string, budget: MergeBudget) => number) | null;
+}
+
+/**
+ * Byte-pair merging (a piece of text that is not one token of the vocabulary) is the slow part of
+ * a count: about 1 µs per character here, and the library's merge is quadratic in the piece's
+ * length, so a body of one 3 MB word kept a gateway busy for hours. So a piece longer than
+ * MERGE_SLICE_CHARS is merged in slices of that length (a merge cannot cross a slice boundary:
+ * about a token more per slice, if any), and one count (a request: `countInputTokens` shares its
+ * budget across the body's texts) merges at most MERGE_BUDGET_CHARS characters, some 30-40 ms.
+ * Beyond that, a piece counts the tokens per character of the pieces merged so far. Ordinary text
+ * stays exact: most of its words are single tokens, and the rest merge in a few hundred characters
+ * per kilobyte.
+ */
+export const MERGE_SLICE_CHARS = 1_024;
+export const MERGE_BUDGET_CHARS = 32_768;
+
+/** What one count may still spend on byte-pair merges, and what it merged so far. */
+export class MergeBudget {
+  remainingChars = MERGE_BUDGET_CHARS;
+  mergedChars = 0;
+  mergedTokens = 0;
 }
 
 /**
@@ -77,22 +98,47 @@ function isBytePairCore(value: unknown): value is BytePairCore {
  * text). The split pattern matches at every position of any text; if it ever does not, the text is
  * counted by the library instead.
  */
-function leanCounter(core: BytePairCore, library: Encoder): (text: string) => number {
+function leanCounter(core: BytePairCore, library: Encoder): (text: string, budget: MergeBudget) => number {
   const split = new RegExp(core.tokenSplitRegex.source, `${core.tokenSplitRegex.flags.replace(/[gy]/g, '')}y`);
   const ranks = core.bytePairStringRankEncoder;
-  return (text) => {
+  /**
+   * Tokens of a piece that is not one token: merged slice by slice while the budget lasts (see
+   * MERGE_BUDGET_CHARS), then estimated, as a fraction (the text's total is rounded up once).
+   */
+  const merged = (piece: string, budget: MergeBudget): number => {
+    let tokens = 0;
+    let start = 0;
+    while (start < piece.length && budget.remainingChars > 0) {
+      let end = Math.min(piece.length, start + MERGE_SLICE_CHARS);
+      // Not between the two halves of a surrogate pair.
+      if (end < piece.length && isLowSurrogate(piece.charCodeAt(end)) && isHighSurrogate(piece.charCodeAt(end - 1))) end -= 1;
+      const slice = start === 0 && end === piece.length ? piece : piece.slice(start, end);
+      const sliceTokens = core.bytePairEncode(slice).length;
+      tokens += sliceTokens;
+      budget.remainingChars -= slice.length;
+      budget.mergedChars += slice.length;
+      budget.mergedTokens += sliceTokens;
+      start = end;
+    }
+    if (start < piece.length) tokens += (piece.length - start) * (budget.mergedChars > 0 ? budget.mergedTokens / budget.mergedChars : 1);
+    return tokens;
+  };
+  return (text, budget) => {
     let count = 0;
     let at = 0;
     while (at < text.length) {
       split.lastIndex = at;
       if (!split.test(text) || split.lastIndex === at) return library.countTokens(text, PLAIN_TEXT);
       const piece = text.slice(at, split.lastIndex);
-      count += ranks.get(piece) !== undefined ? 1 : core.bytePairEncode(piece).length;
+      count += ranks.get(piece) !== undefined ? 1 : merged(piece, budget);
       at = split.lastIndex;
     }
-    return count;
+    return Math.ceil(count);
   };
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 type LibraryEncoder = Encoder & { bytePairEncodingCoreProcessor?: unknown };
 
@@ -137,10 +183,13 @@ export function leanCountAvailable(encoding: TokenizerEncoding): boolean {
   return load(encoding).lean !== null;
 }
 
-/** Tokens of a text, counted without the library's per-word garbage when its core allows. */
-export function leanCount(encoding: TokenizerEncoding, text: string): number {
+/**
+ * Tokens of a text, counted without the library's per-word garbage when its core allows, with at
+ * most the budget's characters merged (a fresh budget per call unless the caller shares one).
+ */
+export function leanCount(encoding: TokenizerEncoding, text: string, budget = new MergeBudget()): number {
   const { lean } = load(encoding);
-  return lean ? lean(text) : libraryCount(encoding, text);
+  return lean ? lean(text, budget) : libraryCount(encoding, text);
 }
 
 /** Loads the encoder of current models now (for application start); legacy cl100k stays lazy. */
@@ -174,8 +223,8 @@ const COUNT_CACHE_MIN_CHARS = 256;
 const COUNT_CACHE_ENTRIES = 20_000;
 const countCache = new Map<string, number>();
 
-function cachedCount(encoding: TokenizerEncoding, text: string): number {
-  if (text.length < COUNT_CACHE_MIN_CHARS) return leanCount(encoding, text);
+function cachedCount(encoding: TokenizerEncoding, text: string, budget: MergeBudget): number {
+  if (text.length < COUNT_CACHE_MIN_CHARS) return leanCount(encoding, text, budget);
   const digest = hash('sha1', text, 'base64');
   const key = encoding === 'o200k_base' ? digest : `c${digest}`;
   const hit = countCache.get(key);
@@ -184,19 +233,22 @@ function cachedCount(encoding: TokenizerEncoding, text: string): number {
     countCache.set(key, hit);
     return hit;
   }
-  const counted = leanCount(encoding, text);
+  const counted = leanCount(encoding, text, budget);
   countCache.set(key, counted);
   if (countCache.size > COUNT_CACHE_ENTRIES) countCache.delete(countCache.keys().next().value as string);
   return counted;
 }
 
-/** Tokens of one text with the chosen encoding; falls back to characters/4 if the tokenizer fails. */
-export function countTextTokens(text: string, choice: TokenizerChoice): number {
+/**
+ * Tokens of one text with the chosen encoding; falls back to characters/4 if the tokenizer fails.
+ * `budget`: the merge budget of the whole request, when the text is one of several.
+ */
+export function countTextTokens(text: string, choice: TokenizerChoice, budget = new MergeBudget()): number {
   if (text.length === 0) return 0;
   const approx = approximateTokens(text);
   let counted: number;
   try {
-    counted = cachedCount(choice.encoding, text);
+    counted = cachedCount(choice.encoding, text, budget);
   } catch {
     return approx;
   }

@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_OUTPUT_TOKENS, FALLBACK_CHARS_PER_TOKEN } from '../data/limits';
-import { TokenizerChoice, approximateTokens, countTextTokens, tokenizerFor } from './tokenizer';
+import { MergeBudget, TokenizerChoice, approximateTokens, countTextTokens, tokenizerFor } from './tokenizer';
 
 /**
  * Input token count of a request body (stage 2). Counted: format A `messages` (string content,
@@ -31,6 +31,8 @@ class TokenTally {
   tokens = 0;
   private exactChars = 0;
   private exactTokens = 0;
+  /** One merge budget for the whole body (see MERGE_BUDGET_CHARS). */
+  readonly budget = new MergeBudget();
 
   constructor(private readonly choice: TokenizerChoice) {}
 
@@ -38,7 +40,7 @@ class TokenTally {
     if (typeof value !== 'string' || value.length === 0) return;
     const room = EXACT_COUNT_CHAR_BUDGET - this.exactChars;
     if (room >= value.length) {
-      const counted = countTextTokens(value, this.choice);
+      const counted = countTextTokens(value, this.choice, this.budget);
       this.exactChars += value.length;
       this.exactTokens += counted;
       this.tokens += counted;
