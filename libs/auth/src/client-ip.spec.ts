@@ -82,6 +82,12 @@ describe('isValidIpEntry', () => {
 describe('clientIp', () => {
   const trusted = ['127.0.0.1', '10.0.0.0/8'];
 
+  it("is '' once the client closed its socket (no address left), matching no allowlist and no trusted proxy", () => {
+    expect(clientIp(undefined, undefined, [])).toBe('');
+    expect(clientIp(undefined, '203.0.113.7', trusted)).toBe('');
+    expect(ipMatches(clientIp(undefined, undefined, []), '0.0.0.0/0')).toBe(false);
+  });
+
   it('is the socket address without trusted proxies, whatever X-Forwarded-For says', () => {
     expect(clientIp('127.0.0.1', '203.0.113.7', [])).toBe('127.0.0.1');
     expect(clientIp('::ffff:127.0.0.1', '203.0.113.7', [])).toBe('127.0.0.1');

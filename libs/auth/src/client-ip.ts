@@ -37,8 +37,11 @@ export function isValidIpEntry(entry: string): boolean {
 /**
  * The client's address. `X-Forwarded-For` is honoured only when the connection comes from a
  * trusted proxy; then the right-most address that is not itself a trusted proxy is the client.
+ * '' when the socket has no address any more (the client closed it before its request was handled):
+ * it matches no allowlist and no trusted proxy.
  */
-export function clientIp(socketAddress: string, forwardedFor: string | string[] | undefined, trustedProxies: readonly string[]): string {
+export function clientIp(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, trustedProxies: readonly string[]): string {
+  if (!socketAddress) return '';
   // The common case stays off the parser: no trusted proxies, an address straight from the socket.
   if (trustedProxies.length === 0 || !forwardedFor) return socketAddress.startsWith('::ffff:') && socketAddress.includes('.') ? socketAddress.slice(7) : socketAddress;
   const socket = parseIp(socketAddress)?.toString() ?? socketAddress;

@@ -17,8 +17,8 @@ export interface ProxyRequest {
   readonly headers: IncomingHttpHeaders;
   /** The parsed query string. */
   readonly query: Readonly<Record<string, unknown>>;
-  /** The peer address of the socket (before any trusted proxy is considered). */
-  readonly remoteAddress: string;
+  /** The peer address of the socket (before any trusted proxy is considered); undefined once the client closed it. */
+  readonly remoteAddress: string | undefined;
   /** The unread body. */
   readonly body: Readable;
 }

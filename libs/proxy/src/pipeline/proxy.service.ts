@@ -51,7 +51,7 @@ export interface ProxyCall {
 export interface CredentialSource {
   headers: ProxyRequest['headers'];
   query: ProxyRequest['query'];
-  remoteAddress: string;
+  remoteAddress: string | undefined;
 }
 
 /** One proxied request end to end: authenticate, read, route, govern, call upstream, meter. */
