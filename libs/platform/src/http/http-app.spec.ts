@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsInt, IsString, Max, Min } from 'class-validator';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { ConflictError, GatewayError, OrgApiError } from '../errors/errors';
 import { createLogger } from '../logging/logger';
@@ -176,6 +177,52 @@ describe('gateway surface', () => {
     const doc = (await (await fetch(`${url}/docs/json`)).json()) as Json;
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/health', '/t/echo']));
+  });
+});
+
+/** Writes raw bytes to the server and returns what it answered before closing the connection. */
+function rawExchange(url: string, bytes: string): Promise<{ status: number; headers: string; body: Json }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head, body] = answer.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body: JSON.parse(body) as Json });
+    });
+  });
+}
+
+describe('requests the HTTP parser refuses (before Nest sees them)', () => {
+  const hugeHeaders = `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
+
+  it('answers 431 and 400 in the gateway format, with a request id', async () => {
+    const { app, url } = await boot('gateway');
+    try {
+      const big = await rawExchange(url, hugeHeaders);
+      expect(big.status).toBe(431);
+      expect(big.body).toEqual({ error: { message: expect.stringContaining('headers'), type: 'invalid_request_error', code: 'headers_too_large', param: null } });
+      expect(big.headers).toMatch(/x-svc-request-id: gw_[0-9a-f]{32}/);
+      const malformed = await rawExchange(url, 'NOT HTTP AT ALL\r\n\r\n');
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request' });
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers in the organization API format on the org surface', async () => {
+    const { app, url } = await boot('org');
+    try {
+      const big = await rawExchange(url, hugeHeaders);
+      expect(big.status).toBe(431);
+      expect(big.body).toEqual({ error: { code: 'HEADERS_TOO_LARGE', message: expect.stringContaining('headers'), details: {} } });
+    } finally {
+      await app.close();
+    }
   });
 });
 

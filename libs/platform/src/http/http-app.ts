@@ -8,6 +8,7 @@ import { ErrorSurface } from '../errors/errors';
 import { SurfaceExceptionFilter } from '../errors/exception.filter';
 import { NestPinoLogger } from '../logging/nest-logger';
 import { bodyLoggingEnabled, useBodyLogging } from './body-log';
+import { clientErrorHandler } from './client-error';
 import { useJsonBodies } from './json-body';
 import { createValidationPipe } from './validation';
 
@@ -36,9 +37,11 @@ export interface HttpAppOptions {
 /** Creates a NestJS application on Fastify with the surface's error format, validation and docs. */
 export async function createHttpApp(module: Type<unknown>, options: HttpAppOptions): Promise<NestFastifyApplication> {
   const prefix = options.requestIdPrefix ?? (options.surface === 'gateway' ? 'gw_' : 'req_');
+  const requestId = () => `${prefix}${randomUUID().replace(/-/g, '')}`;
   const adapter = new FastifyAdapter({
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    genReqId: () => `${prefix}${randomUUID().replace(/-/g, '')}`,
+    genReqId: requestId,
+    clientErrorHandler: clientErrorHandler(options.surface, requestId),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     trustProxy: false,

@@ -1,0 +1,39 @@
+import { HttpException } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ErrorSurface } from '../errors/errors';
+import { toErrorResponse } from '../errors/error-response';
+
+/** What Node's HTTP parser refuses before a request exists, by the error's `code`. */
+function statusOf(code: string | undefined): { status: number; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, message: 'The request headers are larger than the server accepts (16 KB in all)' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'The request did not arrive in time' };
+  return { status: 400, message: 'Malformed HTTP request' };
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's parser refuses (headers too large, malformed
+ * HTTP, too slow) never reaches Nest, and Fastify's default answer is its own
+ * `{"error", "message", "statusCode"}`. This answers in the surface's documented format instead
+ * (with `X-SVC-Request-ID` on the gateway surfaces) and closes the connection, as Node requires.
+ */
+export function clientErrorHandler(surface: ErrorSurface, newRequestId: () => string): (error: Error & { code?: string }, socket: Duplex) => void {
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { status, message } = statusOf(error.code);
+    const requestId = newRequestId();
+    const response = toErrorResponse(new HttpException({ message }, status), surface, requestId);
+    const body = JSON.stringify(response.body);
+    const head = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      ...(surface === 'gateway' ? [`X-SVC-Request-ID: ${requestId}`] : []),
+      'Connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  };
+}
