@@ -59,6 +59,22 @@ describe('gateway proxy routes with bad input', () => {
   }, 30_000);
 
   it.each([
+    ['/v1/chat/completions', chat],
+    ['/v1/messages', message],
+  ])('%s: a body nested deeper than 128 levels is 400 invalid_request (10,000 levels was a 500); 128 levels pass', async (path, valid) => {
+    // `levels` objects under the body's own level: the body nests levels + 1 deep.
+    const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
+    const withNested = (levels: number) => `${JSON.stringify(valid).slice(0, -1)},"x_nested":${nested(levels)}}`;
+    for (const levels of [128, 10_000]) {
+      const res = await raw(path, withNested(levels), 'application/json');
+      refused(res, 400, 'invalid_request', null);
+      expect(res.body.error.message).toContain('128');
+    }
+    expect(gw.mock.requests).toHaveLength(0);
+    expect((await raw(path, withNested(127), 'application/json')).status).toBe(200);
+  });
+
+  it.each([
     ['/v1/embeddings', { model: 'text-embedding-3-small' }, 'input'],
     ['/v1/embeddings', { model: 'text-embedding-3-small', input: [] }, 'input'],
     ['/v1/openai/embeddings', { model: 'text-embedding-3-small', input: 42 }, 'input'],

@@ -12,6 +12,7 @@ export * from './http/validation';
 export * from './http/health.controller';
 export * from './http/http-app';
 export * from './http/body-log';
+export * from './http/json-depth';
 export * from './http/lifecycle';
 export * from './version';
 export * from './redis/invalidation-bus';

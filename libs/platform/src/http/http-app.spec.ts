@@ -111,6 +111,14 @@ describe('gateway surface', () => {
     expect(body.error).toHaveProperty('param');
   });
 
+  it('refuses a body nested deeper than 128 levels with 400 invalid_request (Nest walks bodies recursively)', async () => {
+    const res = await post(`${url}/t/echo`, `{"name":${'['.repeat(200)}${']'.repeat(200)},"count":1}`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as Json;
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param: null });
+    expect(body.error.message).toContain('deeper than 128 levels');
+  });
+
   it('names the failing field as param', async () => {
     const body = (await (await post(`${url}/t/echo`, JSON.stringify({ name: 'x', count: 11 }))).json()) as Json;
     expect(body.error.param).toBe('count');
@@ -247,6 +255,12 @@ describe('org surface', () => {
   let url: string;
   beforeAll(async () => ({ app, url } = await boot('org')));
   afterAll(() => app.close());
+
+  it('refuses a body nested deeper than 128 levels with 400 VALIDATION_ERROR', async () => {
+    const res = await post(`${url}/t/echo`, `{"name":${'['.repeat(200)}${']'.repeat(200)},"count":1}`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('deeper than 128 levels') });
+  });
 
   it.each([
     ['unknown route', () => fetch(`${url}/nope`), 404, 'NOT_FOUND'],

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MalformedJsonError } from '../errors/errors';
+import { MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_MESSAGE } from './json-depth';
 
 export interface BodyOptions {
   /**
@@ -13,7 +14,8 @@ export interface BodyOptions {
 /**
  * JSON is the only body these APIs take: Fastify's text/plain parser is removed (so other types
  * get 415), and JSON is parsed here so a malformed body raises an error that keeps its code. An
- * empty body with `Content-Type: application/json` is treated as no body.
+ * empty body with `Content-Type: application/json` is treated as no body; one nested deeper than
+ * MAX_JSON_DEPTH is a 400.
  */
 export function useJsonBodies(fastify: FastifyInstance, options: BodyOptions = {}): void {
   const raw = (request: FastifyRequest) => options.rawBodyPrefix !== undefined && request.url.startsWith(options.rawBodyPrefix);
@@ -49,11 +51,15 @@ export function useJsonBodies(fastify: FastifyInstance, options: BodyOptions = {
         done(null, undefined);
         return;
       }
+      let parsed: unknown;
       try {
-        done(null, JSON.parse(text));
+        parsed = JSON.parse(text);
       } catch (error) {
         done(new MalformedJsonError(`Body is not valid JSON: ${(error as Error).message}`), undefined);
+        return;
       }
+      if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) done(Object.assign(new Error(TOO_DEEP_MESSAGE), { statusCode: 400 }), undefined);
+      else done(null, parsed);
     });
   });
   if (options.rawBodyPrefix !== undefined) {
