@@ -228,4 +228,23 @@ describe('format A → generate-content', () => {
     expect(() => toGeminiRequest({ messages: [{ role: 'tool', tool_call_id: 'unknown', content: 'x' }] })).toThrow(/tool_call_id/);
     expect(() => toGeminiRequest({ messages: [{ role: 'user', content: [{ type: 'hologram' }] }] })).toThrow(/hologram/);
   });
+
+  it.each([
+    [[5], /content\[0\] must be an object/],
+    [[{ type: 'text', text: 'ok' }, { type: 'text', text: 7 }], /content\[1\] of type text needs a string `text`/],
+    [[{ type: 'image_url', image_url: 5 }], /content\[0\] of type image_url needs/],
+    [[{ type: 'image_url', image_url: { detail: 'high' } }], /image_url.url/],
+    [[{ type: 'input_audio', input_audio: { format: 'mp3' } }], /input_audio.data/],
+    [[{ type: 'file', file: {} }], /file.file_data/],
+  ])('refuses a content part it cannot translate (%j) instead of dropping it', (content, message) => {
+    let thrown: unknown;
+    try {
+      toGeminiRequest({ messages: [{ role: 'user', content }] });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(GatewayError);
+    expect((thrown as GatewayError).status).toBe(400);
+    expect((thrown as GatewayError).body).toMatchObject({ code: 'invalid_request', param: 'messages', message: expect.stringMatching(message) });
+  });
 });

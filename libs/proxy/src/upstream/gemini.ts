@@ -103,23 +103,29 @@ function contentParts(content: unknown, i: number): GeminiPart[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
   if (!Array.isArray(content)) throw invalidRequest(`messages[${i}].content must be a string or an array`, 'messages');
-  return content.flatMap((part): GeminiPart[] => {
-    if (!isJsonObject(part)) return [];
+  // A part that cannot be translated is refused, not dropped: a request whose parts all vanished
+  // reached the provider without contents, and its answer named nothing the client sent.
+  const malformed = (j: number, what: string) => invalidRequest(`messages[${i}].content[${j}] ${what}`, 'messages');
+  return content.flatMap((part, j): GeminiPart[] => {
+    if (!isJsonObject(part)) throw malformed(j, 'must be an object with a `type`');
     switch (part.type) {
       case 'text':
-        return typeof part.text === 'string' && part.text !== '' ? [{ text: part.text }] : [];
+        if (typeof part.text !== 'string') throw malformed(j, 'of type text needs a string `text`');
+        return part.text !== '' ? [{ text: part.text }] : [];
       case 'image_url': {
         const ref = isJsonObject(part.image_url) ? part.image_url.url : part.image_url;
-        return typeof ref === 'string' ? [mediaPart(ref, 'image/jpeg')] : [];
+        if (typeof ref !== 'string') throw malformed(j, 'of type image_url needs `image_url.url` (a URL or a data: URL)');
+        return [mediaPart(ref, 'image/jpeg')];
       }
       case 'input_audio': {
         const audio = isJsonObject(part.input_audio) ? part.input_audio : {};
-        if (typeof audio.data !== 'string') return [];
+        if (typeof audio.data !== 'string') throw malformed(j, 'of type input_audio needs `input_audio.data` (base64)');
         return [{ inlineData: { mimeType: `audio/${typeof audio.format === 'string' ? audio.format : 'wav'}`, data: audio.data } }];
       }
       case 'file': {
         const file = isJsonObject(part.file) ? part.file : {};
-        return typeof file.file_data === 'string' ? [mediaPart(file.file_data, 'application/pdf')] : [];
+        if (typeof file.file_data !== 'string') throw malformed(j, 'of type file needs `file.file_data`');
+        return [mediaPart(file.file_data, 'application/pdf')];
       }
       default:
         throw invalidRequest(`messages[${i}].content part type '${String(part.type)}' is not supported by Gemini`, 'messages');
