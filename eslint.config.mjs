@@ -60,7 +60,7 @@ export default [
   },
   {
     // Build and tool scripts outside every project (the mock provider is a project: it keeps the rule).
-    files: ['**/webpack.config.js', 'tools/webpack/**/*', 'tools/testing/**/*', 'tools/bench/**/*', 'tools/*.mjs', 'jest.config.js'],
+    files: ['**/webpack.config.js', 'tools/webpack/**/*', 'tools/testing/**/*', 'tools/bench/**/*', 'tools/fuzz/**/*', 'tools/*.mjs', 'jest.config.js'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {
