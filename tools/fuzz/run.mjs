@@ -178,7 +178,8 @@ async function main() {
   const password = `fuzz-${Math.random().toString(36).slice(2)}-password`;
   const service = await start(['dist/apps/standalone/main.js'], {
     DATA_DIR: dataDir,
-    REDIS_URL: '',
+    // FUZZ_REDIS_URL: the same sweeps with Redis counters and BullMQ queues (embedded otherwise).
+    REDIS_URL: process.env.FUZZ_REDIS_URL ?? '',
     HOST: '127.0.0.1',
     GATEWAY_PORT: String(gatewayPort),
     ORG_API_PORT: String(orgPort),
