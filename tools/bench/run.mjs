@@ -4,53 +4,17 @@
 // to first byte for streaming), governance time, and the gateway's memory.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
+import { freePort, root, startMockProvider, startNode, stopChildren, track } from '../processes.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 /** Alternating bare and gateway c=50 runs for the throughput ratio. */
 const PAIRS = 3;
 const PROVIDER_KEY = 'sk-bench';
-const children = [];
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-function start(args, env, readyText) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let output = '';
-  child.output = () => output;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out starting ${args.join(' ')}:\n${output}`)), 60_000);
-    const onData = (chunk) => {
-      output += chunk;
-      if (output.includes(readyText)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)));
-  });
-}
-
-function cleanup() {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-}
-process.on('exit', cleanup);
+process.on('exit', stopChildren);
 process.on('SIGINT', () => process.exit(130));
 
 /** The gateway runs with the node options its image sets (deploy/docker/Dockerfile, ENV NODE_OPTIONS). */
@@ -176,21 +140,20 @@ async function main() {
   let redisPid;
   if (!redisUrl) {
     const port = await freePort();
-    const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    children.push(redis);
+    const redis = track(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
     redisPid = redis.pid;
     await new Promise((resolve) => setTimeout(resolve, 300));
     redisUrl = `redis://127.0.0.1:${port}`;
   }
   const [mockPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
-  const mockProcess = await start(['-r', '@swc-node/register', 'tools/mock-provider/src/cli.ts', '--port', String(mockPort), '--no-record'], swc, 'listening');
+  const mockProcess = await startMockProvider(mockPort);
   const mock = `http://127.0.0.1:${mockPort}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const seeded = spawnSync(process.execPath, ['-r', '@swc-node/register', 'tools/bench/seed.ts', dataDir], { cwd: root, env: { ...process.env, ...swc }, encoding: 'utf8' });
   if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
   const key = seeded.stdout.trim();
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const gateway = await start([...nodeArgs, 'dist/apps/gateway/main.js'], {
+  const gateway = await startNode([...nodeArgs, 'dist/apps/gateway/main.js'], {
     NODE_OPTIONS: imageNodeOptions,
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
@@ -202,7 +165,7 @@ async function main() {
     MASTER_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
   }, 'is running');
-  const bareProcess = await start(['tools/bench/bare-proxy.mjs', String(barePort), mock], {}, 'bare proxy');
+  const bareProcess = await startNode(['tools/bench/bare-proxy.mjs', String(barePort), mock], {}, 'bare proxy');
 
   const small = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark' }], max_tokens: 64 });
   const smallStream = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Stream hello to the benchmark' }], max_tokens: 64, stream: true });
@@ -275,11 +238,11 @@ async function main() {
 
 main()
   .then(() => {
-    cleanup();
+    stopChildren();
     process.exit(0);
   })
   .catch((error) => {
     process.stderr.write(`${error.stack ?? error}\n`);
-    cleanup();
+    stopChildren();
     process.exit(1);
   });

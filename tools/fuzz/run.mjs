@@ -7,47 +7,15 @@
 //      deep nesting; odd path and query values.
 // Any 5xx (but the 502/503 of an unreachable provider), an error answer that is not JSON, or a
 // request unanswered after 10 s is a finding; the run exits 1 when there is one.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { freePort, root, startMockProvider, startNode, stopChildren } from '../processes.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const children = [];
 const findings = [];
 const statuses = {};
 let sent = 0;
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-function start(args, env, readyText) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let output = '';
-  child.output = () => output;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out starting ${args.join(' ')}:\n${output}`)), 60_000);
-    const onData = (chunk) => {
-      output += chunk;
-      if (output.includes(readyText)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)));
-  });
-}
 
 /** Sends one request; records its status and, when it is a finding, what was sent and answered. */
 async function send(url, { method = 'POST', headers = {}, body } = {}) {
@@ -172,11 +140,11 @@ async function main() {
   const build = spawnSync('npx', ['nx', 'build', 'standalone', '--output-style=static'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NX_TUI: 'false', NX_DAEMON: 'false' } });
   if (build.status !== 0) throw new Error('nx build standalone failed');
   const [mockPort, gatewayPort, orgPort] = [await freePort(), await freePort(), await freePort()];
-  await start(['-r', '@swc-node/register', 'tools/mock-provider/src/cli.ts', '--port', String(mockPort), '--no-record'], { SWC_NODE_PROJECT: 'tsconfig.base.json' }, 'listening');
+  await startMockProvider(mockPort);
   const mock = `http://127.0.0.1:${mockPort}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-fuzz-'));
   const password = `fuzz-${Math.random().toString(36).slice(2)}-password`;
-  const service = await start(['dist/apps/standalone/main.js'], {
+  const service = await startNode(['dist/apps/standalone/main.js'], {
     DATA_DIR: dataDir,
     // FUZZ_REDIS_URL: the same sweeps with Redis counters and BullMQ queues (embedded otherwise).
     REDIS_URL: process.env.FUZZ_REDIS_URL ?? '',
@@ -215,21 +183,18 @@ async function main() {
   return 0;
 }
 
-const cleanup = () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-};
 process.on('SIGINT', () => {
-  cleanup();
+  stopChildren();
   process.exit(130);
 });
 main().then(
   (code) => {
-    cleanup();
+    stopChildren();
     process.exit(code);
   },
   (error) => {
     process.stderr.write(`${error.stack ?? error}\n`);
-    cleanup();
+    stopChildren();
     process.exit(1);
   },
 );
