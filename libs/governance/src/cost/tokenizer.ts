@@ -112,7 +112,7 @@ function leanCounter(core: BytePairCore, library: Encoder): (text: string, budge
       let end = Math.min(piece.length, start + MERGE_SLICE_CHARS);
       // Not between the two halves of a surrogate pair.
       if (end < piece.length && isLowSurrogate(piece.charCodeAt(end)) && isHighSurrogate(piece.charCodeAt(end - 1))) end -= 1;
-      const slice = start === 0 && end === piece.length ? piece : piece.slice(start, end);
+      const slice = piece.slice(start, end);
       const sliceTokens = core.bytePairEncode(slice).length;
       tokens += sliceTokens;
       budget.remainingChars -= slice.length;

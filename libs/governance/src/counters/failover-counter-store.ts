@@ -192,10 +192,9 @@ export class FailoverCounterStore {
     if (store === 'redis' && primary) {
       // A settle that was sent may have been applied before its deadline passed: it is kept as it
       // is, marker and all, and not merged with others.
-      let sent = false;
-      if (this.mode === 'redis' && primary.isReady()) {
+      const sent = this.mode === 'redis' && primary.isReady();
+      if (sent) {
         try {
-          sent = true;
           return await withTimeout(primary.store.settle(plan), this.settleTimeoutMs);
         } catch (err) {
           this.degrade(err);

@@ -12,17 +12,21 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const pending: unknown[] = [value];
   const depths: number[] = [1];
+  // One closure per walk, no list of each object's values: this runs on every proxy request's body.
+  let childDepth = 0;
+  const visit = (child: unknown) => {
+    if (typeof child === 'object' && child !== null) {
+      pending.push(child);
+      depths.push(childDepth);
+    }
+  };
   while (pending.length > 0) {
-    const node = pending.pop() as Record<string, unknown> | unknown[];
+    const node = pending.pop() as object;
     const depth = depths.pop() as number;
     if (depth > limit) return true;
-    const children = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) {
-      if (typeof child === 'object' && child !== null) {
-        pending.push(child);
-        depths.push(depth + 1);
-      }
-    }
+    childDepth = depth + 1;
+    if (Array.isArray(node)) for (const child of node) visit(child);
+    else for (const key in node) visit((node as Record<string, unknown>)[key]);
   }
   return false;
 }
