@@ -109,46 +109,62 @@ return reply(0)
 `;
 
 /**
- * SETTLE: moves a reservation to spend, once (a marker key makes it idempotent), and reports the
- * warning thresholds that each accumulator crossed for the first time this period.
- * KEYS: 1 marker, 2 today's spend of all orgs, then (accumulator, warned-thresholds hash) per target.
- * ARGV: 1 marker ttl, 2 reserved, 3 actual, 4 today ttl, 5 target count, then (ttl, limit,
+ * SETTLE: moves reservations to spend, each once (a marker key makes a settle idempotent), and
+ * reports the warning thresholds that each accumulator crossed for the first time this period.
+ * One call settles a batch: ARGV[1] is the number of settles, then each settle's arguments follow
+ * the previous one's, as do its keys.
+ * KEYS per settle: marker, today's spend of all orgs, then (accumulator, warned-thresholds hash) per
+ *       target.
+ * ARGV per settle: marker ttl, reserved, actual, today ttl, target count, then (ttl, limit,
  *       comma-separated thresholds) per target.
- * Reply: 0 when already settled; else {1, spent per target, fired thresholds (csv) per target}.
+ * Reply: one entry per settle: {0} when it was already settled; else {1, spent per target, fired
+ *        thresholds (csv) per target}.
  */
 export const SETTLE_LUA = `
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return {0} end
-local reserved = tonumber(ARGV[2])
-local actual = tonumber(ARGV[3])
-if actual > 0 then
-  redis.call('INCRBY', KEYS[2], actual)
-  redis.call('EXPIRE', KEYS[2], ARGV[4])
-end
-local count = tonumber(ARGV[5])
-local spent = {}
-local fired = {}
-for i = 1, count do
-  local key = KEYS[1 + i * 2]
-  local warn = KEYS[2 + i * 2]
-  local base = 6 + (i - 1) * 3
-  local ttl = ARGV[base]
-  local limit = tonumber(ARGV[base + 1])
-  local csv = ARGV[base + 2]
-  if reserved > 0 then
-    local r = redis.call('HINCRBY', key, 'r', -reserved)
-    if r < 0 then redis.call('HSET', key, 'r', 0) end
+local function settle(k, a)
+  if not redis.call('SET', KEYS[k], '1', 'NX', 'EX', ARGV[a]) then return {0} end
+  local reserved = tonumber(ARGV[a + 1])
+  local actual = tonumber(ARGV[a + 2])
+  if actual > 0 then
+    redis.call('INCRBY', KEYS[k + 1], actual)
+    redis.call('EXPIRE', KEYS[k + 1], ARGV[a + 3])
   end
-  local s = redis.call('HINCRBY', key, 's', actual)
-  redis.call('EXPIRE', key, ttl)
-  local now = {}
-  if limit > 0 and csv ~= '' then
-    for t in string.gmatch(csv, '[^,]+') do
-      if s * 100 >= tonumber(t) * limit and redis.call('HSETNX', warn, t, '1') == 1 then now[#now + 1] = t end
+  local count = tonumber(ARGV[a + 4])
+  local spent = {}
+  local fired = {}
+  for i = 1, count do
+    local key = KEYS[k + i * 2]
+    local warn = KEYS[k + 1 + i * 2]
+    local base = a + 5 + (i - 1) * 3
+    local ttl = ARGV[base]
+    local limit = tonumber(ARGV[base + 1])
+    local csv = ARGV[base + 2]
+    if reserved > 0 then
+      local r = redis.call('HINCRBY', key, 'r', -reserved)
+      if r < 0 then redis.call('HSET', key, 'r', 0) end
     end
-    if #now > 0 then redis.call('EXPIRE', warn, ttl) end
+    local s = redis.call('HINCRBY', key, 's', actual)
+    redis.call('EXPIRE', key, ttl)
+    local now = {}
+    if limit > 0 and csv ~= '' then
+      for t in string.gmatch(csv, '[^,]+') do
+        if s * 100 >= tonumber(t) * limit and redis.call('HSETNX', warn, t, '1') == 1 then now[#now + 1] = t end
+      end
+      if #now > 0 then redis.call('EXPIRE', warn, ttl) end
+    end
+    spent[i] = s
+    fired[i] = table.concat(now, ',')
   end
-  spent[i] = s
-  fired[i] = table.concat(now, ',')
+  return {1, spent, fired}
 end
-return {1, spent, fired}
+
+local replies = {}
+local k, a = 1, 2
+for n = 1, tonumber(ARGV[1]) do
+  local count = tonumber(ARGV[a + 4])
+  replies[n] = settle(k, a)
+  k = k + 2 + count * 2
+  a = a + 5 + count * 3
+end
+return replies
 `;

@@ -57,16 +57,54 @@ export function parseAdmitReply(reply: unknown[]): AdmitResult {
 }
 
 /**
- * Settles wait this long to go out together: they are off the request path, and issued in one tick
- * they leave in one write (ioredis auto-pipelining) instead of one socket write each.
+ * Settles wait this long to go out together: they are off the request path, and a batch is one
+ * script call (SETTLE_LUA settles many) instead of a command and a socket write each.
  */
 export const SETTLE_BATCH_MS = 2;
+/** At most this many settles per script call (a bound on one call's size and its time in Redis). */
+export const SETTLE_BATCH_MAX = 64;
 
-/** Counters in Redis: one EVALSHA per request before the upstream call, one per settle. */
+interface PendingSettle {
+  plan: SettlePlan;
+  resolve: (result: SettleResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Keys then arguments of the settle script for a batch (see SETTLE_LUA for the layout). */
+export function settleScriptArgs(plans: readonly SettlePlan[]): { keys: string[]; args: ScriptArg[] } {
+  const keys: string[] = [];
+  const args: ScriptArg[] = [plans.length];
+  for (const plan of plans) {
+    keys.push(plan.markerKey, plan.todayKey);
+    args.push(plan.markerTtlSeconds, plan.reservedMicros, plan.actualMicros, plan.todayTtlSeconds, plan.targets.length);
+    for (const target of plan.targets) {
+      keys.push(target.key, target.warnKey);
+      args.push(target.ttlSeconds, target.limitMicros, target.thresholds.join(','));
+    }
+  }
+  return { keys, args };
+}
+
+export function parseSettleReply(reply: unknown): SettleResult {
+  if (!Array.isArray(reply) || num(reply[0]) !== 1) return { applied: false, spentMicros: [], fired: [] };
+  const spent = (reply[1] as unknown[]).map(num);
+  const fired = (reply[2] as unknown[]).map((csv) =>
+    String(csv)
+      .split(',')
+      .filter((t) => t.length > 0)
+      .map(Number),
+  );
+  return { applied: true, spentMicros: spent, fired };
+}
+
+/**
+ * Counters in Redis: one EVALSHA per request before the upstream call, and one for the settles of
+ * each batch. The client does not auto-pipeline (see createRedis): an admit leaves at once, alone.
+ */
 export class RedisCounterStore implements CounterStore {
   readonly kind = 'redis' as const;
   private readonly commands: GovernanceCommands;
-  private settles: { plan: SettlePlan; resolve: (result: SettleResult) => void; reject: (error: unknown) => void }[] = [];
+  private settles: PendingSettle[] = [];
   private settleTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly redis: Redis) {
@@ -89,28 +127,21 @@ export class RedisCounterStore implements CounterStore {
 
   private flushSettles(): void {
     this.settleTimer = null;
-    const batch = this.settles;
+    const pending = this.settles;
     this.settles = [];
-    for (const { plan, resolve, reject } of batch) this.settleNow(plan).then(resolve, reject);
+    for (let start = 0; start < pending.length; start += SETTLE_BATCH_MAX) void this.settleBatch(pending.slice(start, start + SETTLE_BATCH_MAX));
   }
 
-  private async settleNow(plan: SettlePlan): Promise<SettleResult> {
-    const keys = [plan.markerKey, plan.todayKey];
-    const args: ScriptArg[] = [plan.markerTtlSeconds, plan.reservedMicros, plan.actualMicros, plan.todayTtlSeconds, plan.targets.length];
-    for (const target of plan.targets) {
-      keys.push(target.key, target.warnKey);
-      args.push(target.ttlSeconds, target.limitMicros, target.thresholds.join(','));
+  private async settleBatch(batch: PendingSettle[]): Promise<void> {
+    const { keys, args } = settleScriptArgs(batch.map((pending) => pending.plan));
+    let replies: unknown[];
+    try {
+      replies = await this.commands.svcGovSettle(keys.length, ...keys, ...args);
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
     }
-    const reply = await this.commands.svcGovSettle(keys.length, ...keys, ...args);
-    if (num(reply[0]) !== 1) return { applied: false, spentMicros: [], fired: [] };
-    const spent = (reply[1] as unknown[]).map(num);
-    const fired = (reply[2] as unknown[]).map((csv) =>
-      String(csv)
-        .split(',')
-        .filter((t) => t.length > 0)
-        .map(Number),
-    );
-    return { applied: true, spentMicros: spent, fired };
+    batch.forEach((pending, i) => pending.resolve(parseSettleReply(replies[i])));
   }
 
   async rateStatus(rpmKey: string, keysKey: string): Promise<RateStatus> {

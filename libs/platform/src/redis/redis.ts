@@ -6,10 +6,10 @@ export type RedisRole = 'hot-path' | 'queue';
  * Builds an ioredis client.
  * - `hot-path`: no offline queue and one retry per command, so a dead Redis makes commands
  *   fail at once instead of parking requests; reconnects in the background with a capped backoff.
- *   Auto-pipelining stays on: commands issued in one tick leave in one write, worth ~10 % more
- *   requests per second at concurrency 50. Its cost is garbage: ioredis' Pipeline objects keep each
- *   batch's commands alive across young-generation collections, which then promote them (the
- *   gateway's scavenges copy about twice as much; docs/benchmarks.md).
+ *   No auto-pipelining: an admit is one command written at once, and the counter store batches
+ *   its settles into one script call itself. ioredis' auto-pipelining built a Pipeline object (a
+ *   copy of every command name and script) for nearly every admit, alone in its tick, and kept
+ *   commands alive across young-generation collections (docs/benchmarks.md).
  * - `queue`: what BullMQ requires (maxRetriesPerRequest null); only used off the request path.
  */
 export function createRedis(url: string, role: RedisRole, name = 'svc'): Redis {
@@ -21,7 +21,7 @@ export function createRedis(url: string, role: RedisRole, name = 'svc'): Redis {
   };
   const options: RedisOptions =
     role === 'hot-path'
-      ? { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000, enableAutoPipelining: true }
+      ? { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000, enableAutoPipelining: false }
       : { ...common, maxRetriesPerRequest: null, enableReadyCheck: false };
   const client = new Redis(url, options);
   // Errors surface on the commands that hit them; an unhandled 'error' event would crash the process.
