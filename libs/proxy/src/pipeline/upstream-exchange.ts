@@ -13,11 +13,11 @@ import {
   TokenUsage,
 } from '../upstream';
 import type { ProxyReply } from '../http/proxy-io';
-import { ClientAbortedError, UpstreamClient, UpstreamResponse } from '../transport/upstream-client';
+import { BufferedUpstreamResponse, ClientAbortedError, ExchangeAbort, UpstreamClient, UpstreamResponse } from '../transport/upstream-client';
 
 /** A 5xx from the provider: counts against the breaker, yet its body still goes to the client. */
-class UpstreamStatusFailure extends UpstreamFailure {
-  constructor(readonly response: UpstreamResponse) {
+class UpstreamStatusFailure<R extends { status: number }> extends UpstreamFailure {
+  constructor(readonly response: R) {
     super(`upstream answered ${response.status}`);
   }
 }
@@ -55,41 +55,56 @@ export interface ExchangeInput {
 /** Sends the request through the provider's breaker and relays the answer, streaming or not. */
 export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
   const { reply } = input;
-  // One controller for the exchange: the client going away aborts it with ClientAbortedError, the
+  // One abort for the exchange: the client going away ends it with ClientAbortedError, the
   // upstream client's total deadline with an UpstreamFailure.
-  const abort = new AbortController();
+  const abort = new ExchangeAbort();
   const onClose = () => {
     if (!reply.raw.writableFinished) abort.abort(new ClientAbortedError());
   };
   reply.raw.once('close', onClose);
   const started = performance.now();
-  let response: UpstreamResponse;
   try {
-    response = await input.breaker.run(async () => {
-      const answer = await input.client.send(input.request, abort);
-      if (answer.status >= 500) throw new UpstreamStatusFailure(answer);
-      return answer;
-    });
-  } catch (error) {
-    if (error instanceof UpstreamStatusFailure) response = error.response;
-    else throw upstreamError(error, input.provider.id);
-  }
-  const upstreamLatencyMs = Math.round((performance.now() - started) * 100) / 100;
-  const contentType = String(response.headers['content-type'] ?? '');
-  try {
-    if (input.request.stream && response.status === 200 && contentType.includes('text/event-stream')) {
-      return { ...(await relayStream(input, response, abort.signal)), upstreamLatencyMs };
+    if (!input.request.stream) {
+      // A whole answer: read into memory (its usage is in the body), then relayed.
+      const response = await throughBreaker(input, () => input.client.sendBuffered(input.request, abort));
+      const upstreamLatencyMs = latencySince(started);
+      return { ...relayBuffered(input, response), upstreamLatencyMs };
     }
-    return { ...(await relayBuffered(input, response, contentType)), upstreamLatencyMs };
+    const response = await throughBreaker(input, () => input.client.send(input.request, abort));
+    const upstreamLatencyMs = latencySince(started);
+    const contentType = String(response.headers['content-type'] ?? '');
+    if (response.status === 200 && contentType.includes('text/event-stream')) {
+      return { ...(await relayStream(input, response, abort)), upstreamLatencyMs };
+    }
+    // Asked to stream, answered whole (an error, or a provider that does not stream).
+    const body = Buffer.from(await response.body.arrayBuffer());
+    return { ...relayBuffered(input, { status: response.status, headers: response.headers, body }), upstreamLatencyMs };
   } finally {
     reply.raw.off('close', onClose);
   }
 }
 
-async function relayBuffered(input: ExchangeInput, response: UpstreamResponse, contentType: string): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
+const latencySince = (started: number) => Math.round((performance.now() - started) * 100) / 100;
+
+/** The call through the provider's breaker: a 5xx counts as a failure, yet its answer is still relayed. */
+async function throughBreaker<R extends { status: number }>(input: ExchangeInput, call: () => Promise<R>): Promise<R> {
+  try {
+    return await input.breaker.run(async () => {
+      const answer = await call();
+      if (answer.status >= 500) throw new UpstreamStatusFailure(answer);
+      return answer;
+    });
+  } catch (error) {
+    if (error instanceof UpstreamStatusFailure) return error.response as R;
+    throw upstreamError(error, input.provider.id);
+  }
+}
+
+function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse): Omit<ExchangeResult, 'upstreamLatencyMs'> {
   // Bytes as they came: the answer is relayed unchanged (binary bodies included) unless translated.
-  let body = Buffer.from(await response.body.arrayBuffer());
+  let body = response.body;
   let status = response.status;
+  const contentType = String(response.headers['content-type'] ?? '');
   let outType = contentType || 'application/json';
   const json = /json/i.test(contentType) || input.translate;
   let parsed: unknown;
@@ -120,7 +135,7 @@ async function relayBuffered(input: ExchangeInput, response: UpstreamResponse, c
   return { status, usage, bufferedBody: replayable, aborted: false, bytesRelayed: body.length };
 }
 
-async function relayStream(input: ExchangeInput, response: UpstreamResponse, signal: AbortSignal): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
+async function relayStream(input: ExchangeInput, response: UpstreamResponse, abort: ExchangeAbort): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
   const { reply } = input;
   const raw = reply.raw;
   reply.startStream(200, {
@@ -150,7 +165,7 @@ async function relayStream(input: ExchangeInput, response: UpstreamResponse, sig
     if (translator) await write(translator.end());
     else tracker?.end();
   } catch (error) {
-    if (!clientGone(signal)) {
+    if (!clientGone(abort)) {
       failed = true;
       input.breaker.reportFailure();
       await write(streamErrorEvent(input.provider.format === 'anthropic', error));
@@ -158,12 +173,12 @@ async function relayStream(input: ExchangeInput, response: UpstreamResponse, sig
   }
   if (!raw.destroyed) raw.end();
   const usage = translator ? translatedUsage(translator) : tracker?.usage;
-  return { status: failed ? 502 : 200, usage, aborted: clientGone(signal), bytesRelayed };
+  return { status: failed ? 502 : 200, usage, aborted: clientGone(abort), bytesRelayed };
 }
 
 /** The exchange was aborted because the client went away (not by a deadline). */
-function clientGone(signal: AbortSignal): boolean {
-  return signal.aborted && signal.reason instanceof ClientAbortedError;
+function clientGone(abort: ExchangeAbort): boolean {
+  return abort.reason instanceof ClientAbortedError;
 }
 
 function translatedUsage(translator: GeminiSseTranslator): TokenUsage | undefined {
