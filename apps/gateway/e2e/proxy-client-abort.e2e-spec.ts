@@ -1,3 +1,6 @@
+import type { UsageRecordEntity } from '@svc/domain';
+import { asOrgId } from '@svc/domain';
+import { UsageRecorder } from '@svc/proxy';
 import { createOrg, GatewayHarness, metricSum, postJson, PROVIDER_KEY, startGateway, usageOf } from './harness';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -45,6 +48,40 @@ describe('gateway when the client disconnects mid-stream', () => {
     expect(upstream?.clientClosedAt).toBeDefined();
     // At once, not when the next chunk (2 s later) fails to write.
     expect((upstream?.clientClosedAt as number) - abortedAt).toBeLessThan(200 + lag);
+  });
+
+  it('closes the upstream connection of a non-streamed request when its client goes away first, and records 499', async () => {
+    const org = await createOrg(gw, 'growth');
+    gw.mock.setBehavior({ match: { format: 'openai' }, latencyMs: 3000 });
+    const controller = new AbortController();
+    const answer = fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a slow answer nobody waits for' }] }),
+      signal: controller.signal,
+    });
+    let upstream = gw.mock.requests.at(-1);
+    for (let i = 0; i < 200 && upstream?.route !== 'openai.chat'; i++) {
+      await sleep(10);
+      upstream = gw.mock.requests.at(-1);
+    }
+    expect(upstream?.route).toBe('openai.chat');
+    const abortedAt = Date.now();
+    controller.abort();
+    await expect(answer).rejects.toThrow();
+    for (let i = 0; i < 100 && upstream?.clientClosedAt === undefined; i++) await sleep(10);
+    // Long before the mock's 3 s answer.
+    expect((upstream?.clientClosedAt as number) - abortedAt).toBeLessThan(1000);
+    // The request never got an answer, so its id is read from the organization's only record.
+    let records: UsageRecordEntity[] = [];
+    for (let i = 0; i < 40 && records.length === 0; i++) {
+      await gw.service.apps[0].get(UsageRecorder).flush();
+      records = (await gw.repos.usage.listRange(asOrgId(org.orgId), { from: new Date(Date.now() - 60_000) })).items;
+      if (records.length === 0) await sleep(50);
+    }
+    const record = records[0];
+    expect(records).toHaveLength(1);
+    expect(record).toMatchObject({ status_code: 499, stream: false, provider: 'openai' });
   });
 
   it('charges an aborted stream whose usage chunk never came: record cost > 0 and the daily cost moves', async () => {
