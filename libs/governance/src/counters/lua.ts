@@ -7,8 +7,10 @@
 /**
  * ADMIT: stages 0, 1, 2, 2.5 and 3 in order, stopping at the first refusal.
  * KEYS: 1 quota, 2 rpm, 3 rpm-per-key hash, 4 busiest-orgs zset, 5 day, 6 month, 7 daily budgets
- *       hash, 8.. budget nodes, then the session (when ARGV[12] is 1).
- * ARGV: 1 level (0 peek, 1 quota, 2 rate, 3 reserve), 2 org id, 3 quota (-1 unlimited), 4 quota
+ *       hash, 8.. budget nodes, then the session (when A[12] is 1).
+ * ARGV: 1 the numbers of A below joined by commas, 2 org id, 3 per-key field (three arguments
+ *       instead of some thirty: each argument costs the client a piece of the command to build).
+ * A:    1 level (0 peek, 1 quota, 2 rate, 3 reserve), 2 org id, 3 quota (-1 unlimited), 4 quota
  *       ttl, 5 rpm limit, 6 rpm ttl, 7 per-key field, 8 estimate, 9 auto-stop limit (-1 none),
  *       10 budgets ttl, 11 node count, 12 has session, then (limit, ttl, seed) for day, month,
  *       each node and the session.
@@ -17,14 +19,23 @@
  * Codes: 0 ok, 1 quota, 2 rpm, 3 daily budget, 4 auto-stop, 5 monthly budget, 6 node, 7 session.
  */
 export const ADMIT_LUA = `
-local level = tonumber(ARGV[1])
-local org = ARGV[2]
-local nodeCount = tonumber(ARGV[11])
-local hasSession = ARGV[12] == '1'
+local A = {}
+for v in string.gmatch(ARGV[1], '[^,]+') do
+  local i = #A + 1
+  if i == 2 or i == 7 then
+    A[i] = i == 2 and ARGV[2] or ARGV[3]
+    i = i + 1
+  end
+  A[i] = v
+end
+local level = tonumber(A[1])
+local org = A[2]
+local nodeCount = tonumber(A[11])
+local hasSession = A[12] == '1'
 
 local function acc(i)
   local base = 13 + i * 3
-  return tonumber(ARGV[base]), ARGV[base + 1], tonumber(ARGV[base + 2])
+  return tonumber(A[base]), A[base + 1], tonumber(A[base + 2])
 end
 local function read(key)
   local v = redis.call('HMGET', key, 's', 'r')
@@ -50,7 +61,7 @@ else
   ds, dr = read(KEYS[5])
   ms, mr = read(KEYS[6])
 end
-local quotaLimit = tonumber(ARGV[3])
+local quotaLimit = tonumber(A[3])
 local quotaUsed = 0
 local function reply(code, index, used)
   return {code, rpm, quotaUsed, ds, dr, ms, mr, index or 0, used or 0}
@@ -62,23 +73,23 @@ if level >= 1 and quotaLimit >= 0 then
 end
 
 if level >= 2 then
-  if rpm >= tonumber(ARGV[5]) then return reply(2) end
+  if rpm >= tonumber(A[5]) then return reply(2) end
   rpm = redis.call('INCR', KEYS[2])
-  redis.call('EXPIRE', KEYS[2], ARGV[6])
-  redis.call('HINCRBY', KEYS[3], ARGV[7], 1)
-  redis.call('EXPIRE', KEYS[3], ARGV[6])
+  redis.call('EXPIRE', KEYS[2], A[6])
+  redis.call('HINCRBY', KEYS[3], A[7], 1)
+  redis.call('EXPIRE', KEYS[3], A[6])
   redis.call('ZINCRBY', KEYS[4], 1, org)
-  redis.call('EXPIRE', KEYS[4], ARGV[6])
+  redis.call('EXPIRE', KEYS[4], A[6])
   if quotaLimit >= 0 then
     quotaUsed = redis.call('INCR', KEYS[1])
-    redis.call('EXPIRE', KEYS[1], ARGV[4])
+    redis.call('EXPIRE', KEYS[1], A[4])
   end
 end
 
 if level >= 3 then
-  local est = tonumber(ARGV[8])
+  local est = tonumber(A[8])
   if ds + dr + est > dayLimit then return reply(3) end
-  local autoStop = tonumber(ARGV[9])
+  local autoStop = tonumber(A[9])
   if autoStop >= 0 and ds + dr >= autoStop then return reply(4) end
   if ms + mr + est > monthLimit then return reply(5) end
   for i = 1, nodeCount do
@@ -101,7 +112,7 @@ if level >= 3 then
   end
   if hasSession then reserve(sessionKey, est, sessionTtl) end
   redis.call('HSET', KEYS[7], org, dayLimit)
-  redis.call('EXPIRE', KEYS[7], ARGV[10])
+  redis.call('EXPIRE', KEYS[7], A[10])
   dr = dr + est
   mr = mr + est
 end
@@ -111,34 +122,37 @@ return reply(0)
 /**
  * SETTLE: moves reservations to spend, each once (a marker key makes a settle idempotent), and
  * reports the warning thresholds that each accumulator crossed for the first time this period.
- * One call settles a batch: ARGV[1] is the number of settles, then each settle's arguments follow
- * the previous one's, as do its keys.
+ * One call settles a batch: ARGV[1] is the number of settles, then two arguments per settle.
  * KEYS per settle: marker, today's spend of all orgs, then (accumulator, warned-thresholds hash) per
  *       target.
- * ARGV per settle: marker ttl, reserved, actual, today ttl, target count, then (ttl, limit,
- *       comma-separated thresholds) per target.
+ * ARGV per settle: 1 its numbers joined by commas: marker ttl, reserved, actual, today ttl, target
+ *       count, then (ttl, limit) per target; 2 the warning thresholds of each target, comma-
+ *       separated, targets separated by '|' (a target without thresholds is an empty field).
  * Reply: one entry per settle: {0} when it was already settled; else {1, spent per target, fired
  *        thresholds (csv) per target}.
  */
 export const SETTLE_LUA = `
-local function settle(k, a)
-  if not redis.call('SET', KEYS[k], '1', 'NX', 'EX', ARGV[a]) then return {0} end
-  local reserved = tonumber(ARGV[a + 1])
-  local actual = tonumber(ARGV[a + 2])
+local function settle(k, numbers, thresholds)
+  local n = {}
+  for v in string.gmatch(numbers, '[^,]+') do n[#n + 1] = tonumber(v) end
+  local csvs = {}
+  for csv in string.gmatch(thresholds .. '|', '([^|]*)|') do csvs[#csvs + 1] = csv end
+  local count = n[5]
+  if not redis.call('SET', KEYS[k], '1', 'NX', 'EX', n[1]) then return {0}, count end
+  local reserved = n[2]
+  local actual = n[3]
   if actual > 0 then
     redis.call('INCRBY', KEYS[k + 1], actual)
-    redis.call('EXPIRE', KEYS[k + 1], ARGV[a + 3])
+    redis.call('EXPIRE', KEYS[k + 1], n[4])
   end
-  local count = tonumber(ARGV[a + 4])
   local spent = {}
   local fired = {}
   for i = 1, count do
     local key = KEYS[k + i * 2]
     local warn = KEYS[k + 1 + i * 2]
-    local base = a + 5 + (i - 1) * 3
-    local ttl = ARGV[base]
-    local limit = tonumber(ARGV[base + 1])
-    local csv = ARGV[base + 2]
+    local ttl = n[4 + i * 2]
+    local limit = n[5 + i * 2]
+    local csv = csvs[i]
     if reserved > 0 then
       local r = redis.call('HINCRBY', key, 'r', -reserved)
       if r < 0 then redis.call('HSET', key, 'r', 0) end
@@ -155,16 +169,15 @@ local function settle(k, a)
     spent[i] = s
     fired[i] = table.concat(now, ',')
   end
-  return {1, spent, fired}
+  return {1, spent, fired}, count
 end
 
 local replies = {}
-local k, a = 1, 2
-for n = 1, tonumber(ARGV[1]) do
-  local count = tonumber(ARGV[a + 4])
-  replies[n] = settle(k, a)
+local k = 1
+for i = 1, tonumber(ARGV[1]) do
+  local reply, count = settle(k, ARGV[i * 2], ARGV[i * 2 + 1])
+  replies[i] = reply
   k = k + 2 + count * 2
-  a = a + 5 + count * 3
 end
 return replies
 `;

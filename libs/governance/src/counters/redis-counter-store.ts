@@ -15,29 +15,32 @@ const num = (value: unknown): number => {
   return Number.isFinite(parsed) ? parsed : 0;
 };
 
-/** Keys then arguments of the admit script (see ADMIT_LUA for the layout). */
+/** Keys then arguments of the admit script (see ADMIT_LUA for the layout: the numbers go as one string). */
 export function admitScriptArgs(plan: AdmitPlan): { keys: string[]; args: ScriptArg[] } {
   const keys = [plan.quota.key, plan.rpm.key, plan.rpm.keysKey, plan.rpm.busyKey, plan.day.key, plan.month.key, plan.budgetsKey];
   for (const node of plan.nodes) keys.push(node.key);
   if (plan.session) keys.push(plan.session.key);
-  const args: ScriptArg[] = [
+  const numbers: number[] = [
     plan.level,
-    plan.orgId,
     plan.quota.limit ?? -1,
     plan.quota.ttlSeconds,
     plan.rpm.limit,
     plan.rpm.ttlSeconds,
-    plan.rpm.keyField,
     plan.estimateMicros,
     plan.autoStopMicros ?? -1,
     plan.budgetsTtlSeconds,
     plan.nodes.length,
     plan.session ? 1 : 0,
   ];
-  for (const acc of [plan.day, plan.month, ...plan.nodes, ...(plan.session ? [plan.session] : [])]) {
-    args.push(acc.limitMicros, acc.ttlSeconds, acc.seedMicros);
-  }
-  return { keys, args };
+  pushAccumulator(numbers, plan.day);
+  pushAccumulator(numbers, plan.month);
+  for (const node of plan.nodes) pushAccumulator(numbers, node);
+  if (plan.session) pushAccumulator(numbers, plan.session);
+  return { keys, args: [numbers.join(','), plan.orgId, plan.rpm.keyField] };
+}
+
+function pushAccumulator(numbers: number[], acc: { limitMicros: number; ttlSeconds: number; seedMicros: number }): void {
+  numbers.push(acc.limitMicros, acc.ttlSeconds, acc.seedMicros);
 }
 
 export function parseAdmitReply(reply: unknown[]): AdmitResult {
@@ -70,17 +73,20 @@ interface PendingSettle {
   reject: (error: unknown) => void;
 }
 
-/** Keys then arguments of the settle script for a batch (see SETTLE_LUA for the layout). */
+/** Keys then arguments of the settle script for a batch (see SETTLE_LUA for the layout: two arguments per settle). */
 export function settleScriptArgs(plans: readonly SettlePlan[]): { keys: string[]; args: ScriptArg[] } {
   const keys: string[] = [];
   const args: ScriptArg[] = [plans.length];
   for (const plan of plans) {
     keys.push(plan.markerKey, plan.todayKey);
-    args.push(plan.markerTtlSeconds, plan.reservedMicros, plan.actualMicros, plan.todayTtlSeconds, plan.targets.length);
+    const numbers: number[] = [plan.markerTtlSeconds, plan.reservedMicros, plan.actualMicros, plan.todayTtlSeconds, plan.targets.length];
+    const thresholds: string[] = [];
     for (const target of plan.targets) {
       keys.push(target.key, target.warnKey);
-      args.push(target.ttlSeconds, target.limitMicros, target.thresholds.join(','));
+      numbers.push(target.ttlSeconds, target.limitMicros);
+      thresholds.push(target.thresholds.join(','));
     }
+    args.push(numbers.join(','), thresholds.join('|'));
   }
   return { keys, args };
 }
