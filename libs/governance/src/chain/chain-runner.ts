@@ -48,6 +48,9 @@ interface Refusal {
   result: Exclude<StageResult, { outcome: 'ALLOW' }>;
 }
 
+/** The events of an allowed request: none (shared, never mutated). */
+const NO_EVENTS = Object.freeze([]) as unknown as PendingEvent[];
+
 /**
  * Runs the fifteen stages in SPEC.md order, stopping at the first that does not allow:
  * 1. the in-process parts of stages 0 to 3 (subscription and model on plan, body size, plan
@@ -180,34 +183,29 @@ export class ChainRunner {
     const estimate = ctx.estimate ?? { input_tokens: 0, output_tokens: 0, estimated_cost: 0 };
     const governanceMs = performance.now() - started;
     const session = ctx.session ? { runnerId: ctx.session.runnerId, sessionId: ctx.session.sessionId } : null;
-    const base = { estimate, findings: ctx.findings, governanceMs, session };
+    // One object literal per outcome (no spread of a shared base): this runs on every request.
     if (!refusal) {
+      const headers = decisionHeaders(ctx, governanceMs);
       return {
-        decision: { ...base, outcome: 'ALLOW', error: null, approval: null, headers: decisionHeaders(ctx, governanceMs), reservation, blockedBy: null },
-        events: [],
+        decision: { estimate, findings: ctx.findings, governanceMs, session, outcome: 'ALLOW', error: null, approval: null, headers, reservation, blockedBy: null },
+        events: NO_EVENTS,
       };
     }
     const { stage, result } = refusal;
     const events = result.events ?? [];
     if (result.outcome === 'NEEDS_APPROVAL') {
+      const headers = decisionHeaders(ctx, governanceMs, result.headers);
       return {
-        decision: {
-          ...base,
-          outcome: 'NEEDS_APPROVAL',
-          error: null,
-          approval: result.approval,
-          headers: decisionHeaders(ctx, governanceMs, result.headers),
-          reservation: null,
-          blockedBy: { stage, code: 'approval_required' },
-        },
+        decision: { estimate, findings: ctx.findings, governanceMs, session, outcome: 'NEEDS_APPROVAL', error: null, approval: result.approval, headers, reservation: null, blockedBy: { stage, code: 'approval_required' } },
         events,
       };
     }
     const headers = decisionHeaders(ctx, governanceMs, result.error.headers);
     const error = new GatewayError(result.error.status, result.error.body, headers);
     return {
-      decision: { ...base, outcome: 'BLOCK', error, approval: null, headers, reservation: null, blockedBy: { stage, code: error.body.code } },
+      decision: { estimate, findings: ctx.findings, governanceMs, session, outcome: 'BLOCK', error, approval: null, headers, reservation: null, blockedBy: { stage, code: error.body.code } },
       events,
     };
   }
+
 }

@@ -144,6 +144,8 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
     const actualMicros = toMicros(actualCostUsd);
     const result = await this.counters.settle(detail.store, { ...detail.settle, actualMicros });
     if (!result.applied) return;
+    // Most settles fire no threshold and touch no session: nothing more to do.
+    if (!result.fired.some((fired) => fired.length > 0) && !(actualMicros > 0 && detail.targets.some((target) => target.kind === 'session'))) return;
     const now = new Date();
     const timestamp = now.toISOString();
     detail.targets.forEach((target, index) => {

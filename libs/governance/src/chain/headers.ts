@@ -8,15 +8,17 @@ import type { ChainContext } from './context';
  * of stage 5 still has the rate-limit values and the daily cost. `extra` adds `Retry-After`
  * (429 and 202) and `X-SVC-Approval-ID` (202).
  */
-export function decisionHeaders(ctx: ChainContext, governanceMs: number, extra: Record<string, string> = {}): Record<string, string> {
-  return {
+export function decisionHeaders(ctx: ChainContext, governanceMs: number, extra?: Record<string, string>): Record<string, string> {
+  // One object, filled in place: this runs on every request.
+  const headers: Record<string, string> = {
     'X-SVC-Request-ID': ctx.input.requestId,
     'X-Gateway-Org': ctx.orgId,
-    ...rateLimitHeaders(ctx.rate),
     'X-SVC-Cost': String(roundUsd(ctx.estimate?.estimated_cost ?? 0)),
     'X-SVC-Daily-Cost': String(roundUsd(ctx.dailySpent)),
     'X-SVC-Daily-Budget': String(ctx.policy.daily_budget),
     'X-SVC-Governance-Time-Ms': governanceMs.toFixed(3),
-    ...extra,
   };
+  rateLimitHeaders(ctx.rate, headers);
+  if (extra) Object.assign(headers, extra);
+  return headers;
 }

@@ -30,11 +30,10 @@ export function rateLimitRefusal(ctx: ChainContext, rate: RateMeta): StageResult
   };
 }
 
-/** X-RateLimit-* values: what is left in the window after this request. */
-export function rateLimitHeaders(rate: RateMeta): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(rate.limit),
-    'X-RateLimit-Remaining': String(Math.max(0, rate.limit - rate.count)),
-    'X-RateLimit-Reset': String(rate.reset),
-  };
+/** X-RateLimit-* values: what is left in the window after this request (set on `into`, which is returned). */
+export function rateLimitHeaders(rate: RateMeta, into: Record<string, string> = {}): Record<string, string> {
+  into['X-RateLimit-Limit'] = String(rate.limit);
+  into['X-RateLimit-Remaining'] = String(Math.max(0, rate.limit - rate.count));
+  into['X-RateLimit-Reset'] = String(rate.reset);
+  return into;
 }
