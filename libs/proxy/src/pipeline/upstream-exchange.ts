@@ -13,7 +13,7 @@ import {
   TokenUsage,
 } from '../upstream';
 import type { ProxyReply } from '../http/proxy-io';
-import { BufferedUpstreamResponse, ClientAbortedError, ExchangeAbort, UpstreamClient, UpstreamResponse } from '../transport/upstream-client';
+import { BufferedUpstreamResponse, classify, ClientAbortedError, ExchangeAbort, UpstreamClient, UpstreamResponse } from '../transport/upstream-client';
 
 /** A 5xx from the provider: counts against the breaker, yet its body still goes to the client. */
 class UpstreamStatusFailure<R extends { status: number }> extends UpstreamFailure {
@@ -77,7 +77,12 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
       return { ...(await relayStream(input, response, abort)), upstreamLatencyMs };
     }
     // Asked to stream, answered whole (an error, or a provider that does not stream).
-    const body = Buffer.from(await response.body.arrayBuffer());
+    const body = await response.body.arrayBuffer().then(
+      (bytes) => Buffer.from(bytes),
+      (error: unknown) => {
+        throw upstreamError(classify(error, abort.reason), input.provider.id);
+      },
+    );
     return { ...relayBuffered(input, { status: response.status, headers: response.headers, body }), upstreamLatencyMs };
   } finally {
     reply.raw.off('close', onClose);
