@@ -19,15 +19,10 @@
  * Codes: 0 ok, 1 quota, 2 rpm, 3 daily budget, 4 auto-stop, 5 monthly budget, 6 node, 7 session.
  */
 export const ADMIT_LUA = `
-local A = {}
-for v in string.gmatch(ARGV[1], '[^,]+') do
-  local i = #A + 1
-  if i == 2 or i == 7 then
-    A[i] = i == 2 and ARGV[2] or ARGV[3]
-    i = i + 1
-  end
-  A[i] = v
-end
+local n = {}
+for v in string.gmatch(ARGV[1], '[^,]+') do n[#n + 1] = v end
+local A = {n[1], ARGV[2], n[2], n[3], n[4], n[5], ARGV[3]}
+for i = 6, #n do A[#A + 1] = n[i] end
 local level = tonumber(A[1])
 local org = A[2]
 local nodeCount = tonumber(A[11])

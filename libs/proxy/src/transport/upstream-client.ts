@@ -23,8 +23,6 @@ export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Readable & { text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer>; dump(): Promise<void> };
-  /** Aborts the exchange (client went away, or the total deadline passed). */
-  abort(): void;
 }
 
 /** A whole answer, read into memory (`sendBuffered`). */
@@ -127,7 +125,6 @@ export class UpstreamClient {
       status: response.statusCode,
       headers: response.headers,
       body: response.body as unknown as UpstreamResponse['body'],
-      abort: () => abort.abort(new ClientAbortedError()),
     };
   }
 
@@ -142,13 +139,6 @@ export class UpstreamClient {
       const chunks: Buffer[] = [];
       let status = 0;
       let headers: IncomingHttpHeaders = {};
-      let done = false;
-      const fail = (error: unknown) => {
-        if (done) return;
-        done = true;
-        clearTimeout(total);
-        reject(classify(error, abort.reason));
-      };
       this.agent.dispatch(this.dispatchOptions(request), {
         onRequestStart(controller) {
           abort.listen((reason) => controller.abort(reason));
@@ -161,13 +151,12 @@ export class UpstreamClient {
           chunks.push(chunk);
         },
         onResponseEnd() {
-          if (done) return;
-          done = true;
           clearTimeout(total);
           resolve({ status, headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
         },
         onResponseError(_controller, error) {
-          fail(error);
+          clearTimeout(total);
+          reject(classify(error, abort.reason));
         },
       });
     });
