@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { EncodeOptions } from 'gpt-tokenizer/cjs/GptEncoding';
 import { FALLBACK_CHARS_PER_TOKEN } from '../data/limits';
 import { readRanks } from './bpe-ranks';
+import { PackedRanks, mergedTokenCount, utf8Into } from './packed-ranks';
 
 /**
  * Which tokenizer counts a model's input (stage 2):
@@ -13,10 +14,10 @@ import { readRanks } from './bpe-ranks';
  *   o200k alone undercounts those vendors on English prose (their vocabularies are smaller);
  *   characters/4 alone undercounts CJK text and code. The larger of both errs on the high side,
  *   which is the safe side for budgets.
- * Encoders load lazily on first use (about half a second each) and stay cached for the process;
- * call `warmUpTokenizers()` at boot to move that cost off the first request. It loads o200k only
- * (current models, and the approximation of every other vendor): cl100k costs some 30 MB of memory
- * and is loaded by the first request for a legacy gpt-4 / gpt-3.5 / text-embedding model.
+ * An encoding's ranks load on first use (a few hundred milliseconds) and stay, packed (see
+ * packed-ranks.ts), for the process; call `warmUpTokenizers()` at boot to move that cost off the
+ * first request. It loads o200k only (current models, and the approximation of every other vendor):
+ * cl100k is loaded by the first request for a legacy gpt-4 / gpt-3.5 / text-embedding model.
  */
 
 export type TokenizerEncoding = 'o200k_base' | 'cl100k_base';
@@ -30,19 +31,6 @@ export interface TokenizerChoice {
 interface Encoder {
   countTokens(input: string, options?: EncodeOptions): number;
   setMergeCacheSize(size: number): void;
-}
-
-/** The parts of gpt-tokenizer's byte-pair core (`default.bytePairEncodingCoreProcessor`) the lean count uses. */
-interface BytePairCore {
-  tokenSplitRegex: RegExp;
-  bytePairStringRankEncoder: Map<string, number>;
-  bytePairEncode(piece: string): number[];
-}
-
-interface LoadedEncoder {
-  library: Encoder;
-  /** Counts a text like `library.countTokens(text, PLAIN_TEXT)`; null if the library's core has another shape. */
-  lean: ((text: string, budget: MergeBudget) => number) | null;
 }
 
 /**
@@ -67,10 +55,12 @@ export class MergeBudget {
 }
 
 /**
- * Entries of each encoder's merge cache (words already split into tokens). The library keeps 100,000,
- * which grows to tens of megabytes on varied traffic; the most frequent words fit in far fewer.
+ * Entries of the cache of merged words (their token counts). The library keeps 100,000 words with
+ * their tokens, which grows to tens of megabytes on varied traffic; the most frequent words fit in
+ * far fewer. Words longer than MERGE_CACHE_MAX_CHARS are not kept.
  */
 const MERGE_CACHE_SIZE = 10_000;
+const MERGE_CACHE_MAX_CHARS = 64;
 
 const O200K_PREFIXES = ['gpt-4o', 'chatgpt-4o', 'gpt-4.1', 'gpt-4.5', 'gpt-5', 'o1', 'o3', 'o4', 'gpt-oss', 'codex-'];
 const CL100K_PREFIXES = ['gpt-4', 'gpt-3.5', 'text-embedding-', 'davinci-002', 'babbage-002'];
@@ -78,49 +68,74 @@ const CL100K_PREFIXES = ['gpt-4', 'gpt-3.5', 'text-embedding-', 'davinci-002', '
 /** User text may contain special-token strings such as `<|endoftext|>`: count them as plain text. */
 const PLAIN_TEXT: EncodeOptions = { disallowedSpecial: new Set<string>() };
 
-const encoders = new Map<TokenizerEncoding, LoadedEncoder>();
+/** Counts a text like `library.countTokens(text, PLAIN_TEXT)`, merging at most what the budget allows. */
+type LeanCounter = (text: string, budget: MergeBudget) => number;
 
-function isBytePairCore(value: unknown): value is BytePairCore {
-  const core = value as Partial<BytePairCore> | null | undefined;
-  return (
-    core?.tokenSplitRegex instanceof RegExp &&
-    core.bytePairStringRankEncoder instanceof Map &&
-    typeof core.bytePairEncode === 'function'
-  );
+/** Per encoding: its lean counter, or null if the ranks could not be packed (the library counts then). */
+const leanCounters = new Map<TokenizerEncoding, LeanCounter | null>();
+const libraries = new Map<TokenizerEncoding, Encoder>();
+
+/** The split pattern of an encoding as gpt-tokenizer defines it; null if the library no longer exports it. */
+function splitPattern(encoding: TokenizerEncoding): RegExp | null {
+  const constants = require('gpt-tokenizer/cjs/encodingParams/constants') as Record<string, unknown>;
+  const pattern = constants[encoding === 'o200k_base' ? 'O200K_TOKEN_SPLIT_REGEX' : 'CL100K_TOKEN_SPLIT_REGEX'];
+  return pattern instanceof RegExp ? pattern : null;
+}
+
+/** The library's byte-pair ranks of an encoding, read as data (see bpe-ranks.ts); null if its file has another shape. */
+function libraryRanks(encoding: TokenizerEncoding): (string | number[])[] | null {
+  // Resolved at run time, as the bundle's own `require` of the library would be (a bundler would
+  // otherwise try to resolve `require.resolve` itself).
+  return readRanks(createRequire(__filename).resolve(`gpt-tokenizer/cjs/bpeRanks/${encoding}`));
 }
 
 /**
- * The library's own count walks the text with `matchAll` and destructures every match: about 150
- * bytes of garbage per word, some 130 KB for a 4 KB prompt, which made the young-generation
- * collections that set the chain's p99. This walks the same split pattern with a sticky copy and
- * `test` (no match objects), then asks the library's byte-pair core for each piece, exactly as
- * `countNative` does: the counts are the library's (the tokenizer spec compares both on varied
- * text). The split pattern matches at every position of any text; if it ever does not, the text is
- * counted by the library instead.
+ * The library's own count walks the text with `matchAll`, destructures every match and looks each
+ * piece up in a Map of 200,000 strings. This walks the same split pattern with a sticky copy and
+ * `test` (no match objects, no piece strings), writes each piece as UTF-8 into one scratch buffer and
+ * looks it up in the packed ranks; a piece that is no token is merged by the library's algorithm over
+ * the same table. The counts are the library's (the tokenizer spec compares both on varied text). The
+ * split pattern matches at every position of any text; if it ever does not, the library counts.
  */
-function leanCounter(core: BytePairCore, library: Encoder): (text: string, budget: MergeBudget) => number {
-  const split = new RegExp(core.tokenSplitRegex.source, `${core.tokenSplitRegex.flags.replace(/[gy]/g, '')}y`);
-  const ranks = core.bytePairStringRankEncoder;
+function leanCounter(encoding: TokenizerEncoding, ranks: PackedRanks, pattern: RegExp): LeanCounter {
+  const split = new RegExp(pattern.source, `${pattern.flags.replace(/[gy]/g, '')}y`);
+  // UTF-8 of one slice (3 bytes per code unit at most) and the merge's scratch arrays.
+  const capacity = 3 * Math.max(MERGE_SLICE_CHARS, ranks.maxTokenBytes) + 3;
+  const run = new Uint8Array(capacity);
+  const starts = new Int32Array(capacity + 1);
+  const pairRanks = new Int32Array(capacity + 1);
+  const mergeCache = new Map<string, number>();
+  const mergeSlice = (text: string, start: number, end: number): number => {
+    const cacheable = end - start <= MERGE_CACHE_MAX_CHARS;
+    const key = cacheable ? text.slice(start, end) : '';
+    const cached = cacheable ? mergeCache.get(key) : undefined;
+    if (cached !== undefined) return cached;
+    const tokens = mergedTokenCount(ranks, run, utf8Into(text, start, end, run), starts, pairRanks);
+    if (cacheable) {
+      if (mergeCache.size >= MERGE_CACHE_SIZE) mergeCache.delete(mergeCache.keys().next().value as string);
+      mergeCache.set(key, tokens);
+    }
+    return tokens;
+  };
   /**
    * Tokens of a piece that is not one token: merged slice by slice while the budget lasts (see
    * MERGE_BUDGET_CHARS), then estimated, as a fraction (the text's total is rounded up once).
    */
-  const merged = (piece: string, budget: MergeBudget): number => {
+  const merged = (text: string, from: number, to: number, budget: MergeBudget): number => {
     let tokens = 0;
-    let start = 0;
-    while (start < piece.length && budget.remainingChars > 0) {
-      let end = Math.min(piece.length, start + MERGE_SLICE_CHARS);
+    let start = from;
+    while (start < to && budget.remainingChars > 0) {
+      let end = Math.min(to, start + MERGE_SLICE_CHARS);
       // Not between the two halves of a surrogate pair.
-      if (end < piece.length && isLowSurrogate(piece.charCodeAt(end)) && isHighSurrogate(piece.charCodeAt(end - 1))) end -= 1;
-      const slice = piece.slice(start, end);
-      const sliceTokens = core.bytePairEncode(slice).length;
+      if (end < to && isLowSurrogate(text.charCodeAt(end)) && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+      const sliceTokens = mergeSlice(text, start, end);
       tokens += sliceTokens;
-      budget.remainingChars -= slice.length;
-      budget.mergedChars += slice.length;
+      budget.remainingChars -= end - start;
+      budget.mergedChars += end - start;
       budget.mergedTokens += sliceTokens;
       start = end;
     }
-    if (start < piece.length) tokens += (piece.length - start) * (budget.mergedChars > 0 ? budget.mergedTokens / budget.mergedChars : 1);
+    if (start < to) tokens += (to - start) * (budget.mergedChars > 0 ? budget.mergedTokens / budget.mergedChars : 1);
     return tokens;
   };
   return (text, budget) => {
@@ -128,10 +143,12 @@ function leanCounter(core: BytePairCore, library: Encoder): (text: string, budge
     let at = 0;
     while (at < text.length) {
       split.lastIndex = at;
-      if (!split.test(text) || split.lastIndex === at) return library.countTokens(text, PLAIN_TEXT);
-      const piece = text.slice(at, split.lastIndex);
-      count += ranks.get(piece) !== undefined ? 1 : merged(piece, budget);
-      at = split.lastIndex;
+      if (!split.test(text) || split.lastIndex === at) return library(encoding).countTokens(text, PLAIN_TEXT);
+      const end = split.lastIndex;
+      // A piece of more code units than the longest token has bytes is never one token.
+      const whole = end - at <= ranks.maxTokenBytes && ranks.rankOf(run, 0, utf8Into(text, at, end, run)) !== -1;
+      count += whole ? 1 : merged(text, at, end, budget);
+      at = end;
     }
     return Math.ceil(count);
   };
@@ -140,56 +157,59 @@ function leanCounter(core: BytePairCore, library: Encoder): (text: string, budge
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
-type LibraryEncoder = Encoder & { bytePairEncodingCoreProcessor?: unknown };
-
 /**
- * The library's encoder, built from ranks read by `readRanks` (some 16 MB less memory than
- * requiring the ranks module), or, if they cannot be read so, the library's own encoding module.
+ * The library's encoder (built on first use: the gateway counts with the packed ranks and needs it
+ * only if those cannot be read), from ranks read as data, or else the library's own encoding module.
  */
-function openLibrary(encoding: TokenizerEncoding): LibraryEncoder {
-  // Resolved at run time, as the bundle's own `require` of the library would be (a bundler would
-  // otherwise try to resolve `require.resolve` itself).
-  const ranks = readRanks(createRequire(__filename).resolve(`gpt-tokenizer/cjs/bpeRanks/${encoding}`));
-  if (ranks) {
-    const { GptEncoding } = require('gpt-tokenizer/cjs/GptEncoding') as typeof import('gpt-tokenizer/cjs/GptEncoding');
-    return GptEncoding.getEncodingApi(encoding, () => ranks) as unknown as LibraryEncoder;
-  }
-  const module = (
-    encoding === 'o200k_base' ? require('gpt-tokenizer/cjs/encoding/o200k_base') : require('gpt-tokenizer/cjs/encoding/cl100k_base')
-  ) as { default: LibraryEncoder };
-  return module.default;
-}
-
-function load(encoding: TokenizerEncoding): LoadedEncoder {
-  let encoder = encoders.get(encoding);
+function library(encoding: TokenizerEncoding): Encoder {
+  let encoder = libraries.get(encoding);
   if (!encoder) {
-    // Loaded on demand: the BPE tables are large, and most importers of this library never count tokens.
-    const library = openLibrary(encoding);
-    library.setMergeCacheSize(MERGE_CACHE_SIZE);
-    const core = library.bytePairEncodingCoreProcessor;
-    encoder = { library, lean: isBytePairCore(core) ? leanCounter(core, library) : null };
-    encoders.set(encoding, encoder);
+    const ranks = libraryRanks(encoding);
+    if (ranks) {
+      const { GptEncoding } = require('gpt-tokenizer/cjs/GptEncoding') as typeof import('gpt-tokenizer/cjs/GptEncoding');
+      encoder = GptEncoding.getEncodingApi(encoding, () => ranks) as unknown as Encoder;
+    } else {
+      encoder = (
+        (encoding === 'o200k_base' ? require('gpt-tokenizer/cjs/encoding/o200k_base') : require('gpt-tokenizer/cjs/encoding/cl100k_base')) as {
+          default: Encoder;
+        }
+      ).default;
+    }
+    encoder.setMergeCacheSize(MERGE_CACHE_SIZE);
+    libraries.set(encoding, encoder);
   }
   return encoder;
 }
 
-/** Tokens of a text with the library (as plain text: special-token strings count as text). */
-export function libraryCount(encoding: TokenizerEncoding, text: string): number {
-  return load(encoding).library.countTokens(text, PLAIN_TEXT);
+function lean(encoding: TokenizerEncoding): LeanCounter | null {
+  let counter = leanCounters.get(encoding);
+  if (counter === undefined) {
+    // Loaded on demand: the ranks take a few hundred milliseconds to read, and most importers of this library never count tokens.
+    const ranks = libraryRanks(encoding);
+    const pattern = splitPattern(encoding);
+    counter = ranks && pattern ? leanCounter(encoding, PackedRanks.from(ranks), pattern) : null;
+    leanCounters.set(encoding, counter);
+  }
+  return counter;
 }
 
-/** Whether counts go through the lean path (false: the library's core changed shape; counts stay right, only slower). */
+/** Tokens of a text with the library (as plain text: special-token strings count as text). */
+export function libraryCount(encoding: TokenizerEncoding, text: string): number {
+  return library(encoding).countTokens(text, PLAIN_TEXT);
+}
+
+/** Whether counts go through the lean path (false: the library's files changed shape; counts stay right, only slower). */
 export function leanCountAvailable(encoding: TokenizerEncoding): boolean {
-  return load(encoding).lean !== null;
+  return lean(encoding) !== null;
 }
 
 /**
- * Tokens of a text, counted without the library's per-word garbage when its core allows, with at
- * most the budget's characters merged (a fresh budget per call unless the caller shares one).
+ * Tokens of a text, counted from the packed ranks when they could be read, with at most the budget's
+ * characters merged (a fresh budget per call unless the caller shares one).
  */
 export function leanCount(encoding: TokenizerEncoding, text: string, budget = new MergeBudget()): number {
-  const { lean } = load(encoding);
-  return lean ? lean(text, budget) : libraryCount(encoding, text);
+  const counter = lean(encoding);
+  return counter ? counter(text, budget) : libraryCount(encoding, text);
 }
 
 /** Loads the encoder of current models now (for application start); legacy cl100k stays lazy. */
