@@ -105,6 +105,16 @@ describe('deploy/docker', () => {
     expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({ status: 0, stdout: 'ok', stderr: '' });
   });
 
+  it.each(dockerfiles)("%s: the final stage fixes glibc malloc's mmap and trim thresholds on a glibc base", (name) => {
+    const { final } = finalStage(name);
+    const env = of(final, 'ENV').map((instruction) => instruction.rest).join(' ');
+    for (const variable of ['MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_']) {
+      expect({ variable, value: new RegExp(`\\b${variable}=(\\d+)\\b`).exec(env)?.[1] }).toEqual({ variable, value: '131072' });
+    }
+    // The variables are glibc's: an Alpine (musl) base would ignore them.
+    expect(final.base).not.toMatch(/alpine/);
+  });
+
   it.each(dockerfiles)('%s: the final stage copies only build output from the build stage', (name) => {
     const { stages, final } = finalStage(name);
     const earlier = new Set(stages.slice(0, -1).flatMap((stage) => [stage.name, String(stage.index)]));

@@ -17,8 +17,11 @@ const PROVIDER_KEY = 'sk-bench';
 process.on('exit', stopChildren);
 process.on('SIGINT', () => process.exit(130));
 
-/** The gateway runs with the node options its image sets (deploy/docker/Dockerfile, ENV NODE_OPTIONS). */
-const imageNodeOptions = /\bNODE_OPTIONS="([^"]*)"/.exec(readFileSync(join(root, 'deploy', 'docker', 'Dockerfile'), 'utf8'))?.[1] ?? '';
+/** The gateway runs with the node options and glibc malloc settings its image sets (deploy/docker/Dockerfile, ENV). */
+const dockerfile = readFileSync(join(root, 'deploy', 'docker', 'Dockerfile'), 'utf8');
+const imageNodeOptions = /\bNODE_OPTIONS="([^"]*)"/.exec(dockerfile)?.[1] ?? '';
+const imageMalloc = Object.fromEntries([...dockerfile.matchAll(/\b(MALLOC_[A-Z_]+_)=(\d+)/g)].map((match) => [match[1], match[2]]));
+const imageRuntime = [`NODE_OPTIONS=${imageNodeOptions || '(none)'}`, ...Object.entries(imageMalloc).map(([name, value]) => `${name}=${value}`)].join(' ');
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const ms = (value) => Math.round(value * 1000) / 1000;
@@ -157,6 +160,7 @@ async function main() {
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const gateway = await startNode([...nodeArgs, 'dist/apps/gateway/main.js'], {
     NODE_OPTIONS: imageNodeOptions,
+    ...imageMalloc,
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
@@ -223,7 +227,7 @@ async function main() {
     ...(steps.length ? ['gateway CPU per request at c=50 by where the request stops (µs; --breakdown):', ...steps, ''] : []),
     `gateway governance time (4 KB prompt, full chain, X-SVC-Governance-Time-Ms): p50 ${governance.p50} ms, p99 ${governance.p99} ms`,
     `gateway fell back to memory counters ${fallbacks} time(s) during the runs (Redis later than its 50 ms deadline; governance times then exclude Redis)`,
-    `gateway resident memory after the runs: ${rss} MB (NODE_OPTIONS of the image: ${imageNodeOptions || 'none'})`,
+    `gateway resident memory after the runs: ${rss} MB (the image's ${imageRuntime})`,
     ...chain.stdout.trim().split('\n'),
     '',
     'targets:',
