@@ -1,3 +1,4 @@
 export * from './outbound-address';
 export * from './outbound-url';
 export * from './outbound-agent';
+export * from './undici-parts';

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'node:dns';
-import { Agent, buildConnector } from 'undici';
 import { assertPublicAddress, OutboundBlockedError, parseIpLiteral } from './outbound-address';
+import { Agent, BuildConnector, buildConnector } from './undici-parts';
 
 export interface OutboundAgentOptions {
   /** `OUTBOUND_ALLOW_PRIVATE_NETWORKS`: development and tests only. */
@@ -44,8 +44,8 @@ export function safeLookup(allowPrivate: boolean) {
  */
 export function createOutboundAgent(options: OutboundAgentOptions): Agent {
   const timeout = options.connectTimeoutMs ?? 5_000;
-  const base = buildConnector({ timeout, lookup: safeLookup(options.allowPrivate) } as buildConnector.BuildOptions);
-  const connect: buildConnector.connector = (connectOptions, callback) => {
+  const base = buildConnector({ timeout, lookup: safeLookup(options.allowPrivate) } as BuildConnector.BuildOptions);
+  const connect: BuildConnector.connector = (connectOptions, callback) => {
     const literal = parseIpLiteral(connectOptions.hostname);
     if (literal) {
       try {

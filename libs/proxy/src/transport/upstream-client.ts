@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Agent, Dispatcher, errors } from 'undici';
+import { Agent, Dispatcher, undiciErrors } from '@svc/platform';
 import { UpstreamFailure } from '../breaker/provider-breaker';
 
 export interface UpstreamDeadlines {
@@ -196,7 +196,7 @@ export function classify(error: unknown, reason?: Error | null): Error {
   if (reason instanceof ClientAbortedError || reason instanceof UpstreamFailure) return reason;
   if (error instanceof UpstreamFailure || error instanceof ClientAbortedError) return error;
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-  if (error instanceof errors.UndiciError || (code && FAILURE_CODES.has(code))) {
+  if (error instanceof undiciErrors.UndiciError || (code && FAILURE_CODES.has(code))) {
     return new UpstreamFailure(describe(code, error), error);
   }
   return error instanceof Error ? error : new Error(String(error));
