@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import type { UsageRecordEntity } from '@svc/domain';
 import { asOrgId } from '@svc/domain';
 import { UsageRecorder } from '@svc/proxy';
@@ -111,5 +113,49 @@ describe('gateway when the client disconnects mid-stream', () => {
     }
     expect(daily).toBeGreaterThan(0);
     expect(Math.abs(daily - (record?.cost ?? 0))).toBeLessThanOrEqual(1e-6); // settled in micro-dollars
+  });
+});
+
+/** A client that reads slower than the provider streams: the gateway holds the provider back instead of buffering. */
+describe('gateway when the client reads a stream slower than the provider writes it', () => {
+  let gw: GatewayHarness;
+
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(() => gw.stop());
+
+  it('relays every event of a ~9 MB stream in order, with its usage, to a client that stops reading for a while', async () => {
+    // 6,000 words of ~1.5 KB: the mock writes them all at once, far more than the sockets between
+    // gateway and client hold, so the gateway must pause its read of the provider until the client drains.
+    const words = Array.from({ length: 6_000 }, (_, i) => `${String(i).padStart(5, '0')}${'x'.repeat(1_500)} `);
+    const reply = words.join('');
+    gw.mock.setBehavior({ match: { format: 'openai' }, reply });
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY, 'content-type': 'application/json' },
+      });
+      req.once('response', resolve);
+      req.once('error', reject);
+      req.end(JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a long answer, read slowly' }], stream: true }));
+    });
+    expect(res.statusCode).toBe(200);
+    res.pause();
+    await sleep(500);
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    const events = Buffer.concat(chunks).toString('utf8').split('\n\n').filter(Boolean);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const parsed = events.slice(0, -1).map((event) => JSON.parse(event.slice('data: '.length)) as { choices: { delta?: { content?: string } }[] });
+    expect(parsed.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('')).toBe(reply);
+
+    const requestId = res.headers['x-svc-request-id'] as string;
+    let record: UsageRecordEntity | null = null;
+    for (let i = 0; i < 40 && !record; i++) {
+      record = await usageOf(gw, requestId);
+      if (!record) await sleep(50);
+    }
+    expect(record).toMatchObject({ status_code: 200, stream: true, provider: 'openai', output_tokens: Math.ceil(reply.length / 4) });
   });
 });

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { GatewayError } from '@svc/platform';
 import { BreakerOpenError, ProviderBreaker, UpstreamFailure } from '../breaker/provider-breaker';
 import type { ProviderDefinition } from '../providers';
@@ -13,7 +12,7 @@ import {
   TokenUsage,
 } from '../upstream';
 import type { ProxyReply } from '../http/proxy-io';
-import { BufferedUpstreamResponse, classify, ClientAbortedError, ExchangeAbort, UpstreamClient, UpstreamResponse } from '../transport/upstream-client';
+import { BufferedUpstreamResponse, ClientAbortedError, ExchangeAbort, OpenedUpstream, UpstreamClient } from '../transport/upstream-client';
 
 /** A 5xx from the provider: counts against the breaker, yet its body still goes to the client. */
 class UpstreamStatusFailure<R extends { status: number }> extends UpstreamFailure {
@@ -70,19 +69,16 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
       const upstreamLatencyMs = latencySince(started);
       return { ...relayBuffered(input, response), upstreamLatencyMs };
     }
-    const response = await throughBreaker(input, () => input.client.send(input.request, abort));
+    const response = await throughBreaker(input, () => input.client.open(input.request, abort));
     const upstreamLatencyMs = latencySince(started);
     const contentType = String(response.headers['content-type'] ?? '');
     if (response.status === 200 && contentType.includes('text/event-stream')) {
       return { ...(await relayStream(input, response, abort)), upstreamLatencyMs };
     }
     // Asked to stream, answered whole (an error, or a provider that does not stream).
-    const body = await response.body.arrayBuffer().then(
-      (bytes) => Buffer.from(bytes),
-      (error: unknown) => {
-        throw upstreamError(classify(error, abort.reason), input.provider.id);
-      },
-    );
+    const body = await wholeBody(response).catch((error: unknown) => {
+      throw upstreamError(error, input.provider.id);
+    });
     return { ...relayBuffered(input, { status: response.status, headers: response.headers, body }), upstreamLatencyMs };
   } finally {
     reply.raw.off('close', onClose);
@@ -140,10 +136,28 @@ function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse)
   return { status, usage, bufferedBody: replayable, aborted: false, bytesRelayed: body.length };
 }
 
-async function relayStream(input: ExchangeInput, response: UpstreamResponse, abort: ExchangeAbort): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
-  const { reply } = input;
-  const raw = reply.raw;
-  reply.startStream(200, {
+/** The rest of an opened answer, read into memory. */
+function wholeBody(response: OpenedUpstream): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.pipe({
+      data: (chunk) => chunks.push(chunk),
+      end: () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)),
+      error: reject,
+    });
+  });
+}
+
+/**
+ * Relays an SSE answer to the client chunk by chunk as undici reads it (translated for provider C,
+ * its usage tracked otherwise). A client that reads slower than the provider writes pauses the
+ * upstream read until the client's socket drains. A failure after the headers (connection lost,
+ * deadline, a chunk that cannot be translated) ends the client's stream with an error event and
+ * counts against the breaker; the client going away ends it without one.
+ */
+function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: ExchangeAbort): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
+  const raw = input.reply.raw;
+  input.reply.startStream(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
@@ -152,33 +166,59 @@ async function relayStream(input: ExchangeInput, response: UpstreamResponse, abo
   const tracker = input.translate ? undefined : createSseUsageTracker(input.provider.format);
   const translator = input.translate ? new GeminiSseTranslator({ model: input.model, includeUsage: input.includeUsage }) : undefined;
   let bytesRelayed = 0;
-  const write = async (chunk: string | Uint8Array) => {
+  let draining = false;
+  const onDrain = () => {
+    draining = false;
+    response.resume();
+  };
+  const write = (chunk: string | Uint8Array) => {
     if (chunk.length === 0 || raw.destroyed) return;
     bytesRelayed += chunk.length;
-    if (!raw.write(chunk)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+    if (!raw.write(chunk) && !draining) {
+      draining = true;
+      response.pause();
+      raw.once('drain', onDrain);
+    }
   };
-  let failed = false;
-  try {
-    for await (const chunk of response.body) {
-      const bytes = chunk as Buffer;
-      if (translator) await write(translator.feed(bytes));
-      else {
-        tracker?.feed(bytes);
-        await write(bytes);
-      }
-    }
-    if (translator) await write(translator.end());
-    else tracker?.end();
-  } catch (error) {
-    if (!clientGone(abort)) {
-      failed = true;
-      input.breaker.reportFailure();
-      await write(streamErrorEvent(input.provider.format === 'anthropic', error));
-    }
-  }
-  if (!raw.destroyed) raw.end();
-  const usage = translator ? translatedUsage(translator) : tracker?.usage;
-  return { status: failed ? 502 : 200, usage, aborted: clientGone(abort), bytesRelayed };
+  return new Promise((resolve) => {
+    const finish = (failed: boolean) => {
+      raw.off('drain', onDrain);
+      if (!raw.destroyed) raw.end();
+      const usage = translator ? translatedUsage(translator) : tracker?.usage;
+      resolve({ status: failed ? 502 : 200, usage, aborted: clientGone(abort), bytesRelayed });
+    };
+    response.pipe({
+      data(chunk) {
+        try {
+          if (translator) write(translator.feed(chunk));
+          else {
+            tracker?.feed(chunk);
+            write(chunk);
+          }
+        } catch (error) {
+          response.abort(error instanceof Error ? error : new Error(String(error)));
+        }
+      },
+      end() {
+        try {
+          if (translator) write(translator.end());
+          else tracker?.end();
+          finish(false);
+        } catch (error) {
+          this.error(error instanceof Error ? error : new Error(String(error)));
+        }
+      },
+      error(error) {
+        if (clientGone(abort)) {
+          finish(false);
+          return;
+        }
+        input.breaker.reportFailure();
+        write(streamErrorEvent(input.provider.format === 'anthropic', error));
+        finish(true);
+      },
+    });
+  });
 }
 
 /** The exchange was aborted because the client went away (not by a deadline). */

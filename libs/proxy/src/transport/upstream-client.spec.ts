@@ -2,12 +2,12 @@ import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UpstreamFailure } from '../breaker/provider-breaker';
-import { ClientAbortedError, ExchangeAbort, UpstreamClient } from './upstream-client';
+import { ClientAbortedError, ExchangeAbort, OpenedUpstream, UpstreamClient } from './upstream-client';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A real HTTP upstream whose handler each test sets; records when a request's connection closed early. */
-describe('UpstreamClient.sendBuffered', () => {
+describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', () => {
   let server: Server;
   let url: string;
   let handler: Handler;
@@ -34,7 +34,7 @@ describe('UpstreamClient.sendBuffered', () => {
 
   const post = (abort?: ExchangeAbort, through = client) => through.sendBuffered({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":1}' }, abort);
 
-  it('returns the status, the headers and the whole body of an answer sent in several chunks', async () => {
+  it('sendBuffered: returns the status, the headers and the whole body of an answer sent in several chunks', async () => {
     handler = (req, res) => {
       req.resume();
       res.writeHead(201, { 'content-type': 'application/json', 'x-upstream': 'yes' });
@@ -47,7 +47,7 @@ describe('UpstreamClient.sendBuffered', () => {
     expect(answer.body.toString()).toBe('{"a":"b"}');
   });
 
-  it('ends the exchange when aborted (the client went away): ClientAbortedError, upstream connection closed', async () => {
+  it('sendBuffered: ends the exchange when aborted (the client went away): ClientAbortedError, upstream connection closed', async () => {
     handler = (req) => req.resume(); // never answers
     const abort = new ExchangeAbort();
     const answer = post(abort);
@@ -56,7 +56,7 @@ describe('UpstreamClient.sendBuffered', () => {
     await closedEarly;
   });
 
-  it('aborts at once when the exchange was aborted before the request started', async () => {
+  it('sendBuffered: aborts at once when the exchange was aborted before the request started', async () => {
     handler = (req, res) => {
       req.resume();
       res.end('{}');
@@ -66,7 +66,7 @@ describe('UpstreamClient.sendBuffered', () => {
     await expect(post(abort)).rejects.toBeInstanceOf(ClientAbortedError);
   });
 
-  it('fails with an UpstreamFailure past the total deadline while the body drips', async () => {
+  it('sendBuffered: fails with an UpstreamFailure past the total deadline while the body drips', async () => {
     handler = (req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -78,7 +78,7 @@ describe('UpstreamClient.sendBuffered', () => {
     await expect(failure).rejects.toThrow('upstream total deadline passed');
   });
 
-  it('fails with an UpstreamFailure when the connection drops in the middle of the body', async () => {
+  it('sendBuffered: fails with an UpstreamFailure when the connection drops in the middle of the body', async () => {
     handler = (req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
@@ -88,8 +88,139 @@ describe('UpstreamClient.sendBuffered', () => {
     await expect(post()).rejects.toBeInstanceOf(UpstreamFailure);
   });
 
-  it('fails with an UpstreamFailure past the first-byte deadline', async () => {
+  it('sendBuffered: fails with an UpstreamFailure past the first-byte deadline', async () => {
     handler = (req) => req.resume();
     await expect(post()).rejects.toThrow('upstream first-byte timeout');
+  });
+  const open = (abort?: ExchangeAbort, through = client) => through.open({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":1}' }, abort);
+
+  /** What a sink given to `pipe` received: the chunks as text, then how the body ended. */
+  function collect(response: OpenedUpstream, onData?: (chunk: Buffer, chunks: string[]) => void) {
+    const chunks: string[] = [];
+    const done = new Promise<{ chunks: string[]; error?: Error }>((resolve) => {
+      response.pipe({
+        data: (chunk) => {
+          chunks.push(chunk.toString());
+          onData?.(chunk, chunks);
+        },
+        end: () => resolve({ chunks }),
+        error: (error) => resolve({ chunks, error }),
+      });
+    });
+    return { chunks, done };
+  }
+
+  it('open: resolves at the headers, then hands the body to the sink chunk by chunk, the ones read before pipe first', async () => {
+    let next!: () => void;
+    handler = (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-upstream': 'yes' });
+      res.write('data: 1\n\n');
+      next = () => {
+        res.write('data: 2\n\n');
+        setTimeout(() => res.end('data: [DONE]\n\n'), 20);
+      };
+    };
+    const response = await open();
+    expect(response.status).toBe(200);
+    expect(response.headers).toMatchObject({ 'content-type': 'text/event-stream', 'x-upstream': 'yes' });
+    // The first chunk arrives before anyone pipes: it waits, and comes first.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { done } = collect(response);
+    next();
+    const result = await done;
+    expect(result.error).toBeUndefined();
+    expect(result.chunks.join('')).toBe('data: 1\n\ndata: 2\n\ndata: [DONE]\n\n');
+    expect(result.chunks[0]).toBe('data: 1\n\n');
+  });
+
+  it('open: a paused answer is not read until resumed, then arrives whole', async () => {
+    handler = (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let sent = 0;
+      const timer = setInterval(() => {
+        res.write(`data: ${'x'.repeat(1000)} ${sent}\n\n`);
+        if (++sent === 10) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 10);
+    };
+    const response = await open();
+    const { chunks, done } = collect(response, (_chunk, received) => {
+      if (received.length === 1) response.pause();
+    });
+    // The provider writes everything within ~100 ms; paused, none of it is read.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const whilePaused = chunks.join('').split('\n\n').length - 1;
+    expect(whilePaused).toBeLessThanOrEqual(2);
+    response.resume();
+    const result = await done;
+    expect(result.error).toBeUndefined();
+    expect(result.chunks.join('').split('\n\n').filter(Boolean)).toHaveLength(10);
+  });
+
+  it('open: the client going away after the headers ends the body with ClientAbortedError and closes the upstream connection', async () => {
+    handler = (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n'); // and nothing more
+    };
+    const abort = new ExchangeAbort();
+    const response = await open(abort);
+    const { done } = collect(response);
+    setTimeout(() => abort.abort(new ClientAbortedError()), 30);
+    const result = await done;
+    expect(result.error).toBeInstanceOf(ClientAbortedError);
+    expect(result.chunks).toEqual(['data: 1\n\n']);
+    await closedEarly;
+  });
+
+  it('open: rejects with ClientAbortedError when the client went away before the headers', async () => {
+    handler = (req) => req.resume(); // never answers
+    const abort = new ExchangeAbort();
+    const response = open(abort);
+    setTimeout(() => abort.abort(new ClientAbortedError()), 50);
+    await expect(response).rejects.toBeInstanceOf(ClientAbortedError);
+    await closedEarly;
+  });
+
+  it('open: past the total deadline mid-body, or when the connection drops, the sink gets an UpstreamFailure', async () => {
+    handler = (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const timer = setInterval(() => res.write('data: tick\n\n'), 100);
+      res.once('close', () => clearInterval(timer));
+    };
+    const slow = collect(await open(undefined, shortTotal));
+    const late = await slow.done;
+    expect(late.error).toBeInstanceOf(UpstreamFailure);
+    expect(late.error?.message).toBe('upstream total deadline passed');
+    expect(late.chunks.length).toBeGreaterThan(0);
+
+    handler = (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+    const dropped = await collect(await open()).done;
+    expect(dropped.error).toBeInstanceOf(UpstreamFailure);
+  });
+
+  it('open: the exchange can be ended from the sink (a chunk that cannot be relayed), with that reason', async () => {
+    handler = (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const timer = setInterval(() => res.write('data: tick\n\n'), 10);
+      res.once('close', () => clearInterval(timer));
+    };
+    const response = await open();
+    const reason = new Error('cannot translate this chunk');
+    const result = await collect(response, () => response.abort(reason)).done;
+    expect(result.error).toBe(reason);
+    expect(result.chunks).toHaveLength(1);
+    await closedEarly;
   });
 });

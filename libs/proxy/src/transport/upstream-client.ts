@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
 import { Agent, Dispatcher, undiciErrors } from '@svc/platform';
 import { UpstreamFailure } from '../breaker/provider-breaker';
 
@@ -19,10 +18,25 @@ export interface UpstreamRequest {
   body?: string | Buffer;
 }
 
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Readable & { text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer>; dump(): Promise<void> };
+/** Receives a streamed answer's body (`OpenedUpstream.pipe`): its chunks as they arrive, then its end or its failure. */
+export interface UpstreamSink {
+  data(chunk: Buffer): void;
+  end(): void;
+  /** An UpstreamFailure (connection lost, deadline), a ClientAbortedError, or what the exchange was aborted with. */
+  error(error: Error): void;
+}
+
+/** An answer whose headers have arrived and whose body has not been read yet (`open`). */
+export interface OpenedUpstream {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  /** Starts delivering the body to `sink`, beginning with any chunks that arrived before. Once. */
+  pipe(sink: UpstreamSink): void;
+  /** Backpressure: stops reading from the provider until `resume`. */
+  pause(): void;
+  resume(): void;
+  /** Ends the exchange: the sink gets `error(reason)` (as classified) unless the body already ended. */
+  abort(reason: Error): void;
 }
 
 /** A whole answer, read into memory (`sendBuffered`). */
@@ -34,8 +48,8 @@ export interface BufferedUpstreamResponse {
 
 /**
  * Ends one exchange early: the client went away (ClientAbortedError) or the total deadline passed
- * (UpstreamFailure). The first reason wins. Lighter than an AbortController, which only the
- * streaming path needs (its body is a stream that takes a signal).
+ * (UpstreamFailure). The first reason wins. Lighter than an AbortController: undici's dispatch
+ * API takes an abort through its controller, not a signal.
  */
 export class ExchangeAbort {
   reason: Error | null = null;
@@ -103,35 +117,75 @@ export class UpstreamClient {
   }
 
   /**
-   * Sends the request and returns the answer as a stream (for streamed answers). `abort` is the
-   * caller's: the client going away ends the exchange with a ClientAbortedError; the total deadline
-   * ends it with an UpstreamFailure.
+   * Sends the request and resolves once the answer's headers arrive; the body is then delivered,
+   * chunk by chunk as undici reads it, to the sink given to `pipe` (streamed answers). Through
+   * undici's dispatch API, like `sendBuffered`: no response stream, no AbortSignal, no promise per
+   * chunk. `abort` is the caller's: the client going away ends the exchange with a
+   * ClientAbortedError; the total deadline ends it with an UpstreamFailure (before the headers: the
+   * promise rejects; after: the sink's `error`).
    */
-  async send(request: UpstreamRequest, abort: ExchangeAbort = new ExchangeAbort()): Promise<UpstreamResponse> {
-    const controller = new AbortController();
-    abort.listen((reason) => controller.abort(reason));
-    const total = this.totalDeadline(abort);
-    const cleanup = () => clearTimeout(total);
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await this.agent.request({ ...this.dispatchOptions(request), signal: controller.signal });
-    } catch (error) {
-      cleanup();
-      throw classify(error, abort.reason);
-    }
-    response.body.once('close', cleanup);
-    response.body.once('error', cleanup);
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      body: response.body as unknown as UpstreamResponse['body'],
-    };
+  open(request: UpstreamRequest, abort: ExchangeAbort = new ExchangeAbort()): Promise<OpenedUpstream> {
+    return new Promise((resolve, reject) => {
+      const total = this.totalDeadline(abort);
+      let controller: Dispatcher.DispatchController | undefined;
+      let sink: UpstreamSink | undefined;
+      // Chunks (and the end or failure) that came before `pipe`: undici may read them in the same
+      // turn as the headers, before the caller has seen the promise resolve.
+      const early: Buffer[] = [];
+      let ended = false;
+      let failure: Error | undefined;
+      let started = false;
+      const opened = {
+        status: 0,
+        headers: {} as IncomingHttpHeaders,
+        pipe(to: UpstreamSink) {
+          sink = to;
+          for (const chunk of early.splice(0)) to.data(chunk);
+          if (failure) to.error(failure);
+          else if (ended) to.end();
+        },
+        pause: () => controller?.pause(),
+        resume: () => controller?.resume(),
+        abort: (reason: Error) => abort.abort(reason),
+      };
+      this.agent.dispatch(this.dispatchOptions(request), {
+        onRequestStart(requestController) {
+          controller = requestController;
+          abort.listen((reason) => requestController.abort(reason));
+        },
+        onResponseStart(_controller, statusCode, headers) {
+          started = true;
+          opened.status = statusCode;
+          opened.headers = headers;
+          resolve(opened);
+        },
+        onResponseData(_controller, chunk) {
+          if (sink) sink.data(chunk);
+          else early.push(chunk);
+        },
+        onResponseEnd() {
+          clearTimeout(total);
+          ended = true;
+          sink?.end();
+        },
+        onResponseError(_controller, error) {
+          clearTimeout(total);
+          const classified = classify(error, abort.reason);
+          if (!started) {
+            reject(classified);
+            return;
+          }
+          failure = classified;
+          sink?.error(classified);
+        },
+      });
+    });
   }
 
   /**
    * Sends the request and reads the whole answer into memory, with the same deadlines and abort as
-   * `send`. Through undici's dispatch API: no response stream, no AbortSignal and no promise per
-   * chunk, which makes a non-streamed exchange about 20 µs cheaper (docs/benchmarks.md).
+   * `open`. Through undici's dispatch API: no response stream, no AbortSignal and no promise per
+   * chunk, which made a non-streamed exchange about 20 µs cheaper (docs/benchmarks.md).
    */
   sendBuffered(request: UpstreamRequest, abort: ExchangeAbort = new ExchangeAbort()): Promise<BufferedUpstreamResponse> {
     return new Promise((resolve, reject) => {
