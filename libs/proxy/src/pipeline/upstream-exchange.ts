@@ -157,12 +157,18 @@ function wholeBody(response: OpenedUpstream): Promise<Buffer> {
  */
 function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: ExchangeAbort): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
   const raw = input.reply.raw;
-  input.reply.startStream(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
+  try {
+    input.reply.startStream(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+  } catch (error) {
+    // Nothing will read the provider's answer: end it rather than let it run to its end unread.
+    response.abort(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  }
   const tracker = input.translate ? undefined : createSseUsageTracker(input.provider.format);
   const translator = input.translate ? new GeminiSseTranslator({ model: input.model, includeUsage: input.includeUsage }) : undefined;
   let bytesRelayed = 0;
