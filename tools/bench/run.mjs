@@ -197,12 +197,9 @@ async function main() {
   // Each pair runs in the other order than the last, so a drift within a pair favours neither.
   const pairs = [];
   for (let i = 0; i < PAIRS; i++) {
-    const first = i % 2 === 0 ? targets.bare : targets.gateway;
-    const second = first === targets.bare ? targets.gateway : targets.bare;
-    const one = await cannon(first.url, first.headers, small, 50);
-    const other = await cannon(second.url, second.headers, small, 50);
-    const [bare, gateway] = first === targets.bare ? [one, other] : [other, one];
-    pairs.push(gateway.rps / bare.rps);
+    const rps = {};
+    for (const name of i % 2 === 0 ? ['bare', 'gateway'] : ['gateway', 'bare']) rps[name] = (await cannon(targets[name].url, targets[name].headers, small, 50)).rps;
+    pairs.push(rps.gateway / rps.bare);
   }
   const pairedRatio = quantile([...pairs].sort((a, b) => a - b), 0.5);
   const governance = await governanceTime(targets.gateway.url, targets.gateway.headers, prompt4k, 500);

@@ -12,7 +12,7 @@ import {
   TokenUsage,
 } from '../upstream';
 import type { ProxyReply } from '../http/proxy-io';
-import { BufferedUpstreamResponse, ClientAbortedError, ExchangeAbort, OpenedUpstream, UpstreamClient } from '../transport/upstream-client';
+import { BufferedUpstreamResponse, ClientAbortedError, ExchangeAbort, OpenedUpstream, readWhole, UpstreamClient } from '../transport/upstream-client';
 
 /** A 5xx from the provider: counts against the breaker, yet its body still goes to the client. */
 class UpstreamStatusFailure<R extends { status: number }> extends UpstreamFailure {
@@ -76,7 +76,7 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
       return { ...(await relayStream(input, response, abort)), upstreamLatencyMs };
     }
     // Asked to stream, answered whole (an error, or a provider that does not stream).
-    const body = await wholeBody(response).catch((error: unknown) => {
+    const body = await readWhole(response).catch((error: unknown) => {
       throw upstreamError(error, input.provider.id);
     });
     return { ...relayBuffered(input, { status: response.status, headers: response.headers, body }), upstreamLatencyMs };
@@ -134,18 +134,6 @@ function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse)
   reply.send(status, body, outType);
   const replayable = json && input.keepBody ? { text: body.toString('utf8'), contentType: outType } : undefined;
   return { status, usage, bufferedBody: replayable, aborted: false, bytesRelayed: body.length };
-}
-
-/** The rest of an opened answer, read into memory. */
-function wholeBody(response: OpenedUpstream): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    response.pipe({
-      data: (chunk) => chunks.push(chunk),
-      end: () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)),
-      error: reject,
-    });
-  });
 }
 
 /**
