@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createRedis, Redis, waitForRedis } from '@svc/platform';
-import { describeCounterStoreContract } from './counter-store.contract';
 import { CounterKeys } from './keys';
 import { MemoryCounterStore } from './memory-counter-store';
-import { RedisCounterStore, SETTLE_BATCH_MAX } from './redis-counter-store';
-import type { SettlePlan, SettleResult } from './types';
+import { ADMIT_BATCH_MAX, RedisCounterStore, SETTLE_BATCH_MAX } from './redis-counter-store';
+import { describeCounterStoreContract, testPlan } from './counter-store.contract';
+import { AdmitLevel, AdmitPlan, AdmitResult, SettlePlan, SettleResult } from './types';
 
 const prefix = () => `test:${randomBytes(6).toString('hex')}`;
 
@@ -26,6 +26,22 @@ describeCounterStoreContract(
   async () => ({ store: new RedisCounterStore(redis), keys: new CounterKeys(prefix()) }),
   async ({ store }) => store.close(),
 );
+
+/** The EVALSHA calls our client sends while `work` runs (MONITOR, filtered by the client's own address). */
+async function evalshaCalls(work: () => Promise<unknown>): Promise<number> {
+  const source = `127.0.0.1:${redis.stream.localPort}`;
+  const monitor = await redis.monitor();
+  let calls = 0;
+  monitor.on('monitor', (_time: string, args: string[], from: string) => {
+    if (from === source && args[0]?.toLowerCase() === 'evalsha') calls += 1;
+  });
+  await redis.ping();
+  await work();
+  await redis.ping(); // MONITOR has relayed everything before this PING's reply arrives
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  monitor.disconnect();
+  return calls;
+}
 
 describe('MemoryCounterStore expiry', () => {
   it('forgets counters when their TTL passes', async () => {
@@ -63,22 +79,6 @@ describe('RedisCounterStore settle batches', () => {
     };
   };
 
-  /** The EVALSHA calls our client sends while `work` runs (MONITOR, filtered by the client's own address). */
-  async function evalshaCalls(work: () => Promise<unknown>): Promise<number> {
-    const source = `127.0.0.1:${redis.stream.localPort}`;
-    const monitor = await redis.monitor();
-    let calls = 0;
-    monitor.on('monitor', (_time: string, args: string[], from: string) => {
-      if (from === source && args[0]?.toLowerCase() === 'evalsha') calls += 1;
-    });
-    await redis.ping();
-    await work();
-    await redis.ping(); // MONITOR has relayed everything before this PING's reply arrives
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    monitor.disconnect();
-    return calls;
-  }
-
   it('sends the settles issued together as one script call, each with its own result', async () => {
     const store = new RedisCounterStore(redis);
     await store.settle(plan('warm', 0)); // loads the script
@@ -114,5 +114,77 @@ describe('RedisCounterStore settle batches', () => {
     const settles = [store.settle({ ...plan('x', 1), markerTtlSeconds: -1 }), store.settle(plan('y', 2))];
     for (const settle of settles) await expect(settle).rejects.toThrow(/expire/i);
     await store.close();
+  });
+});
+
+describe('RedisCounterStore admit batches', () => {
+  const keys = new CounterKeys(prefix());
+  const orgs = ['org_batch_a', 'org_batch_b'];
+  const acc = (key: string, limitMicros: number, seedMicros = 0) => ({ key, limitMicros, ttlSeconds: 120, seedMicros });
+  /** Admits of two organizations with different numbers of keys (nodes, a session), against tight limits. */
+  const plans = (): AdmitPlan[] => {
+    const [a, b] = orgs;
+    const nodes = [acc(keys.node(a, 'n_org', 'd'), 50_000_000), acc(keys.node(a, 'n_team', 'd'), 2_000_000)];
+    const session = acc(keys.session(b, 'ses_1'), 1_000_000, 200_000);
+    const rpm = (org: string) => ({ key: keys.rpm(org, 7), keysKey: keys.rpmPerKey(org, 7), keyField: 'key_a', busyKey: keys.busiest(7), limit: 3, ttlSeconds: 120 });
+    return [
+      testPlan(keys, a, { estimateMicros: 900_000, nodes, rpm: rpm(a) }),
+      testPlan(keys, b, { estimateMicros: 500_000, session, rpm: rpm(b) }),
+      testPlan(keys, a, { estimateMicros: 900_000, nodes, rpm: rpm(a) }),
+      testPlan(keys, b, { estimateMicros: 500_000, session, rpm: rpm(b) }), // over the session budget
+      testPlan(keys, a, { estimateMicros: 900_000, nodes, rpm: rpm(a) }), // over the team node
+      testPlan(keys, a, { level: AdmitLevel.Rate, rpm: rpm(a) }), // fourth in the minute: over rpm 3
+      testPlan(keys, b, { level: AdmitLevel.Peek, rpm: rpm(b) }),
+    ];
+  };
+
+  it('sends the admits issued together as one script call, each seeing the counters as the ones before it left them', async () => {
+    const store = new RedisCounterStore(redis);
+    await store.admit(testPlan(keys, 'org_batch_warm')); // loads the script
+    let together: AdmitResult[] = [];
+    const calls = await evalshaCalls(async () => {
+      together = await Promise.all(plans().map((plan) => store.admit(plan)));
+    });
+    expect(calls).toBe(1);
+    // The same admits one at a time, on the in-memory store that the contract suite holds to Redis's behaviour.
+    const memory = new MemoryCounterStore({ sweepIntervalMs: 0 });
+    const alone: AdmitResult[] = [];
+    for (const plan of plans()) alone.push(await memory.admit(plan));
+    await memory.close();
+    expect(together.map((r) => r.code)).toEqual(['ok', 'ok', 'ok', 'session', 'node', 'rpm', 'ok']);
+    expect(together).toEqual(alone);
+    await store.close();
+  });
+
+  it(`splits a larger batch into calls of at most ${ADMIT_BATCH_MAX} admits`, async () => {
+    const store = new RedisCounterStore(redis);
+    const org = 'org_batch_many';
+    await store.admit(testPlan(keys, org, { level: AdmitLevel.Peek }));
+    const count = ADMIT_BATCH_MAX * 2 + 5;
+    let results: AdmitResult[] = [];
+    const calls = await evalshaCalls(async () => {
+      results = await Promise.all(Array.from({ length: count }, () => store.admit(testPlan(keys, org, { level: AdmitLevel.Rate }))));
+    });
+    expect(calls).toBe(3);
+    expect(results.map((r) => r.rpmCount)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    await store.close();
+  });
+
+  it('rejects every admit of a batch whose call fails, and the next batch goes through', async () => {
+    const store = new RedisCounterStore(redis);
+    const org = 'org_batch_fail';
+    // An expiry that is not a number fails the script call, and with it the whole batch.
+    const broken = testPlan(keys, org, { level: AdmitLevel.Rate });
+    const admits = [store.admit(testPlan(keys, org, { level: AdmitLevel.Rate })), store.admit({ ...broken, rpm: { ...broken.rpm, ttlSeconds: Number.NaN } })];
+    for (const admit of admits) await expect(admit).rejects.toThrow(/not an integer|out of range/i);
+    await expect(store.admit(testPlan(keys, org, { level: AdmitLevel.Rate }))).resolves.toMatchObject({ code: 'ok' });
+    await store.close();
+  });
+
+  it('sends the admits still waiting when it closes', async () => {
+    const store = new RedisCounterStore(redis);
+    const admit = store.admit(testPlan(keys, 'org_batch_close', { level: AdmitLevel.Rate }));
+    await store.close();
+    await expect(admit).resolves.toMatchObject({ code: 'ok', rpmCount: 1 });
   });
 });

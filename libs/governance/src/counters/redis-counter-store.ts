@@ -15,35 +15,41 @@ const num = (value: unknown): number => {
   return Number.isFinite(parsed) ? parsed : 0;
 };
 
-/** Keys then arguments of the admit script (see ADMIT_LUA for the layout: the numbers go as one string). */
-export function admitScriptArgs(plan: AdmitPlan): { keys: string[]; args: ScriptArg[] } {
-  const keys = [plan.quota.key, plan.rpm.key, plan.rpm.keysKey, plan.rpm.busyKey, plan.day.key, plan.month.key, plan.budgetsKey];
-  for (const node of plan.nodes) keys.push(node.key);
-  if (plan.session) keys.push(plan.session.key);
-  const numbers: number[] = [
-    plan.level,
-    plan.quota.limit ?? -1,
-    plan.quota.ttlSeconds,
-    plan.rpm.limit,
-    plan.rpm.ttlSeconds,
-    plan.estimateMicros,
-    plan.autoStopMicros ?? -1,
-    plan.budgetsTtlSeconds,
-    plan.nodes.length,
-    plan.session ? 1 : 0,
-  ];
-  pushAccumulator(numbers, plan.day);
-  pushAccumulator(numbers, plan.month);
-  for (const node of plan.nodes) pushAccumulator(numbers, node);
-  if (plan.session) pushAccumulator(numbers, plan.session);
-  return { keys, args: [numbers.join(','), plan.orgId, plan.rpm.keyField] };
+/** Keys then arguments of the admit script for a batch (see ADMIT_LUA for the layout: three arguments per admit). */
+export function admitScriptArgs(plans: readonly AdmitPlan[]): { keys: string[]; args: ScriptArg[] } {
+  const keys: string[] = [];
+  const args: ScriptArg[] = [plans.length];
+  for (const plan of plans) {
+    keys.push(plan.quota.key, plan.rpm.key, plan.rpm.keysKey, plan.rpm.busyKey, plan.day.key, plan.month.key, plan.budgetsKey);
+    for (const node of plan.nodes) keys.push(node.key);
+    if (plan.session) keys.push(plan.session.key);
+    const numbers: number[] = [
+      plan.level,
+      plan.quota.limit ?? -1,
+      plan.quota.ttlSeconds,
+      plan.rpm.limit,
+      plan.rpm.ttlSeconds,
+      plan.estimateMicros,
+      plan.autoStopMicros ?? -1,
+      plan.budgetsTtlSeconds,
+      plan.nodes.length,
+      plan.session ? 1 : 0,
+    ];
+    pushAccumulator(numbers, plan.day);
+    pushAccumulator(numbers, plan.month);
+    for (const node of plan.nodes) pushAccumulator(numbers, node);
+    if (plan.session) pushAccumulator(numbers, plan.session);
+    args.push(numbers.join(','), plan.orgId, plan.rpm.keyField);
+  }
+  return { keys, args };
 }
 
 function pushAccumulator(numbers: number[], acc: { limitMicros: number; ttlSeconds: number; seedMicros: number }): void {
   numbers.push(acc.limitMicros, acc.ttlSeconds, acc.seedMicros);
 }
 
-export function parseAdmitReply(reply: unknown[]): AdmitResult {
+export function parseAdmitReply(reply: unknown): AdmitResult {
+  if (!Array.isArray(reply)) throw new Error(`unexpected admit reply ${JSON.stringify(reply)}`);
   const code = ADMIT_CODES[num(reply[0])];
   if (!code) throw new Error(`unexpected admit reply ${JSON.stringify(reply)}`);
   return {
@@ -64,13 +70,68 @@ export function parseAdmitReply(reply: unknown[]): AdmitResult {
  * script call (SETTLE_LUA settles many) instead of a command and a socket write each.
  */
 export const SETTLE_BATCH_MS = 2;
-/** At most this many settles per script call (a bound on one call's size and its time in Redis). */
+/** At most this many settles, or admits, per script call (a bound on one call's size and its time in Redis). */
 export const SETTLE_BATCH_MAX = 64;
+export const ADMIT_BATCH_MAX = SETTLE_BATCH_MAX;
 
-interface PendingSettle {
-  plan: SettlePlan;
-  resolve: (result: SettleResult) => void;
+interface Pending<Plan, Result> {
+  plan: Plan;
+  resolve: (result: Result) => void;
   reject: (error: unknown) => void;
+}
+
+/**
+ * Calls of one batch script: plans queue until `schedule` fires, then go out as one call per `max`
+ * plans, each plan getting its own entry of the reply. A failed call rejects every plan in it.
+ */
+class ScriptBatch<Plan, Result> {
+  private pending: Pending<Plan, Result>[] = [];
+  private cancel: (() => void) | null = null;
+
+  constructor(
+    private readonly options: {
+      call: (keys: string[], args: ScriptArg[]) => Promise<unknown[]>;
+      args: (plans: readonly Plan[]) => { keys: string[]; args: ScriptArg[] };
+      parse: (reply: unknown) => Result;
+      max: number;
+      /** Arranges for `flush` to run once; returns how to call that off. */
+      schedule: (flush: () => void) => () => void;
+    },
+  ) {}
+
+  add(plan: Plan): Promise<Result> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ plan, resolve, reject });
+      this.cancel ??= this.options.schedule(() => this.flush());
+    });
+  }
+
+  /** Sends what is queued now (also on close, so no caller is left waiting). */
+  flush(): void {
+    this.cancel?.();
+    this.cancel = null;
+    const pending = this.pending;
+    this.pending = [];
+    for (let start = 0; start < pending.length; start += this.options.max) void this.send(pending.slice(start, start + this.options.max));
+  }
+
+  private async send(batch: Pending<Plan, Result>[]): Promise<void> {
+    const { keys, args } = this.options.args(batch.map((pending) => pending.plan));
+    let replies: unknown[];
+    try {
+      replies = await this.options.call(keys, args);
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      try {
+        batch[i].resolve(this.options.parse(replies[i]));
+      } catch (error) {
+        batch[i].reject(error);
+      }
+    }
+  }
 }
 
 /** Keys then arguments of the settle script for a batch (see SETTLE_LUA for the layout: two arguments per settle). */
@@ -104,50 +165,49 @@ export function parseSettleReply(reply: unknown): SettleResult {
 }
 
 /**
- * Counters in Redis: one EVALSHA per request before the upstream call, and one for the settles of
- * each batch. The client does not auto-pipeline (see createRedis): an admit leaves at once, alone.
+ * Counters in Redis. Admits go out in the turn of the event loop that issued them: those issued
+ * together (requests read in the same turn) are one EVALSHA, each admitted in turn, and a lone admit
+ * (a quiet gateway) leaves as soon as the turn's I/O callbacks are done. Settles, off the request
+ * path, wait SETTLE_BATCH_MS to gather. The client does not auto-pipeline (see createRedis): its
+ * batches end with each I/O callback, where ours span the whole turn.
  */
 export class RedisCounterStore implements CounterStore {
   readonly kind = 'redis' as const;
-  private readonly commands: GovernanceCommands;
-  private settles: PendingSettle[] = [];
-  private settleTimer: NodeJS.Timeout | null = null;
+  private readonly admits: ScriptBatch<AdmitPlan, AdmitResult>;
+  private readonly settles: ScriptBatch<SettlePlan, SettleResult>;
 
   constructor(private readonly redis: Redis) {
     redis.defineCommand('svcGovAdmit', { lua: ADMIT_LUA });
     redis.defineCommand('svcGovSettle', { lua: SETTLE_LUA });
-    this.commands = redis as unknown as GovernanceCommands;
-  }
-
-  async admit(plan: AdmitPlan): Promise<AdmitResult> {
-    const { keys, args } = admitScriptArgs(plan);
-    return parseAdmitReply(await this.commands.svcGovAdmit(keys.length, ...keys, ...args));
-  }
-
-  settle(plan: SettlePlan): Promise<SettleResult> {
-    return new Promise((resolve, reject) => {
-      this.settles.push({ plan, resolve, reject });
-      this.settleTimer ??= setTimeout(() => this.flushSettles(), SETTLE_BATCH_MS);
+    const commands = redis as unknown as GovernanceCommands;
+    this.admits = new ScriptBatch({
+      call: (keys, args) => commands.svcGovAdmit(keys.length, ...keys, ...args),
+      args: admitScriptArgs,
+      parse: parseAdmitReply,
+      max: ADMIT_BATCH_MAX,
+      schedule: (flush) => {
+        const immediate = setImmediate(flush);
+        return () => clearImmediate(immediate);
+      },
+    });
+    this.settles = new ScriptBatch({
+      call: (keys, args) => commands.svcGovSettle(keys.length, ...keys, ...args),
+      args: settleScriptArgs,
+      parse: parseSettleReply,
+      max: SETTLE_BATCH_MAX,
+      schedule: (flush) => {
+        const timer = setTimeout(flush, SETTLE_BATCH_MS);
+        return () => clearTimeout(timer);
+      },
     });
   }
 
-  private flushSettles(): void {
-    this.settleTimer = null;
-    const pending = this.settles;
-    this.settles = [];
-    for (let start = 0; start < pending.length; start += SETTLE_BATCH_MAX) void this.settleBatch(pending.slice(start, start + SETTLE_BATCH_MAX));
+  admit(plan: AdmitPlan): Promise<AdmitResult> {
+    return this.admits.add(plan);
   }
 
-  private async settleBatch(batch: PendingSettle[]): Promise<void> {
-    const { keys, args } = settleScriptArgs(batch.map((pending) => pending.plan));
-    let replies: unknown[];
-    try {
-      replies = await this.commands.svcGovSettle(keys.length, ...keys, ...args);
-    } catch (error) {
-      for (const pending of batch) pending.reject(error);
-      return;
-    }
-    batch.forEach((pending, i) => pending.resolve(parseSettleReply(replies[i])));
+  settle(plan: SettlePlan): Promise<SettleResult> {
+    return this.settles.add(plan);
   }
 
   async rateStatus(rpmKey: string, keysKey: string): Promise<RateStatus> {
@@ -169,9 +229,9 @@ export class RedisCounterStore implements CounterStore {
     return { spentMicros: num(spent), budgetsMicros: budgets.reduce((sum, value) => sum + num(value), 0) };
   }
 
-  /** Sends the settles still waiting for their batch; the client belongs to the runtime. */
+  /** Sends the admits and settles still waiting for their batch; the client belongs to the runtime. */
   async close(): Promise<void> {
-    if (this.settleTimer) clearTimeout(this.settleTimer);
-    this.flushSettles();
+    this.admits.flush();
+    this.settles.flush();
   }
 }

@@ -6,8 +6,8 @@ export type RedisRole = 'hot-path' | 'queue';
  * Builds an ioredis client.
  * - `hot-path`: no offline queue and one retry per command, so a dead Redis makes commands
  *   fail at once instead of parking requests; reconnects in the background with a capped backoff.
- *   No auto-pipelining: an admit is one command written at once, and the counter store batches
- *   its settles into one script call itself. ioredis' auto-pipelining built a Pipeline object (a
+ *   No auto-pipelining: the counter store batches its admits (per turn of the event loop) and its
+ *   settles into script calls itself. ioredis' auto-pipelining built a Pipeline object (a
  *   copy of every command name and script) for nearly every admit, alone in its tick, and kept
  *   commands alive across young-generation collections (docs/benchmarks.md).
  * - `queue`: what BullMQ requires (maxRetriesPerRequest null); only used off the request path.
