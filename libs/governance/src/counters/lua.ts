@@ -28,8 +28,10 @@ local function read(key)
   local v = redis.call('HMGET', key, 's', 'r')
   return tonumber(v[1]) or 0, tonumber(v[2]) or 0
 end
+-- Values go to redis.call as the strings they came in: a Lua number given to redis.call is
+-- formatted back into a string, which costs more than the call itself.
 local function seeded(key, seed, ttl)
-  if seed > 0 and redis.call('HSETNX', key, 's', seed) == 1 then redis.call('EXPIRE', key, ttl) end
+  if tonumber(seed) > 0 and redis.call('HSETNX', key, 's', seed) == 1 then redis.call('EXPIRE', key, ttl) end
   return read(key)
 end
 local function reserve(key, est, ttl)
@@ -44,7 +46,7 @@ local function admit(K, A)
   local hasSession = A[12] == '1'
   local function acc(i)
     local base = 13 + i * 3
-    return tonumber(A[base]), A[base + 1], tonumber(A[base + 2])
+    return tonumber(A[base]), A[base + 1], A[base + 2]
   end
 
   local rpm = tonumber(redis.call('GET', K[2]) or '0')
@@ -101,14 +103,14 @@ local function admit(K, A)
       local s, r = seeded(sessionKey, sessionSeed, sessionTtl)
       if s + r + est > sessionLimit then return reply(7, 0, s + r) end
     end
-    reserve(K[5], est, dayTtl)
-    reserve(K[6], est, monthTtl)
+    reserve(K[5], A[8], dayTtl)
+    reserve(K[6], A[8], monthTtl)
     for i = 1, nodeCount do
       local _, ttl = acc(1 + i)
-      reserve(K[7 + i], est, ttl)
+      reserve(K[7 + i], A[8], ttl)
     end
-    if hasSession then reserve(sessionKey, est, sessionTtl) end
-    redis.call('HSET', K[7], org, dayLimit)
+    if hasSession then reserve(sessionKey, A[8], sessionTtl) end
+    redis.call('HSET', K[7], org, A[13])
     redis.call('EXPIRE', K[7], A[10])
     dr = dr + est
     mr = mr + est
@@ -146,34 +148,39 @@ return replies
  */
 export const SETTLE_LUA = `
 local function settle(k, numbers, thresholds)
+  -- The numbers stay strings where they go to Redis as they are (a Lua number given to redis.call
+  -- is formatted back into a string, which cost more than the call itself).
   local n = {}
-  for v in string.gmatch(numbers, '[^,]+') do n[#n + 1] = tonumber(v) end
-  local csvs = {}
-  for csv in string.gmatch(thresholds .. '|', '([^|]*)|') do csvs[#csvs + 1] = csv end
-  local count = n[5]
+  for v in string.gmatch(numbers, '[^,]+') do n[#n + 1] = v end
+  local count = tonumber(n[5])
   if not redis.call('SET', KEYS[k], '1', 'NX', 'EX', n[1]) then return {0}, count end
-  local reserved = n[2]
+  local reserved = tonumber(n[2])
   local actual = n[3]
-  if actual > 0 then
+  if tonumber(actual) > 0 then
     redis.call('INCRBY', KEYS[k + 1], actual)
     redis.call('EXPIRE', KEYS[k + 1], n[4])
+  end
+  local csvs
+  if thresholds ~= '' then
+    csvs = {}
+    for csv in string.gmatch(thresholds .. '|', '([^|]*)|') do csvs[#csvs + 1] = csv end
   end
   local spent = {}
   local fired = {}
   for i = 1, count do
     local key = KEYS[k + i * 2]
-    local warn = KEYS[k + 1 + i * 2]
     local ttl = n[4 + i * 2]
-    local limit = n[5 + i * 2]
-    local csv = csvs[i]
     if reserved > 0 then
-      local r = redis.call('HINCRBY', key, 'r', -reserved)
-      if r < 0 then redis.call('HSET', key, 'r', 0) end
+      local r = redis.call('HINCRBY', key, 'r', '-' .. n[2])
+      if r < 0 then redis.call('HSET', key, 'r', '0') end
     end
     local s = redis.call('HINCRBY', key, 's', actual)
     redis.call('EXPIRE', key, ttl)
     local now = {}
+    local limit = tonumber(n[5 + i * 2])
+    local csv = csvs and csvs[i] or ''
     if limit > 0 and csv ~= '' then
+      local warn = KEYS[k + 1 + i * 2]
       for t in string.gmatch(csv, '[^,]+') do
         if s * 100 >= tonumber(t) * limit and redis.call('HSETNX', warn, t, '1') == 1 then now[#now + 1] = t end
       end
