@@ -127,6 +127,7 @@ export class ChainRunner {
         orgId: ctx.orgId,
         estimatedCost: ctx.estimate?.estimated_cost ?? 0,
         detail: reservationDetail(ctx, plan, nodes, store, this.deps.keys) as unknown as Record<string, unknown>,
+        settled: false,
       };
       try {
         refusal = await this.runStages(ctx, this.after);

@@ -62,6 +62,11 @@ export interface Reservation {
   estimatedCost: number;
   /** Opaque to the proxy. */
   detail: Record<string, unknown>;
+  /**
+   * Set by `settle`: a second settle of this object costs nothing (one settled again from another
+   * object, a replay, is still applied once: the counter stores' settle markers see to that).
+   */
+  settled: boolean;
 }
 
 

@@ -24,8 +24,9 @@ describe('ChainGovernanceService on Redis', () => {
     expect(decision.estimate.output_tokens).toBe(100);
     await h.service.settle(present(decision.reservation), 0.123456);
     await h.service.settle(present(decision.reservation), 0.123456);
-    // The same reservation as another object (as a replay would rebuild it) is not applied again either.
-    await h.service.settle(structuredClone(present(decision.reservation)), 0.123456);
+    // The same reservation as another object not yet settled (as a replay would rebuild it) is not
+    // applied again either: the settle marker in Redis stops it.
+    await h.service.settle({ ...structuredClone(present(decision.reservation)), settled: false }, 0.123456);
     const next = await h.service.evaluate(h.input());
     expect(next.headers['X-SVC-Daily-Cost']).toBe('0.123456');
     expect((await h.service.todayCost()).today_usd).toBeGreaterThanOrEqual(0.123456);

@@ -72,13 +72,6 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
   private readonly profiles: ProfileCache;
   private readonly events: GovernanceEvents;
   private readonly runner: ChainRunner;
-  /**
-   * Reservations settled by this process, so a second settle of the same reservation costs nothing.
-   * Weak: an entry lives as long as its request's reservation (a set of request ids kept the last
-   * 100,000 of them, ~8 MB under load). A reservation settled again from another object (a replay)
-   * is still applied once: the counter stores' settle markers make settles idempotent.
-   */
-  private readonly settled = new WeakSet<Reservation>();
   private readonly sessions = new Map<string, { value: Awaited<ReturnType<Repositories['runnerSessions']['findById']>>; expiresAt: number }>();
   private readonly sweeper: NodeJS.Timeout | null;
   private readonly ownsMemory: boolean;
@@ -138,8 +131,10 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
   }
 
   async settle(reservation: Reservation, actualCostUsd: number): Promise<void> {
-    if (this.settled.has(reservation)) return;
-    this.settled.add(reservation);
+    // A flag on the reservation, not a WeakSet of them: a weak collection with an entry per request
+    // made every young-generation collection process its entries (3 % of the gateway's CPU).
+    if (reservation.settled) return;
+    reservation.settled = true;
     const detail = reservation.detail as unknown as ReservationDetail;
     const actualMicros = toMicros(actualCostUsd);
     const result = await this.counters.settle(detail.store, { ...detail.settle, actualMicros });

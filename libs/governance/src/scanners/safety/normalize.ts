@@ -119,17 +119,17 @@ export function normalizeForScan(text: string): string {
   return collapseWhitespace(text.normalize('NFKC'));
 }
 
-const cache = new WeakMap<object, string>();
-
 /**
- * `normalizeForScan` of an input object's text, computed once per object, so stages 4.5, 4.6 and
- * 4.7 share it when they are given the same objects (do not change `text` in between).
+ * `normalizeForScan` of an input's text, computed once per input object and kept on it
+ * (`normalized`), so stages 4.5, 4.6 and 4.7 share it when they are given the same objects (do not
+ * change `text` in between). Kept on the object rather than in a WeakMap: a weak collection with
+ * entries for every request's texts made every young-generation collection process them.
  */
-export function normalizedTextOf(input: { text: string }): string {
-  let normalized = cache.get(input);
+export function normalizedTextOf(input: { text: string; normalized?: string }): string {
+  let normalized = input.normalized;
   if (normalized === undefined) {
     normalized = normalizeForScan(input.text);
-    cache.set(input, normalized);
+    input.normalized = normalized;
   }
   return normalized;
 }

@@ -31,6 +31,8 @@ export interface SafetyTextInput {
   path: string;
   text: string;
   role?: string;
+  /** `normalizedTextOf(this)`, once it was asked for (the scanners share it). */
+  normalized?: string;
 }
 
 export interface SafetyScanOptions {
