@@ -4,12 +4,17 @@ import { LOGGER, Logger } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 
 const FLUSH_INTERVAL_MS = 250;
-const MAX_BATCH = 500;
+/**
+ * Under load a batch goes out at this many records (~17 ms at 3,800 requests per second): records
+ * are serialized while they are young, before a young-generation collection promotes them (500 at
+ * a time measured ~2-5 % more gateway CPU per request in paired runs at c=50).
+ */
+const MAX_BATCH = 64;
 const MAX_BUFFERED = 50_000;
 
 /**
  * Writes usage records off the hot path: requests append to a buffer that is flushed in batches
- * every 250 ms (or at 500 records), and once more when the module shuts down.
+ * every 250 ms (or at MAX_BATCH records), and once more when the module shuts down.
  */
 @Injectable()
 export class UsageRecorder implements OnModuleDestroy {
