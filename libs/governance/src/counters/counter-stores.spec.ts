@@ -181,6 +181,14 @@ describe('RedisCounterStore admit batches', () => {
     await store.close();
   });
 
+  it('rejects, rather than leaves waiting, the admits of a batch whose arguments cannot be built', async () => {
+    const store = new RedisCounterStore(redis);
+    const broken = { ...testPlan(keys, 'org_batch_args'), nodes: undefined as unknown as AdmitPlan['nodes'] };
+    const admits = [store.admit(testPlan(keys, 'org_batch_args')), store.admit(broken)];
+    for (const admit of admits) await expect(admit).rejects.toThrow(TypeError);
+    await store.close();
+  });
+
   it('sends the admits still waiting when it closes', async () => {
     const store = new RedisCounterStore(redis);
     const admit = store.admit(testPlan(keys, 'org_batch_close', { level: AdmitLevel.Rate }));

@@ -116,9 +116,9 @@ class ScriptBatch<Plan, Result> {
   }
 
   private async send(batch: Pending<Plan, Result>[]): Promise<void> {
-    const { keys, args } = this.options.args(batch.map((pending) => pending.plan));
     let replies: unknown[];
     try {
+      const { keys, args } = this.options.args(batch.map((pending) => pending.plan));
       replies = await this.options.call(keys, args);
     } catch (error) {
       for (const pending of batch) pending.reject(error);
