@@ -66,6 +66,26 @@ describe('gateway resilience', () => {
     expect(slow.body.error.code).toBe('upstream_timeout');
   });
 
+  it('502 upstream_unavailable when a whole answer breaks off mid-body, asked to stream or not, recorded as 502', async () => {
+    // On the B route: its breaker counts these two failures, and no other test here fails B with a 5xx.
+    for (const stream of [false, true]) {
+      // The provider answers whole (a JSON 500, also to a request that asked to stream), announces its
+      // length and cuts the connection halfway through the body.
+      gw.mock.setBehavior({ match: { format: 'anthropic' }, fail: { status: 500, truncate: true } });
+      const body = { model: 'claude-sonnet-4-6', max_tokens: 5, messages: [{ role: 'user', content: `cut off, stream ${stream}` }], stream };
+      const res = await postJson(`${gw.url}/v1/messages`, body, auth());
+      expect(res.status).toBe(502);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.body.error).toMatchObject({ type: 'api_error', code: 'upstream_unavailable', message: expect.stringMatching(/^anthropic: upstream connection error/) });
+      expect(gw.mock.totalRequests).toBe(1);
+      const recorder = gw.service.apps[0].get(UsageRecorder);
+      await recorder.flush();
+      const record = await gw.repos.usage.findById(asOrgId(gw.orgId), res.headers.get('x-svc-request-id') as string);
+      expect(record).toMatchObject({ status_code: 502, stream, cost: 0 });
+      gw.mock.reset();
+    }
+  });
+
   it('ends a stream broken upstream with an error event that the SDK raises', async () => {
     gw.mock.setBehavior({ match: { format: 'openai' }, abort: { afterChunks: 2 } });
     const client = new OpenAI({ apiKey: gw.key, baseURL: `${gw.url}/v1`, defaultHeaders: { 'X-Provider-Key': PROVIDER_KEY }, maxRetries: 0 });

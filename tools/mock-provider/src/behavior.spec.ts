@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { mockReply, startMockProvider, type MockProvider } from './index';
@@ -80,6 +81,25 @@ describe('mock provider: behaviours', () => {
     expect(res.headers.get('x-upstream')).toBe('lb');
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(await res.text()).toBe('<html>bad gateway</html>');
+  });
+
+  it('fails in the middle of a whole answer (truncate: half the announced body, then the connection is cut)', async () => {
+    mock.setBehavior({ fail: { status: 500, truncate: true } });
+    const { status, announced, received, error } = await new Promise<{ status: number; announced: number; received: number; error: string }>((resolve) => {
+      const req = request(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: OPENAI_HEADERS }, (res) => {
+        let received = 0;
+        res.on('data', (chunk: Buffer) => (received += chunk.length));
+        res.on('error', (err) => resolve({ status: res.statusCode ?? 0, announced: Number(res.headers['content-length']), received, error: err.message }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, announced: Number(res.headers['content-length']), received, error: '' }));
+      });
+      req.end(JSON.stringify(chat));
+    });
+    expect(status).toBe(500);
+    expect(received).toBe(Math.floor(announced / 2));
+    expect(error).toMatch(/aborted/);
+    expect(mock.requests[0].clientClosedAt).toBeUndefined();
+    // Counted like any failure: the next request is answered whole.
+    expect((await openai.chat.completions.create(chat)).object).toBe('chat.completion');
   });
 
   it('drops the connection without a response', async () => {
@@ -198,6 +218,7 @@ describe('mock provider: behaviours', () => {
     mock.setBehavior({ latencyMs: 5 });
     expect(() => mock.setBehavior({ latency: 5 } as never)).toThrow('unknown field latency');
     expect(() => mock.setBehavior({ fail: { status: 1000 } })).toThrow('fail.status');
+    expect(() => mock.setBehavior({ fail: { status: 500, truncate: 'yes' as never } })).toThrow('fail.truncate');
     expect(() => mock.setBehavior({ abort: {} as never })).toThrow('abort.afterChunks');
     expect(() => mock.setBehavior({ match: { pathRegex: '(' } })).toThrow('pathRegex');
     expect(mock.getBehavior()).toEqual([{ latencyMs: 5 }]);

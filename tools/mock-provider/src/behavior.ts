@@ -14,7 +14,7 @@ import type {
 
 const RULE_KEYS = new Set(['match', 'latencyMs', 'fail', 'drop', 'abort', 'chunkDelayMs', 'reply']);
 const MATCH_KEYS = new Set(['path', 'pathRegex', 'format', 'route', 'method']);
-const FAIL_KEYS = new Set(['status', 'times', 'body', 'message', 'headers']);
+const FAIL_KEYS = new Set(['status', 'times', 'body', 'message', 'headers', 'truncate']);
 const FORMATS = new Set<WireFormat>(['openai', 'anthropic', 'gemini', 'ollama', 'echo']);
 
 interface Rule {
@@ -99,6 +99,10 @@ function checkFail(value: unknown): FailureBehavior | undefined {
       fail('fail.headers must map names to strings');
     }
     out.headers = { ...(headers as Record<string, string>) };
+  }
+  if (value['truncate'] !== undefined) {
+    if (typeof value['truncate'] !== 'boolean') fail('fail.truncate must be a boolean');
+    out.truncate = value['truncate'];
   }
   return out;
 }

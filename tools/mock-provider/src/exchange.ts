@@ -60,16 +60,24 @@ export function header(ex: Exchange, name: string): string | undefined {
 }
 
 /** Writes a complete response; a string body is sent as text, anything else as JSON. */
-export function writeBody(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+/**
+ * A whole answer with its `content-length`. `truncate`: only the first half of the body is written,
+ * then the connection is cut (the client sees the body end early).
+ */
+export function writeBody(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>, truncate = false): void {
   if (res.destroyed || res.headersSent) return;
   const text = typeof body === 'string';
-  const payload = text ? body : JSON.stringify(body);
+  const payload = Buffer.from(text ? body : JSON.stringify(body));
   res.writeHead(status, {
     'content-type': text ? 'text/plain; charset=utf-8' : 'application/json',
-    'content-length': Buffer.byteLength(payload),
+    'content-length': payload.length,
     ...headers,
   });
-  res.end(payload);
+  if (!truncate) {
+    res.end(payload);
+    return;
+  }
+  res.write(payload.subarray(0, Math.floor(payload.length / 2)), () => cut(res));
 }
 
 export function sendJson(ex: Exchange, status: number, body: unknown, headers?: Record<string, string>): void {

@@ -213,7 +213,7 @@ class MockProviderServer implements MockProvider {
       const failure = this.behavior.takeFailure(rule);
       if (failure) {
         const payload = failure.body ?? errorBody(resolved.format, failure.status, failure.message);
-        writeBody(res, failure.status, payload, failure.headers);
+        writeBody(res, failure.status, payload, failure.headers, failure.truncate);
         return;
       }
     }

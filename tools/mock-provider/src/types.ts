@@ -73,6 +73,11 @@ export interface FailureBehavior {
   message?: string;
   /** Extra response headers, e.g. `{ 'retry-after': '1' }`. */
   headers?: Record<string, string>;
+  /**
+   * Announce the whole body's `content-length`, write only its first half, then cut the connection:
+   * a provider that fails in the middle of a non-streamed answer.
+   */
+  truncate?: boolean;
 }
 
 export interface CountedBehavior {
