@@ -108,11 +108,20 @@ describe('RedisCounterStore settle batches', () => {
     await store.close();
   });
 
-  it('rejects every settle of a batch whose call fails', async () => {
+  it('rejects only the settle that Redis refuses; the others of its batch are applied', async () => {
     const store = new RedisCounterStore(redis);
-    // Redis refuses a negative expiry, which fails the script call and with it the whole batch.
-    const settles = [store.settle({ ...plan('x', 1), markerTtlSeconds: -1 }), store.settle(plan('y', 2))];
-    for (const settle of settles) await expect(settle).rejects.toThrow(/expire/i);
+    await store.settle(plan('warm3', 0));
+    let settles: Promise<SettleResult>[] = [];
+    const calls = await evalshaCalls(async () => {
+      // Redis refuses a negative expiry: that settle fails, in the middle of the batch.
+      settles = [store.settle(plan('x1', 5)), store.settle({ ...plan('x2', 1), markerTtlSeconds: -1 }), store.settle(plan('x3', 7))];
+      await Promise.allSettled(settles);
+    });
+    expect(calls).toBe(1);
+    await expect(settles[1]).rejects.toThrow(/expire/i);
+    const [first, third] = [await settles[0], await settles[2]];
+    expect(first.applied && third.applied).toBe(true);
+    expect(third.spentMicros[0] - first.spentMicros[0]).toBe(7);
     await store.close();
   });
 });
@@ -170,14 +179,26 @@ describe('RedisCounterStore admit batches', () => {
     await store.close();
   });
 
-  it('rejects every admit of a batch whose call fails, and the next batch goes through', async () => {
+  it('rejects only the admit that Redis refuses; the others of its batch keep their results', async () => {
     const store = new RedisCounterStore(redis);
     const org = 'org_batch_fail';
-    // An expiry that is not a number fails the script call, and with it the whole batch.
+    await store.admit(testPlan(keys, org, { level: AdmitLevel.Peek }));
+    // An expiry that is not a number fails that admit's EXPIRE, in the middle of the batch.
     const broken = testPlan(keys, org, { level: AdmitLevel.Rate });
-    const admits = [store.admit(testPlan(keys, org, { level: AdmitLevel.Rate })), store.admit({ ...broken, rpm: { ...broken.rpm, ttlSeconds: Number.NaN } })];
-    for (const admit of admits) await expect(admit).rejects.toThrow(/not an integer|out of range/i);
-    await expect(store.admit(testPlan(keys, org, { level: AdmitLevel.Rate }))).resolves.toMatchObject({ code: 'ok' });
+    let admits: Promise<AdmitResult>[] = [];
+    const calls = await evalshaCalls(async () => {
+      admits = [
+        store.admit(testPlan(keys, org, { level: AdmitLevel.Rate })),
+        store.admit({ ...broken, rpm: { ...broken.rpm, ttlSeconds: Number.NaN } }),
+        store.admit(testPlan(keys, org, { level: AdmitLevel.Rate })),
+      ];
+      await Promise.allSettled(admits);
+    });
+    expect(calls).toBe(1);
+    await expect(admits[1]).rejects.toThrow(/not an integer|out of range/i);
+    // The refused admit's INCR ran before its EXPIRE failed (as it would have alone): it counts.
+    await expect(admits[0]).resolves.toMatchObject({ code: 'ok', rpmCount: 1 });
+    await expect(admits[2]).resolves.toMatchObject({ code: 'ok', rpmCount: 3 });
     await store.close();
   });
 

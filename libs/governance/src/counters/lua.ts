@@ -20,7 +20,8 @@
  *       10 budgets ttl, 11 node count, 12 has session, then (limit, ttl, seed) for day, month,
  *       each node and the session.
  * Reply: one entry per admit: code, rpm count, quota used, day spent, day reserved, month spent,
- *        month reserved, refusing index, refusing accumulator's spent + reserved.
+ *        month reserved, refusing index, refusing accumulator's spent + reserved; or the Redis error
+ *        of an admit that failed (the writes it made before failing stay, as they would alone).
  * Codes: 0 ok, 1 quota, 2 rpm, 3 daily budget, 4 auto-stop, 5 monthly budget, 6 node, 7 session.
  */
 export const ADMIT_LUA = `
@@ -118,6 +119,12 @@ local function admit(K, A)
   return reply(0)
 end
 
+-- One admit that fails (a Redis error) is answered with that error; the others keep their replies.
+local function failed(err)
+  if type(err) == 'table' and err.err then return err end
+  return redis.error_reply(tostring(err))
+end
+
 local replies = {}
 local k = 0
 for i = 1, tonumber(ARGV[1]) do
@@ -129,7 +136,8 @@ for i = 1, tonumber(ARGV[1]) do
   local K = {}
   for j = 1, count do K[j] = KEYS[k + j] end
   k = k + count
-  replies[i] = admit(K, A)
+  local ok, reply = pcall(admit, K, A)
+  replies[i] = ok and reply or failed(reply)
 end
 return replies
 `;
@@ -144,7 +152,7 @@ return replies
  *       count, then (ttl, limit) per target; 2 the warning thresholds of each target, comma-
  *       separated, targets separated by '|' (a target without thresholds is an empty field).
  * Reply: one entry per settle: {0} when it was already settled; else {1, spent per target, fired
- *        thresholds (csv) per target}.
+ *        thresholds (csv) per target}; or the Redis error of a settle that failed.
  */
 export const SETTLE_LUA = `
 local function settle(k, numbers, thresholds)
@@ -192,11 +200,18 @@ local function settle(k, numbers, thresholds)
   return {1, spent, fired}, count
 end
 
+-- One settle that fails (a Redis error) is answered with that error; the others keep their replies.
+local function failed(err)
+  if type(err) == 'table' and err.err then return err end
+  return redis.error_reply(tostring(err))
+end
+
 local replies = {}
 local k = 1
 for i = 1, tonumber(ARGV[1]) do
-  local reply, count = settle(k, ARGV[i * 2], ARGV[i * 2 + 1])
-  replies[i] = reply
+  local count = tonumber(string.match(ARGV[i * 2], '^[^,]*,[^,]*,[^,]*,[^,]*,([^,]*)'))
+  local ok, reply = pcall(settle, k, ARGV[i * 2], ARGV[i * 2 + 1])
+  replies[i] = ok and reply or failed(reply)
   k = k + 2 + count * 2
 end
 return replies

@@ -49,6 +49,7 @@ function pushAccumulator(numbers: number[], acc: { limitMicros: number; ttlSecon
 }
 
 export function parseAdmitReply(reply: unknown): AdmitResult {
+  if (reply instanceof Error) throw reply;
   if (!Array.isArray(reply)) throw new Error(`unexpected admit reply ${JSON.stringify(reply)}`);
   const code = ADMIT_CODES[num(reply[0])];
   if (!code) throw new Error(`unexpected admit reply ${JSON.stringify(reply)}`);
@@ -82,7 +83,8 @@ interface Pending<Plan, Result> {
 
 /**
  * Calls of one batch script: plans queue until `schedule` fires, then go out as one call per `max`
- * plans, each plan getting its own entry of the reply. A failed call rejects every plan in it.
+ * plans, each plan getting its own entry of the reply (a plan whose entry is an error is rejected
+ * with it, alone). A call that fails as a whole rejects every plan in it.
  */
 class ScriptBatch<Plan, Result> {
   private pending: Pending<Plan, Result>[] = [];
@@ -153,6 +155,7 @@ export function settleScriptArgs(plans: readonly SettlePlan[]): { keys: string[]
 }
 
 export function parseSettleReply(reply: unknown): SettleResult {
+  if (reply instanceof Error) throw reply;
   if (!Array.isArray(reply) || num(reply[0]) !== 1) return { applied: false, spentMicros: [], fired: [] };
   const spent = (reply[1] as unknown[]).map(num);
   const fired = (reply[2] as unknown[]).map((csv) =>
