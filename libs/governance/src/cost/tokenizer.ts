@@ -184,7 +184,8 @@ function library(encoding: TokenizerEncoding): Encoder {
 function lean(encoding: TokenizerEncoding): LeanCounter | null {
   let counter = leanCounters.get(encoding);
   if (counter === undefined) {
-    // Loaded on demand: the ranks take a few hundred milliseconds to read, and most importers of this library never count tokens.
+    // Loaded on demand: the ranks take a few hundred milliseconds to read, and most importers of
+    // this library never count tokens.
     const ranks = libraryRanks(encoding);
     const pattern = splitPattern(encoding);
     counter = ranks && pattern ? leanCounter(encoding, PackedRanks.from(ranks), pattern) : null;

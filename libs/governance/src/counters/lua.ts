@@ -5,6 +5,17 @@
  */
 
 /**
+ * Shared by both scripts, which run each item of a batch under `pcall`: an item that fails (a Redis
+ * error) is answered with that error, and the other items keep their replies.
+ */
+const FAILED_LUA = `
+local function failed(err)
+  if type(err) == 'table' and err.err then return err end
+  return redis.error_reply(tostring(err))
+end
+`;
+
+/**
  * ADMIT: stages 0, 1, 2, 2.5 and 3 in order, stopping at the first refusal, for each request of a
  * batch in turn (the requests that reached admission in the same turn of the gateway's event loop
  * go out as one call: one command and one socket write instead of one each). A request sees the
@@ -119,12 +130,7 @@ local function admit(K, A)
   return reply(0)
 end
 
--- One admit that fails (a Redis error) is answered with that error; the others keep their replies.
-local function failed(err)
-  if type(err) == 'table' and err.err then return err end
-  return redis.error_reply(tostring(err))
-end
-
+${FAILED_LUA}
 local replies = {}
 local k = 0
 for i = 1, tonumber(ARGV[1]) do
@@ -200,12 +206,7 @@ local function settle(k, numbers, thresholds)
   return {1, spent, fired}, count
 end
 
--- One settle that fails (a Redis error) is answered with that error; the others keep their replies.
-local function failed(err)
-  if type(err) == 'table' and err.err then return err end
-  return redis.error_reply(tostring(err))
-end
-
+${FAILED_LUA}
 local replies = {}
 local k = 1
 for i = 1, tonumber(ARGV[1]) do

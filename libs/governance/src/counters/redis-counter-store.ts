@@ -49,7 +49,6 @@ function pushAccumulator(numbers: number[], acc: { limitMicros: number; ttlSecon
 }
 
 export function parseAdmitReply(reply: unknown): AdmitResult {
-  if (reply instanceof Error) throw reply;
   if (!Array.isArray(reply)) throw new Error(`unexpected admit reply ${JSON.stringify(reply)}`);
   const code = ADMIT_CODES[num(reply[0])];
   if (!code) throw new Error(`unexpected admit reply ${JSON.stringify(reply)}`);
@@ -127,8 +126,11 @@ class ScriptBatch<Plan, Result> {
       return;
     }
     for (let i = 0; i < batch.length; i++) {
+      const reply = replies[i];
       try {
-        batch[i].resolve(this.options.parse(replies[i]));
+        // An entry that is an error: Redis refused that plan alone (the scripts run each under pcall).
+        if (reply instanceof Error) throw reply;
+        batch[i].resolve(this.options.parse(reply));
       } catch (error) {
         batch[i].reject(error);
       }
@@ -155,7 +157,6 @@ export function settleScriptArgs(plans: readonly SettlePlan[]): { keys: string[]
 }
 
 export function parseSettleReply(reply: unknown): SettleResult {
-  if (reply instanceof Error) throw reply;
   if (!Array.isArray(reply) || num(reply[0]) !== 1) return { applied: false, spentMicros: [], fired: [] };
   const spent = (reply[1] as unknown[]).map(num);
   const fired = (reply[2] as unknown[]).map((csv) =>
