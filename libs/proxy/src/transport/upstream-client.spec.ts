@@ -12,6 +12,9 @@ describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', ()
   let url: string;
   let handler: Handler;
   let closedEarly: Promise<void>;
+  let onRequest: (() => void) | undefined;
+  /** Resolves when the server has the next request (an abort before that would leave `closedEarly` the last test's). */
+  const nextRequest = () => new Promise<void>((resolve) => (onRequest = resolve));
   // undici checks its first-byte deadline on a coarse timer (it fires up to a second late): the
   // deadlines are tested on two clients, each with the other deadline far away.
   const client = new UpstreamClient({ connectTimeoutMs: 1_000, firstByteTimeoutMs: 300, totalTimeoutMs: 10_000 });
@@ -20,6 +23,8 @@ describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', ()
   beforeAll(async () => {
     server = createServer((req, res) => {
       closedEarly = new Promise((resolve) => res.once('close', () => !res.writableFinished && resolve()));
+      onRequest?.();
+      onRequest = undefined;
       handler(req, res);
     });
     server.listen(0, '127.0.0.1');
@@ -50,8 +55,10 @@ describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', ()
   it('sendBuffered: ends the exchange when aborted (the client went away): ClientAbortedError, upstream connection closed', async () => {
     handler = (req) => req.resume(); // never answers
     const abort = new ExchangeAbort();
+    const reached = nextRequest();
     const answer = post(abort);
-    setTimeout(() => abort.abort(new ClientAbortedError()), 50);
+    await reached;
+    abort.abort(new ClientAbortedError());
     await expect(answer).rejects.toBeInstanceOf(ClientAbortedError);
     await closedEarly;
   });
@@ -180,8 +187,10 @@ describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', ()
   it('open: rejects with ClientAbortedError when the client went away before the headers', async () => {
     handler = (req) => req.resume(); // never answers
     const abort = new ExchangeAbort();
+    const reached = nextRequest();
     const response = open(abort);
-    setTimeout(() => abort.abort(new ClientAbortedError()), 50);
+    await reached;
+    abort.abort(new ClientAbortedError());
     await expect(response).rejects.toBeInstanceOf(ClientAbortedError);
     await closedEarly;
   });
