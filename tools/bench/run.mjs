@@ -84,7 +84,7 @@ async function latencyLoops(url, headers, body, concurrency, { firstByte }) {
   );
   await dispatcher.close();
   samples.sort((a, b) => a - b);
-  return { rps: Math.round(samples.length / DURATION), p50: ms(quantile(samples, 0.5)), p99: ms(quantile(samples, 0.99)) };
+  return { rps: Math.round(samples.length / DURATION), p50: ms(quantile(samples, 0.5)), p99: ms(quantile(samples, 0.99)), requests: samples.length };
 }
 
 /** Governance time as the gateway reports it (X-SVC-Governance-Time-Ms) for a 4 KB prompt. */
@@ -126,6 +126,29 @@ async function withCpu(pids, work) {
   const idlePct = Math.round((100 * (machineAfter.idle - machineBefore.idle)) / Math.max(1, machineAfter.total - machineBefore.total));
   return { ...result, cpu, idlePct };
 }
+
+/**
+ * Runs `work` and returns its result with, per request and per named process, what its main thread
+ * did meanwhile (`/proc/<pid>/schedstat`): µs on a CPU, µs runnable but waiting for one, and how
+ * many times it was scheduled in (a sleep and a wake-up each). At c=1 these show the cost of the
+ * hops between processes, which a CPU profile of the gateway cannot.
+ */
+async function withSchedstat(pids, work) {
+  const read = (pid) => readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, read(pid)]));
+  const result = await work();
+  const perRequest = (value) => value / result.requests;
+  const sched = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => {
+      const [cpuNs, waitNs, runs] = read(pid).map((value, i) => value - before[name][i]);
+      return [name, { cpuUs: Math.round(perRequest(cpuNs) / 1000), waitUs: Math.round(perRequest(waitNs) / 1000), runs: Math.round(perRequest(runs) * 10) / 10 }];
+    }),
+  );
+  return { ...result, sched };
+}
+
+/** `gateway CPU 545 µs, waiting 29 µs, 3.1 runs; ...` from withSchedstat's figures. */
+const schedLine = (sched) => Object.entries(sched).map(([name, s]) => `${name} CPU ${s.cpuUs}, waiting ${s.waitUs}, ${s.runs} runs`).join('; ');
 
 /** `gateway 430, redis 52, ...` from withCpu's figures. */
 const cpuLine = (cpu) => Object.entries(cpu).map(([name, us]) => `${name} ${us}`).join(', ');
@@ -185,7 +208,7 @@ async function main() {
   for (const [name, target] of Object.entries(targets)) {
     await cannon(target.url, target.headers, small, 8); // warm up
     results[name] = {
-      c1: await latencyLoops(target.url, target.headers, small, 1, { firstByte: false }),
+      c1: await withSchedstat({ ...target.pids, 'load generator': process.pid }, () => latencyLoops(target.url, target.headers, small, 1, { firstByte: false })),
       c50: await withCpu({ ...target.pids, 'load generator': process.pid }, () => cannon(target.url, target.headers, small, 50)),
       stream_c1: await latencyLoops(target.url, target.headers, smallStream, 1, { firstByte: true }),
       stream_c50: await latencyLoops(target.url, target.headers, smallStream, 50, { firstByte: true }),
@@ -224,6 +247,9 @@ async function main() {
     '',
     'CPU per request at c=50 non-stream (µs, user + system; compares across runs of a machine whose speed varies):',
     ...Object.entries(results).map(([name, r]) => `  ${name.padEnd(8)} ${cpuLine(r.c50.cpu)} (machine idle ${r.c50.idlePct} %)`),
+    '',
+    'c=1 non-stream, per request, each process\'s main thread (µs on a CPU, µs runnable but waiting for one, times scheduled in; /proc/<pid>/schedstat):',
+    ...Object.entries(results).map(([name, r]) => `  ${name.padEnd(8)} ${schedLine(r.c1.sched)}`),
     '',
     ...(steps.length ? ['gateway CPU per request at c=50 by where the request stops (µs; --breakdown):', ...steps, ''] : []),
     `gateway governance time (4 KB prompt, full chain, X-SVC-Governance-Time-Ms): p50 ${governance.p50} ms, p99 ${governance.p99} ms`,
