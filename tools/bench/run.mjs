@@ -207,9 +207,10 @@ async function main() {
   const results = {};
   for (const [name, target] of Object.entries(targets)) {
     await cannon(target.url, target.headers, small, 8); // warm up
+    const pids = { ...target.pids, 'load generator': process.pid };
     results[name] = {
-      c1: await withSchedstat({ ...target.pids, 'load generator': process.pid }, () => latencyLoops(target.url, target.headers, small, 1, { firstByte: false })),
-      c50: await withCpu({ ...target.pids, 'load generator': process.pid }, () => cannon(target.url, target.headers, small, 50)),
+      c1: await withSchedstat(pids, () => latencyLoops(target.url, target.headers, small, 1, { firstByte: false })),
+      c50: await withCpu(pids, () => cannon(target.url, target.headers, small, 50)),
       stream_c1: await latencyLoops(target.url, target.headers, smallStream, 1, { firstByte: true }),
       stream_c50: await latencyLoops(target.url, target.headers, smallStream, 50, { firstByte: true }),
     };

@@ -59,10 +59,10 @@ export function header(ex: Exchange, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Writes a complete response; a string body is sent as text, anything else as JSON. */
 /**
- * A whole answer with its `content-length`. `truncate`: only the first half of the body is written,
- * then the connection is cut (the client sees the body end early).
+ * Writes a whole answer with its `content-length`; a string body is sent as text, anything else as
+ * JSON. `truncate`: only the first half of the body is written, then the connection is cut (the
+ * client sees the body end early).
  */
 export function writeBody(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>, truncate = false): void {
   if (res.destroyed || res.headersSent) return;

@@ -1,7 +1,9 @@
 /**
  * The two Lua scripts of the Redis counter store. `MemoryCounterStore` implements the same steps
  * in TypeScript; the contract suite (`counter-store.contract.ts`) runs the same cases on both.
- * Money is integer micro-dollars; every reply value is an integer or a string.
+ * Money is integer micro-dollars; every reply value is an integer or a string. Values go to
+ * `redis.call` as the strings they arrived in: a Lua number given to it is formatted back into a
+ * string, which costs more than the call itself.
  */
 
 /**
@@ -40,8 +42,6 @@ local function read(key)
   local v = redis.call('HMGET', key, 's', 'r')
   return tonumber(v[1]) or 0, tonumber(v[2]) or 0
 end
--- Values go to redis.call as the strings they came in: a Lua number given to redis.call is
--- formatted back into a string, which costs more than the call itself.
 local function seeded(key, seed, ttl)
   if tonumber(seed) > 0 and redis.call('HSETNX', key, 's', seed) == 1 then redis.call('EXPIRE', key, ttl) end
   return read(key)
@@ -162,12 +162,10 @@ return replies
  */
 export const SETTLE_LUA = `
 local function settle(k, numbers, thresholds)
-  -- The numbers stay strings where they go to Redis as they are (a Lua number given to redis.call
-  -- is formatted back into a string, which cost more than the call itself).
   local n = {}
   for v in string.gmatch(numbers, '[^,]+') do n[#n + 1] = v end
   local count = tonumber(n[5])
-  if not redis.call('SET', KEYS[k], '1', 'NX', 'EX', n[1]) then return {0}, count end
+  if not redis.call('SET', KEYS[k], '1', 'NX', 'EX', n[1]) then return {0} end
   local reserved = tonumber(n[2])
   local actual = n[3]
   if tonumber(actual) > 0 then
@@ -203,7 +201,7 @@ local function settle(k, numbers, thresholds)
     spent[i] = s
     fired[i] = table.concat(now, ',')
   end
-  return {1, spent, fired}, count
+  return {1, spent, fired}
 end
 
 ${FAILED_LUA}
