@@ -153,9 +153,11 @@ const schedLine = (sched) => Object.entries(sched).map(([name, s]) => `${name} C
 /** `gateway 430, redis 52, ...` from withCpu's figures. */
 const cpuLine = (cpu) => Object.entries(cpu).map(([name, us]) => `${name} ${us}`).join(', ');
 
-function rssMb(pid) {
+/** The process' resident memory now and at its peak so far (VmHWM), in MB. */
+function memoryMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024);
+  const mb = (field) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)[1]) / 1024);
+  return { rss: mb('VmRSS'), peak: mb('VmHWM') };
 }
 
 async function main() {
@@ -194,6 +196,7 @@ async function main() {
     MASTER_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
   }, 'is running');
+  const idle = memoryMb(gateway.pid);
   const bareProcess = await startNode(['tools/bench/bare-proxy.mjs', String(barePort), mock], {}, 'bare proxy');
 
   const small = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark' }], max_tokens: 64 });
@@ -227,7 +230,7 @@ async function main() {
   }
   const pairedRatio = quantile([...pairs].sort((a, b) => a - b), 0.5);
   const governance = await governanceTime(targets.gateway.url, targets.gateway.headers, prompt4k, 500);
-  const rss = rssMb(gateway.pid);
+  const memory = memoryMb(gateway.pid);
   const steps = process.argv.includes('--breakdown') ? await breakdown(`http://127.0.0.1:${gatewayPort}`, targets.gateway.headers, small, targets.gateway.pids) : [];
   // FailoverCounterStore logs this when Redis missed its 50 ms deadline and counting moved to memory.
   const fallbacks = gateway.output().split('governance counters fall back to memory').length - 1;
@@ -255,18 +258,18 @@ async function main() {
     ...(steps.length ? ['gateway CPU per request at c=50 by where the request stops (µs; --breakdown):', ...steps, ''] : []),
     `gateway governance time (4 KB prompt, full chain, X-SVC-Governance-Time-Ms): p50 ${governance.p50} ms, p99 ${governance.p99} ms`,
     `gateway fell back to memory counters ${fallbacks} time(s) during the runs (Redis later than its 50 ms deadline; governance times then exclude Redis)`,
-    `gateway resident memory after the runs: ${rss} MB (the image's ${imageRuntime})`,
+    `gateway resident memory: ${idle.rss} MB idle after start, ${memory.rss} MB after the runs, ${memory.peak} MB at its peak (VmHWM; the image's ${imageRuntime})`,
     ...chain.stdout.trim().split('\n'),
     '',
     'targets:',
     `  added p99 at c=1 over direct (non-stream): ${ms(results.gateway.c1.p99 - results.direct.c1.p99)} ms (target < 1 ms)`,
     `  added p99 at c=1 over direct (stream TTFB): ${ms(results.gateway.stream_c1.p99 - results.direct.stream_c1.p99)} ms (target < 1 ms)`,
     `  saturated throughput vs bare passthrough: ${Math.round(pairedRatio * 100)} % (target >= 40 %; median of ${PAIRS} alternating pairs of c=50 runs: ${pairs.map((r) => `${Math.round(r * 100)} %`).join(', ')}; the table's runs: ${Math.round((results.gateway.c50.rps / results.bare.c50.rps) * 100)} %)`,
-    `  resident memory: ${rss} MB (target < 150 MB)`,
+    `  resident memory: ${memory.rss} MB after the runs, ${memory.peak} MB at its peak under load (target < 150 MB)`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   mkdirSync(join(root, 'tmp'), { recursive: true });
-  writeFileSync(join(root, 'tmp', 'bench-results.json'), JSON.stringify({ results, throughput_ratio_pairs: pairs, governance, rss_mb: rss, redis_fallbacks: fallbacks }, null, 2));
+  writeFileSync(join(root, 'tmp', 'bench-results.json'), JSON.stringify({ results, throughput_ratio_pairs: pairs, governance, rss_mb: memory.rss, rss_peak_mb: memory.peak, rss_idle_mb: idle.rss, redis_fallbacks: fallbacks }, null, 2));
   rmSync(dataDir, { recursive: true, force: true });
 }
 
