@@ -2,13 +2,12 @@
 // `npm run bench`: direct (mock upstream), a bare undici passthrough, and the gateway's production
 // build on real Redis. Prints throughput, latency at concurrency 1 and 50 (non-streaming, and time
 // to first byte for streaming), governance time, and the gateway's memory.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import { freePort, root, startMockProvider, startNode, stopChildren, track } from '../processes.mjs';
+import { freePort, root, startMockProvider, startNode, stopChildren } from '../processes.mjs';
+import { benchRedis, cannon as cannonFor, cpuMicros, imageRuntime, memoryMb, quantile, seededDataDir, startGateway } from './setup.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 /** Alternating bare and gateway c=50 runs for the throughput ratio. */
@@ -17,23 +16,9 @@ const PROVIDER_KEY = 'sk-bench';
 process.on('exit', stopChildren);
 process.on('SIGINT', () => process.exit(130));
 
-/** The gateway runs with the node options and glibc malloc settings its image sets (deploy/docker/Dockerfile, ENV). */
-const dockerfile = readFileSync(join(root, 'deploy', 'docker', 'Dockerfile'), 'utf8');
-const imageNodeOptions = /\bNODE_OPTIONS="([^"]*)"/.exec(dockerfile)?.[1] ?? '';
-const imageMalloc = Object.fromEntries([...dockerfile.matchAll(/\b(MALLOC_[A-Z_]+_)=(\d+)/g)].map((match) => [match[1], match[2]]));
-const imageRuntime = [`NODE_OPTIONS=${imageNodeOptions || '(none)'}`, ...Object.entries(imageMalloc).map(([name, value]) => `${name}=${value}`)].join(' ');
-
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const ms = (value) => Math.round(value * 1000) / 1000;
 
-async function cannon(url, headers, body, connections, { method = 'POST', status = 200 } = {}) {
-  const result = await autocannon({ url, method, headers, body, connections, duration: DURATION, pipelining: 1 });
-  const other = Object.entries(result.statusCodeStats ?? {}).filter(([code, stats]) => Number(code) !== status && stats.count > 0);
-  if (other.length > 0 || result.errors > 0) {
-    throw new Error(`${url}: expected only ${status}, got ${JSON.stringify(result.statusCodeStats)} and ${result.errors} errors`);
-  }
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
-}
+const cannon = (url, headers, body, connections, options = {}) => cannonFor(url, headers, body, connections, { ...options, seconds: DURATION });
 
 /**
  * `--breakdown`: the gateway's CPU per request at c=50 for requests that stop at successive steps,
@@ -99,12 +84,6 @@ async function governanceTime(url, headers, body, count) {
   return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
 }
 
-/** CPU time (user + system) a process has used so far, in µs (from /proc; clock ticks of 10 ms). */
-function cpuMicros(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
 /** The machine's idle and total CPU time so far, in clock ticks (first line of /proc/stat; idle includes iowait). */
 function machineTicks() {
   const ticks = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
@@ -153,49 +132,19 @@ const schedLine = (sched) => Object.entries(sched).map(([name, s]) => `${name} C
 /** `gateway 430, redis 52, ...` from withCpu's figures. */
 const cpuLine = (cpu) => Object.entries(cpu).map(([name, us]) => `${name} ${us}`).join(', ');
 
-/** The process' resident memory now and at its peak so far (VmHWM), in MB. */
-function memoryMb(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mb = (field) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)[1]) / 1024);
-  return { rss: mb('VmRSS'), peak: mb('VmHWM') };
-}
-
 async function main() {
   if (!process.argv.includes('--skip-build')) {
     const build = spawnSync('npx', ['nx', 'build', 'gateway', '--output-style=static'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NX_TUI: 'false', NX_DAEMON: 'false' } });
     if (build.status !== 0) throw new Error('nx build gateway failed');
   }
   const swc = { SWC_NODE_PROJECT: 'tsconfig.base.json' };
-  let redisUrl = process.env.REDIS_URL;
-  let redisPid;
-  if (!redisUrl) {
-    const port = await freePort();
-    const redis = track(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
-    redisPid = redis.pid;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    redisUrl = `redis://127.0.0.1:${port}`;
-  }
+  const { url: redisUrl, pid: redisPid } = await benchRedis();
   const [mockPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
   const mockProcess = await startMockProvider(mockPort);
   const mock = `http://127.0.0.1:${mockPort}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const seeded = spawnSync(process.execPath, ['-r', '@swc-node/register', 'tools/bench/seed.ts', dataDir], { cwd: root, env: { ...process.env, ...swc }, encoding: 'utf8' });
-  if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
-  const key = seeded.stdout.trim();
+  const { dataDir, key } = seededDataDir();
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const gateway = await startNode([...nodeArgs, 'dist/apps/gateway/main.js'], {
-    NODE_OPTIONS: imageNodeOptions,
-    ...imageMalloc,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    GATEWAY_PORT: String(gatewayPort),
-    DATA_DIR: dataDir,
-    REDIS_URL: redisUrl,
-    OPENAI_BASE_URL: `${mock}/v1`,
-    MASTER_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-    JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
-  }, 'is running');
+  const gateway = await startGateway({ port: gatewayPort, dataDir, redisUrl, mockUrl: mock, nodeArgs });
   const idle = memoryMb(gateway.pid);
   const bareProcess = await startNode(['tools/bench/bare-proxy.mjs', String(barePort), mock], {}, 'bare proxy');
 
