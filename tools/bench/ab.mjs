@@ -17,8 +17,10 @@ const USAGE = `usage: node tools/bench/ab.mjs [--a <bundle>] [--b <bundle>] [--a
 process.on('exit', stopChildren);
 process.on('SIGINT', () => process.exit(130));
 
+class UsageError extends Error {}
+
 function options() {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     options: {
       a: { type: 'string', default: 'dist/apps/gateway/main.js' },
       b: { type: 'string', default: 'dist/apps/gateway/main.js' },
@@ -36,13 +38,18 @@ function options() {
     process.exit(0);
   }
   const env = (name) => {
-    const parsed = JSON.parse(values[name]);
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`--${name} must be a JSON object`);
+    let parsed;
+    try {
+      parsed = JSON.parse(values[name]);
+    } catch {
+      throw new UsageError(`--${name} must be a JSON object`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--${name} must be a JSON object`);
     return parsed;
   };
   const count = (name) => {
     const value = Number(values[name]);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+    if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${name} must be a positive integer`);
     return value;
   };
   return { a: { main: values.a, env: env('a-env') }, b: { main: values.b, env: env('b-env') }, pairs: count('pairs'), seconds: count('seconds'), connections: count('connections'), stream: values.stream };
@@ -59,7 +66,7 @@ async function main() {
   for (const name of ['a', 'b']) {
     const port = await freePort();
     const child = await startGateway({ ...opts[name], port, dataDir: `${seeded.dataDir}-${name}`, copyOf: seeded.dataDir, redisUrl: redis.url, mockUrl });
-    gateways[name] = { pid: child.pid, url: `http://127.0.0.1:${port}/v1/chat/completions` };
+    gateways[name] = { child, pid: child.pid, url: `http://127.0.0.1:${port}/v1/chat/completions` };
   }
   const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark' }], max_tokens: 64, ...(opts.stream ? { stream: true } : {}) });
   const headers = { 'content-type': 'application/json', 'x-svc-api-key': seeded.key, 'x-provider-key': 'sk-bench' };
@@ -93,13 +100,23 @@ async function main() {
       '',
     ].join('\n'),
   );
-  stopChildren();
+  // The gateways write their data directories as they close: remove those once they have exited.
+  await Promise.all(Object.values(gateways).map(({ child }) => new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))));
   for (const dir of [seeded.dataDir, `${seeded.dataDir}-a`, `${seeded.dataDir}-b`]) rmSync(dir, { recursive: true, force: true });
+}
+
+/** parseArgs, its errors (unknown or malformed options) reported with the usage. */
+function parseOptions(config) {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
 }
 
 main()
   .then(() => process.exit(0))
   .catch((error) => {
-    process.stderr.write(`${error.message ?? error}\n${USAGE}\n`);
+    process.stderr.write(error instanceof UsageError ? `${error.message}\n${USAGE}\n` : `${error.stack ?? error}\n`);
     process.exit(1);
   });
