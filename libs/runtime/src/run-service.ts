@@ -52,13 +52,19 @@ export interface StartOptions {
 }
 
 /**
- * `GC_HEAP_GROWING_PERCENT`: how much V8 lets the old generation grow past its live size before the
- * next full collection. V8's own factor (up to 4x) lets a busy proxy, whose in-flight requests are
- * promoted and then die, grow its heap by some 120 MB under load; 30 % keeps it near the live size
- * at no measurable cost in throughput (docs/benchmarks.md). 0 leaves V8's default.
+ * V8 settings for a long-running service, set before anything runs (docs/decisions.md, "Proxy"):
+ * - `GC_HEAP_GROWING_PERCENT`: how much V8 lets the old generation grow past its live size before
+ *   the next full collection. V8's own factor (up to 4x) lets a busy proxy, whose in-flight requests
+ *   are promoted and then die, grow its heap by some 120 MB under load; 30 % keeps it near the live
+ *   size at no measurable cost in throughput (docs/benchmarks.md). 0 leaves V8's default.
+ * - WebAssembly stays on V8's baseline compiler (Liftoff). The services' one module is undici's HTTP
+ *   parser (llhttp), a large state machine: once it ran hot, the optimizing compiler took ~30 MB for
+ *   a moment to recompile it, which was the process' peak memory (the gateway's: ~175 MB against
+ *   ~147 MB steady). Baseline code parses an answer ~1 µs slower.
  */
-function tuneHeap(config: Pick<AppConfig, 'GC_HEAP_GROWING_PERCENT'>): void {
+function tuneV8(config: Pick<AppConfig, 'GC_HEAP_GROWING_PERCENT'>): void {
   if (config.GC_HEAP_GROWING_PERCENT > 0) setFlagsFromString(`--heap-growing-percent=${config.GC_HEAP_GROWING_PERCENT}`);
+  setFlagsFromString('--liftoff-only');
 }
 
 /** Boots every HTTP surface of a service on one shared runtime and drains them on SIGTERM. */
@@ -67,7 +73,7 @@ export async function startService(
   config: AppConfig,
   options: StartOptions = {},
 ): Promise<RunningService> {
-  tuneHeap(config);
+  tuneV8(config);
   const runtime = await createRuntime(definition.name, config, { bootstrap: definition.bootstrap });
   const apps: NestFastifyApplication[] = [];
   const urls: Record<string, string> = {};
