@@ -7,7 +7,7 @@
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { freePort, startMockProvider, stopChildren } from '../processes.mjs';
-import { benchRedis, cannon, cpuMicros, memoryMb, quantile, seededDataDir, startGateway } from './setup.mjs';
+import { benchRedis, cannon, memoryMb, quantile, seededDataDir, startGateway, withCpu } from './setup.mjs';
 
 const USAGE = `usage: node tools/bench/ab.mjs [--a <bundle>] [--b <bundle>] [--a-env <json>] [--b-env <json>]
                  [--pairs 10] [--seconds 3] [--connections 50] [--stream]
@@ -71,9 +71,8 @@ async function main() {
   const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark' }], max_tokens: 64, ...(opts.stream ? { stream: true } : {}) });
   const headers = { 'content-type': 'application/json', 'x-svc-api-key': seeded.key, 'x-provider-key': 'sk-bench' };
   const run = async (gateway, seconds, connections) => {
-    const before = cpuMicros(gateway.pid);
-    const result = await cannon(gateway.url, headers, body, connections, { seconds });
-    return { rps: result.rps, cpuUs: (cpuMicros(gateway.pid) - before) / result.requests };
+    const result = await withCpu({ gateway: gateway.pid }, () => cannon(gateway.url, headers, body, connections, { seconds }));
+    return { rps: result.rps, cpuUs: result.cpu.gateway };
   };
   for (const gateway of Object.values(gateways)) await run(gateway, 3, 8); // warm up
 
@@ -101,7 +100,7 @@ async function main() {
     ].join('\n'),
   );
   // The gateways write their data directories as they close: remove those once they have exited.
-  await Promise.all(Object.values(gateways).map(({ child }) => new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))));
+  await Promise.all(Object.values(gateways).map(({ child }) => child.exitCode === null && new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))));
   for (const dir of [seeded.dataDir, `${seeded.dataDir}-a`, `${seeded.dataDir}-b`]) rmSync(dir, { recursive: true, force: true });
 }
 

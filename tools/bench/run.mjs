@@ -7,7 +7,7 @@ import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { freePort, root, startMockProvider, startNode, stopChildren } from '../processes.mjs';
-import { benchRedis, cannon as cannonFor, cpuMicros, imageRuntime, memoryMb, quantile, seededDataDir, startGateway } from './setup.mjs';
+import { benchRedis, cannon as cannonFor, imageRuntime, memoryMb, quantile, seededDataDir, startGateway, withCpu } from './setup.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 /** Alternating bare and gateway c=50 runs for the throughput ratio. */
@@ -82,28 +82,6 @@ async function governanceTime(url, headers, body, count) {
   }
   samples.sort((a, b) => a - b);
   return { p50: quantile(samples, 0.5), p99: quantile(samples, 0.99) };
-}
-
-/** The machine's idle and total CPU time so far, in clock ticks (first line of /proc/stat; idle includes iowait). */
-function machineTicks() {
-  const ticks = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
-  return { idle: ticks[3] + ticks[4], total: ticks.reduce((sum, value) => sum + value, 0) };
-}
-
-/**
- * Runs `work` and returns its result with the CPU µs per request each named process spent meanwhile,
- * and how much of the machine stayed idle (when a single-threaded process is the limit, the rest of
- * the machine idles: saving CPU elsewhere, in Redis say, then adds no requests per second).
- */
-async function withCpu(pids, work) {
-  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMicros(pid)]));
-  const machineBefore = machineTicks();
-  const result = await work();
-  const machineAfter = machineTicks();
-  const requests = result.requests;
-  const cpu = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round((cpuMicros(pid) - before[name]) / requests)]));
-  const idlePct = Math.round((100 * (machineAfter.idle - machineBefore.idle)) / Math.max(1, machineAfter.total - machineBefore.total));
-  return { ...result, cpu, idlePct };
 }
 
 /**
