@@ -84,6 +84,10 @@ export async function createRuntime(name: string, config: AppConfig, options: Ru
   await store.ready();
   const redisError = await redisReady;
   if (redisError) logger.warn({ err: redisError }, 'Redis is not reachable: starting degraded (governance counters in memory) until it answers');
+  // A replica that reports ready hears the others' revokes and rotations; until then only the caches' TTL bounds them.
+  else if (redis && !(await invalidation.listening(REDIS_STARTUP_WAIT_MS))) {
+    logger.warn('the invalidation subscription is not acknowledged yet: cached keys and policies expire by TTL until it is');
+  }
   const events = createEventBus(config, logger, { name });
   resources.push(events);
   const repositories = createRepositories(store);

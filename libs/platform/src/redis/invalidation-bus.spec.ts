@@ -1,3 +1,4 @@
+import { AddressInfo, connect, createServer, Socket } from 'node:net';
 import pino from 'pino';
 import { createRedis, waitForRedis } from './redis';
 import { InvalidationBus } from './invalidation-bus';
@@ -12,6 +13,7 @@ describe('InvalidationBus', () => {
     await bus.publish('api-key', 'hash1');
     await bus.publish('policy', 'org1');
     expect(seen).toEqual(['hash1']);
+    await expect(bus.listening(0)).resolves.toBe(true);
     await bus.close();
   });
 
@@ -23,11 +25,63 @@ describe('InvalidationBus', () => {
     const replicaA = new InvalidationBus(a, logger, channel);
     const replicaB = new InvalidationBus(b, logger, channel);
     const received = new Promise<string>((resolve) => replicaB.subscribe('organization', resolve));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // let both subscriptions settle
+    // Pub/sub keeps nothing: publishing before B's subscription is acknowledged would lose the message.
+    await expect(replicaB.listening(5_000)).resolves.toBe(true);
     await replicaA.publish('organization', 'org_42');
-    await expect(received).resolves.toBe('org_42');
+    const timedOut = new Promise<string>((resolve) => setTimeout(() => resolve('nothing within 5 s'), 5_000).unref());
+    await expect(Promise.race([received, timedOut])).resolves.toBe('org_42');
     await Promise.all([replicaA.close(), replicaB.close()]);
     a.disconnect();
     b.disconnect();
+  });
+
+  it('says it is not listening while Redis cannot be reached, without throwing', async () => {
+    const unreachable = createRedis('redis://127.0.0.1:1', 'hot-path', 'down');
+    unreachable.on('error', () => undefined);
+    const bus = new InvalidationBus(unreachable, logger, 'test:invalidate:down');
+    await expect(bus.listening(200)).resolves.toBe(false);
+    await expect(bus.publish('api-key', 'hash1')).resolves.toBeUndefined();
+    await bus.close();
+    unreachable.disconnect();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+
+  it('subscribes once Redis answers when the replica started while it was down', async () => {
+    const url = new URL(process.env.TEST_REDIS_URL as string);
+    // A real socket in front of the real Redis: it hangs up on every connection until opened.
+    let open = false;
+    const sockets = new Set<Socket>();
+    const gate = createServer((client) => {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      if (!open) return void client.destroy();
+      const upstream = connect(Number(url.port), url.hostname);
+      sockets.add(upstream);
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+    const gated = createRedis(`redis://127.0.0.1:${(gate.address() as AddressInfo).port}`, 'hot-path', 'gated');
+    const direct = createRedis(url.toString(), 'hot-path', 'direct');
+    await waitForRedis(direct);
+    const channel = `test:invalidate:late:${Date.now()}`;
+    const late = new InvalidationBus(gated, logger, channel);
+    const publisher = new InvalidationBus(direct, logger, channel);
+    try {
+      await expect(late.listening(300)).resolves.toBe(false);
+      open = true;
+      await expect(late.listening(5_000)).resolves.toBe(true);
+      const received = new Promise<string>((resolve) => late.subscribe('api-key', resolve));
+      await publisher.publish('api-key', 'hash_late');
+      const timedOut = new Promise<string>((resolve) => setTimeout(() => resolve('nothing within 5 s'), 5_000).unref());
+      await expect(Promise.race([received, timedOut])).resolves.toBe('hash_late');
+    } finally {
+      await Promise.all([late.close(), publisher.close()]);
+      gated.disconnect();
+      direct.disconnect();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => gate.close(resolve));
+    }
   });
 });

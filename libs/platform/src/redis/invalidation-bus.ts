@@ -15,6 +15,8 @@ export type InvalidationHandler = (id: string) => void;
 export class InvalidationBus {
   private readonly local = new EventEmitter();
   private subscriber: Redis | null = null;
+  /** Settles true once Redis first acknowledged the subscription; never rejects. */
+  private readonly subscription: Promise<boolean>;
 
   constructor(
     private readonly publisherClient: Redis | null,
@@ -23,11 +25,43 @@ export class InvalidationBus {
   ) {
     this.local.setMaxListeners(0);
     if (publisherClient) {
-      const subscriber = publisherClient.duplicate({ enableOfflineQueue: true, connectionName: 'svc:invalidation' });
+      // Subscribes on every 'ready' (Redis keeps a connection's subscriptions only while it lasts),
+      // so a replica that started while Redis was down subscribes as soon as it answers. ioredis'
+      // own resubscription covers only a subscription that once succeeded, and a SUBSCRIBE parked
+      // in the offline queue would time out like any other command.
+      const subscriber = publisherClient.duplicate({ enableOfflineQueue: false, autoResubscribe: false, connectionName: 'svc:invalidation' });
+      let acknowledged: (value: boolean) => void = () => undefined;
+      this.subscription = new Promise<boolean>((resolve) => {
+        acknowledged = resolve;
+      });
       subscriber.on('error', () => undefined);
       subscriber.on('message', (_channel: string, message: string) => this.deliver(message));
-      void subscriber.subscribe(channel).catch((err: unknown) => logger.warn({ err }, 'invalidation subscribe failed'));
+      subscriber.on('ready', () => {
+        subscriber.subscribe(channel).then(
+          () => acknowledged(true),
+          (err: unknown) => logger.warn({ err }, 'invalidation subscribe failed; retried when Redis reconnects'),
+        );
+      });
       this.subscriber = subscriber;
+    } else {
+      this.subscription = Promise.resolve(true);
+    }
+  }
+
+  /**
+   * Whether this replica hears the others' invalidations: true once Redis acknowledged the
+   * subscription (at once without Redis), false if it has not within `timeoutMs`. A message
+   * published before the acknowledgement is not delivered here (pub/sub keeps nothing).
+   */
+  async listening(timeoutMs = 5_000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.subscription, expired]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -51,7 +85,9 @@ export class InvalidationBus {
     this.local.removeAllListeners();
     const subscriber = this.subscriber;
     this.subscriber = null;
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+    if (!subscriber) return;
+    if (subscriber.status === 'ready') await subscriber.quit().catch(() => subscriber.disconnect());
+    else subscriber.disconnect();
   }
 
   private deliver(message: string): void {
