@@ -47,7 +47,9 @@ export class OutboundPoster {
   constructor(private readonly options: OutboundPosterOptions) {
     // Connecting (TCP and TLS) may take the whole deadline, like every other part of the exchange
     // (undici does not abort a connection being set up, so the agent enforces the deadline there).
-    this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, connectTimeoutMs: options.timeoutMs });
+    // The poster's own timer is the deadline. undici keeps its connect timeout on coarse timers (1 s
+    // resolution) that can fire up to half a second early, so it only backs the timer up, a second later.
+    this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, connectTimeoutMs: options.timeoutMs + 1_000 });
   }
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<PostOutcome> {
@@ -61,18 +63,27 @@ export class OutboundPoster {
     const controller = new AbortController();
     this.controllers.add(controller);
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error('timeout'));
-    }, this.options.timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    // The deadline is this timer, raced against the request: undici answers an abort only when its
+    // connection attempt ends, so a TLS handshake that never finishes would outlast it.
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new Error('timeout'));
+        reject(new Error('timeout'));
+      }, this.options.timeoutMs);
+    });
     try {
-      const response = await request(url, {
+      const pending = request(url, {
         method: 'POST',
         headers: { 'User-Agent': USER_AGENT, ...headers },
         body,
         dispatcher: this.agent,
         signal: controller.signal,
       });
+      // An answer that comes after the deadline is dropped (the abort then closes its connection).
+      pending.then((late) => timedOut && late.body.destroy(), () => undefined);
+      const response = await Promise.race([pending, deadline]);
       const latencyMs = elapsed();
       const { statusCode } = response;
       if (statusCode >= 200 && statusCode < 300) {
