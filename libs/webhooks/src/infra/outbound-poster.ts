@@ -65,7 +65,7 @@ export class OutboundPoster {
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
     // The deadline is this timer, raced against the request: undici answers an abort only when its
-    // connection attempt ends, so a TLS handshake that never finishes would outlast it.
+    // connection attempt ends (nodejs/undici#386), so a TLS handshake that never finishes would outlast it.
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         timedOut = true;
