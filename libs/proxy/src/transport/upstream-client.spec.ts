@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { AddressInfo, createServer as createNetServer, Socket } from 'node:net';
 import { UpstreamFailure } from '../breaker/provider-breaker';
 import { ClientAbortedError, ExchangeAbort, OpenedUpstream, UpstreamClient } from './upstream-client';
 
@@ -231,5 +231,54 @@ describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', ()
     expect(result.error).toBe(reason);
     expect(result.chunks).toHaveLength(1);
     await closedEarly;
+  });
+
+  describe('while the connection is being made (a TLS handshake that never ends)', () => {
+    let silent: ReturnType<typeof createNetServer>;
+    const sockets: Socket[] = [];
+    let origin: string;
+    // Connect and first-byte deadlines far away: only the abort, or the total deadline, can end these.
+    const slowConnect = new UpstreamClient({ connectTimeoutMs: 20_000, firstByteTimeoutMs: 20_000, totalTimeoutMs: 20_000 });
+    const shortTotalSlowConnect = new UpstreamClient({ connectTimeoutMs: 20_000, firstByteTimeoutMs: 20_000, totalTimeoutMs: 300 });
+
+    beforeAll(async () => {
+      silent = createNetServer((socket) => void sockets.push(socket.on('error', () => undefined)));
+      silent.listen(0, '127.0.0.1');
+      await once(silent, 'listening');
+      origin = `https://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      // Ends the handshakes still waiting, so the pools can close.
+      for (const socket of sockets) socket.destroy();
+      await Promise.all([slowConnect.close(), shortTotalSlowConnect.close()]);
+      silent.close();
+    });
+
+    const request = () => ({ url: `${origin}/v1/chat/completions`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const timed = async (work: Promise<unknown>) => {
+      const started = Date.now();
+      const error = await work.then(
+        () => new Error('expected a rejection'),
+        (rejected: unknown) => rejected,
+      );
+      return { error, ms: Date.now() - started };
+    };
+
+    it.each(['sendBuffered', 'open'] as const)('%s: the client going away ends the exchange at once', async (method) => {
+      const abort = new ExchangeAbort();
+      const exchange = slowConnect[method](request(), abort);
+      setTimeout(() => abort.abort(new ClientAbortedError()), 100);
+      const { error, ms } = await timed(exchange);
+      expect(error).toBeInstanceOf(ClientAbortedError);
+      // Before the fix it ended only with the connect deadline (20 s here, the test's timeout before that).
+      expect(ms).toBeLessThan(5_000);
+    });
+
+    it.each(['sendBuffered', 'open'] as const)('%s: the total deadline ends it with an UpstreamFailure', async (method) => {
+      const { error, ms } = await timed(shortTotalSlowConnect[method](request()));
+      expect(error).toBeInstanceOf(UpstreamFailure);
+      expect((error as Error).message).toBe('upstream total deadline passed');
+      expect(ms).toBeLessThan(5_000);
+    });
   });
 });

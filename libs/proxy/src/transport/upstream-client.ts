@@ -151,7 +151,7 @@ export class UpstreamClient {
       this.agent.dispatch(this.dispatchOptions(request), {
         onRequestStart(requestController) {
           controller = requestController;
-          abort.listen((reason) => requestController.abort(reason));
+          if (abort.reason) requestController.abort(abort.reason);
         },
         onResponseStart(_controller, statusCode, headers) {
           started = true;
@@ -179,6 +179,17 @@ export class UpstreamClient {
           sink?.error(classified);
         },
       });
+      // undici hears an abort only from a started request, and a request starts once its connection
+      // is made (nodejs/undici#386): an abort before that ends the exchange here, at once, and
+      // `onRequestStart` aborts the request if it starts later.
+      abort.listen((reason) => {
+        if (controller) {
+          controller.abort(reason);
+          return;
+        }
+        clearTimeout(total);
+        reject(classify(reason, reason));
+      });
     });
   }
 
@@ -194,9 +205,11 @@ export class UpstreamClient {
       const chunks: Buffer[] = [];
       let status = 0;
       let headers: IncomingHttpHeaders = {};
+      let controller: Dispatcher.DispatchController | undefined;
       this.agent.dispatch(this.dispatchOptions(request), {
-        onRequestStart(controller) {
-          abort.listen((reason) => controller.abort(reason));
+        onRequestStart(requestController) {
+          controller = requestController;
+          if (abort.reason) requestController.abort(abort.reason);
         },
         onResponseStart(_controller, statusCode, responseHeaders) {
           status = statusCode;
@@ -213,6 +226,15 @@ export class UpstreamClient {
           clearTimeout(total);
           reject(classify(error, abort.reason));
         },
+      });
+      // As in `open`: an abort before the request started ends the exchange at once.
+      abort.listen((reason) => {
+        if (controller) {
+          controller.abort(reason);
+          return;
+        }
+        clearTimeout(total);
+        reject(classify(reason, reason));
       });
     });
   }
