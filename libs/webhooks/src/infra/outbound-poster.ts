@@ -45,10 +45,10 @@ export class OutboundPoster {
   private readonly controllers = new Set<AbortController>();
 
   constructor(private readonly options: OutboundPosterOptions) {
-    // Connecting (TCP and TLS) may take the whole deadline, like every other part of the exchange
-    // (undici does not abort a connection being set up, so the agent enforces the deadline there).
-    // The poster's own timer is the deadline. undici keeps its connect timeout on coarse timers (1 s
-    // resolution) that can fire up to half a second early, so it only backs the timer up, a second later.
+    // Connecting (TCP and TLS) may take the whole deadline, like every other part of the exchange.
+    // The poster's own timer is that deadline (see `post`). undici keeps its connect timeout on coarse
+    // timers (1 s resolution) that can fire up to half a second early, so that timeout comes a second
+    // later and only closes a connection attempt the timer has already given up on.
     this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, connectTimeoutMs: options.timeoutMs + 1_000 });
   }
 
