@@ -5,6 +5,7 @@
  * console logger never prints and the formatters are never used (docs/benchmarks.md: the gateway's
  * resident memory, 10 MB less idle).
  */
+
 /** A formatter that builds the real one the first time it is used. */
 function lazyDateTimeFormat(Real: typeof Intl.DateTimeFormat, locales?: string | string[], options?: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   let real: Intl.DateTimeFormat | undefined;
