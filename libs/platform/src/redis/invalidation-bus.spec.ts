@@ -37,13 +37,11 @@ describe('InvalidationBus', () => {
 
   it('says it is not listening while Redis cannot be reached, without throwing', async () => {
     const unreachable = createRedis('redis://127.0.0.1:1', 'hot-path', 'down');
-    unreachable.on('error', () => undefined);
     const bus = new InvalidationBus(unreachable, logger, 'test:invalidate:down');
     await expect(bus.listening(200)).resolves.toBe(false);
     await expect(bus.publish('api-key', 'hash1')).resolves.toBeUndefined();
     await bus.close();
     unreachable.disconnect();
-    await new Promise((resolve) => setTimeout(resolve, 50));
   });
 
   it('subscribes once Redis answers when the replica started while it was down', async () => {

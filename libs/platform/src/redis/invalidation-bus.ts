@@ -30,17 +30,15 @@ export class InvalidationBus {
       // own resubscription covers only a subscription that once succeeded, and a SUBSCRIBE parked
       // in the offline queue would time out like any other command.
       const subscriber = publisherClient.duplicate({ enableOfflineQueue: false, autoResubscribe: false, connectionName: 'svc:invalidation' });
-      let acknowledged: (value: boolean) => void = () => undefined;
-      this.subscription = new Promise<boolean>((resolve) => {
-        acknowledged = resolve;
-      });
       subscriber.on('error', () => undefined);
       subscriber.on('message', (_channel: string, message: string) => this.deliver(message));
-      subscriber.on('ready', () => {
-        subscriber.subscribe(channel).then(
-          () => acknowledged(true),
-          (err: unknown) => logger.warn({ err }, 'invalidation subscribe failed; retried when Redis reconnects'),
-        );
+      this.subscription = new Promise<boolean>((acknowledged) => {
+        subscriber.on('ready', () => {
+          subscriber.subscribe(channel).then(
+            () => acknowledged(true),
+            (err: unknown) => logger.warn({ err }, 'invalidation subscribe failed; retried when Redis reconnects'),
+          );
+        });
       });
       this.subscriber = subscriber;
     } else {

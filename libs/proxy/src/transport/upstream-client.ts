@@ -50,21 +50,33 @@ export interface BufferedUpstreamResponse {
  * Ends one exchange early: the client went away (ClientAbortedError) or the total deadline passed
  * (UpstreamFailure). The first reason wins. Lighter than an AbortController: undici's dispatch
  * API takes an abort through its controller, not a signal.
+ *
+ * undici hears an abort only from a started request, and a request starts once its connection is
+ * made (nodejs/undici#386). An abort before that goes to the `listen` listener, which ends the
+ * exchange there and then; the request is aborted when it starts.
  */
 export class ExchangeAbort {
   reason: Error | null = null;
-  private onAbort: ((reason: Error) => void) | null = null;
+  private request: Dispatcher.DispatchController | null = null;
+  private beforeStart: ((reason: Error) => void) | null = null;
 
   abort(reason: Error): void {
     if (this.reason) return;
     this.reason = reason;
-    this.onAbort?.(reason);
+    if (this.request) this.request.abort(reason);
+    else this.beforeStart?.(reason);
   }
 
-  /** Calls `listener` on abort, or at once if already aborted (one listener: the exchange's transport). */
-  listen(listener: (reason: Error) => void): void {
-    this.onAbort = listener;
-    if (this.reason) listener(this.reason);
+  /** The request started (undici's `onRequestStart`): aborts reach it from now on, or at once if one came before. */
+  started(request: Dispatcher.DispatchController): void {
+    this.request = request;
+    if (this.reason) request.abort(this.reason);
+  }
+
+  /** Calls `beforeStart` on an abort before the request started, or at once if already aborted (one listener: the exchange's transport). */
+  listen(beforeStart: (reason: Error) => void): void {
+    this.beforeStart = beforeStart;
+    if (this.reason && !this.request) beforeStart(this.reason);
   }
 }
 
@@ -151,7 +163,7 @@ export class UpstreamClient {
       this.agent.dispatch(this.dispatchOptions(request), {
         onRequestStart(requestController) {
           controller = requestController;
-          if (abort.reason) requestController.abort(abort.reason);
+          abort.started(requestController);
         },
         onResponseStart(_controller, statusCode, headers) {
           started = true;
@@ -179,14 +191,7 @@ export class UpstreamClient {
           sink?.error(classified);
         },
       });
-      // undici hears an abort only from a started request, and a request starts once its connection
-      // is made (nodejs/undici#386): an abort before that ends the exchange here, at once, and
-      // `onRequestStart` aborts the request if it starts later.
       abort.listen((reason) => {
-        if (controller) {
-          controller.abort(reason);
-          return;
-        }
         clearTimeout(total);
         reject(classify(reason, reason));
       });
@@ -205,11 +210,9 @@ export class UpstreamClient {
       const chunks: Buffer[] = [];
       let status = 0;
       let headers: IncomingHttpHeaders = {};
-      let controller: Dispatcher.DispatchController | undefined;
       this.agent.dispatch(this.dispatchOptions(request), {
-        onRequestStart(requestController) {
-          controller = requestController;
-          if (abort.reason) requestController.abort(abort.reason);
+        onRequestStart(controller) {
+          abort.started(controller);
         },
         onResponseStart(_controller, statusCode, responseHeaders) {
           status = statusCode;
@@ -227,12 +230,7 @@ export class UpstreamClient {
           reject(classify(error, abort.reason));
         },
       });
-      // As in `open`: an abort before the request started ends the exchange at once.
       abort.listen((reason) => {
-        if (controller) {
-          controller.abort(reason);
-          return;
-        }
         clearTimeout(total);
         reject(classify(reason, reason));
       });
