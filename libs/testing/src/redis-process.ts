@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { freePort } from './process';
 
@@ -35,6 +35,10 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
 
 /** Starts `redis-server` on a free port of 127.0.0.1, in memory only. */
 export async function startRedisProcess(): Promise<RedisProcess> {
+  const probe = spawnSync('redis-server', ['--version']);
+  if (probe.error || probe.status !== 0) {
+    throw new Error('This test starts its own redis-server, and there is none on the PATH: apt-get install -y redis-server (macOS: brew install redis).');
+  }
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = async () => {

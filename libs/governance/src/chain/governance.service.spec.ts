@@ -197,6 +197,8 @@ describe('ChainGovernanceService with Redis stopped and restarted', () => {
     await waitForRedis(client);
     const h = await createHarness({ redis: client });
     const admin = createRedis(server.url, 'queue', 'governance-roundtrip-admin');
+    // MONITOR only on a private server with nothing in flight: ioredis takes a command relayed in the
+    // same read as MONITOR's reply for a reply to nothing ("Command queue state error").
     const monitor = await admin.monitor();
     const seen: string[] = [];
     monitor.on('monitor', (_time: string, args: string[], source: string) => {

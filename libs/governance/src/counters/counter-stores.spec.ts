@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createRedis, Redis, waitForRedis } from '@svc/platform';
 import { CounterKeys } from './keys';
 import { MemoryCounterStore } from './memory-counter-store';
+import { RedisProcess, startRedisProcess } from './redis-process.testing';
 import { ADMIT_BATCH_MAX, RedisCounterStore, SETTLE_BATCH_MAX } from './redis-counter-store';
 import { describeCounterStoreContract, testPlan } from './counter-store.contract';
 import { AdmitLevel, AdmitPlan, AdmitResult, SettlePlan, SettleResult } from './types';
@@ -14,12 +15,19 @@ describeCounterStoreContract(
   async ({ store }) => store.close(),
 );
 
+// A private redis-server: the batch specs count the EVALSHA calls the server has run, and the
+// shared one also runs every other test worker's.
+let server: RedisProcess;
 let redis: Redis;
 beforeAll(async () => {
-  redis = createRedis(process.env.TEST_REDIS_URL as string, 'hot-path', 'governance-test');
+  server = await startRedisProcess();
+  redis = createRedis(server.url, 'hot-path', 'governance-test');
   await waitForRedis(redis);
 });
-afterAll(() => redis.quit());
+afterAll(async () => {
+  await redis?.quit();
+  await server?.stop();
+});
 
 describeCounterStoreContract(
   'redis',
@@ -27,20 +35,20 @@ describeCounterStoreContract(
   async ({ store }) => store.close(),
 );
 
-/** The EVALSHA calls our client sends while `work` runs (MONITOR, filtered by the client's own address). */
+/**
+ * The EVALSHA calls the server runs while `work` runs, from its command statistics. (Not MONITOR:
+ * ioredis enters monitoring mode a microtask after MONITOR's reply, so a command relayed in the
+ * same read is taken for a reply to nothing, "Command queue state error".)
+ */
 async function evalshaCalls(work: () => Promise<unknown>): Promise<number> {
-  const source = `127.0.0.1:${redis.stream.localPort}`;
-  const monitor = await redis.monitor();
-  let calls = 0;
-  monitor.on('monitor', (_time: string, args: string[], from: string) => {
-    if (from === source && args[0]?.toLowerCase() === 'evalsha') calls += 1;
-  });
-  await redis.ping();
+  const before = await evalshaRun();
   await work();
-  await redis.ping(); // MONITOR has relayed everything before this PING's reply arrives
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  monitor.disconnect();
-  return calls;
+  return (await evalshaRun()) - before;
+}
+
+async function evalshaRun(): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return Number(/^cmdstat_evalsha:calls=(\d+)/m.exec(stats)?.[1] ?? 0);
 }
 
 describe('MemoryCounterStore expiry', () => {

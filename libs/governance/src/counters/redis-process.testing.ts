@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 
 /** A private redis-server child process for tests that stop and restart Redis. */
@@ -40,6 +40,10 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
 }
 
 export async function startRedisProcess(): Promise<RedisProcess> {
+  const probe = spawnSync('redis-server', ['--version']);
+  if (probe.error || probe.status !== 0) {
+    throw new Error('This test starts its own redis-server, and there is none on the PATH: apt-get install -y redis-server (macOS: brew install redis).');
+  }
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = async () => {
