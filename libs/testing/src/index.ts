@@ -1,5 +1,5 @@
 export * from './boot';
 export * from './process';
-export * from './redis-process';
+export { RedisProcess, startRedisProcess } from '@svc/test-redis';
 /** Seeded usage per cost-anomaly rule (like RecordingPublisher in @svc/events). */
 export * as anomalyScenarios from './anomaly-usage';

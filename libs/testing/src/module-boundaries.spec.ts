@@ -40,11 +40,13 @@ const violations: [string, string, string][] = [
   ['a feature lib', 'libs/proxy/src/lint-fixture.ts', '@svc/mock-provider'],
   ['another service feature lib', 'libs/org/src/lint-fixture.ts', '@svc/testing'],
   ['an app', 'apps/gateway/src/lint-fixture.ts', '@svc/mock-provider'],
+  ['the governance lib', 'libs/governance/src/lint-fixture.ts', '@svc/test-redis'],
 ];
 const allowed: [string, string, string][] = [
   ['a unit spec', 'libs/proxy/src/lint-fixture.spec.ts', '@svc/testing'],
   ['an e2e suite', 'apps/gateway/e2e/lint-fixture.e2e-spec.ts', '@svc/mock-provider'],
   ['an e2e helper', 'apps/gateway/e2e/lint-fixture-helpers.ts', '@svc/testing'],
+  ['a governance spec', 'libs/governance/src/lint-fixture.spec.ts', '@svc/test-redis'],
 ];
 
 describe('module boundaries: test helpers stay out of production code', () => {

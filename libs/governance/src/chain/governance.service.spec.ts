@@ -1,5 +1,5 @@
 import { createRedis, Redis, waitForRedis } from '@svc/platform';
-import { startRedisProcess } from '../counters/redis-process.testing';
+import { startRedisProcess } from '@svc/test-redis';
 import { chatBody, inputFor, present } from './governance.fixtures';
 import { createHarness, Harness } from './governance.harness';
 

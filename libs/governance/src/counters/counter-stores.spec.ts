@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createRedis, Redis, waitForRedis } from '@svc/platform';
 import { CounterKeys } from './keys';
 import { MemoryCounterStore } from './memory-counter-store';
-import { RedisProcess, startRedisProcess } from './redis-process.testing';
+import { RedisProcess, startRedisProcess } from '@svc/test-redis';
 import { ADMIT_BATCH_MAX, RedisCounterStore, SETTLE_BATCH_MAX } from './redis-counter-store';
 import { describeCounterStoreContract, testPlan } from './counter-store.contract';
 import { AdmitLevel, AdmitPlan, AdmitResult, SettlePlan, SettleResult } from './types';

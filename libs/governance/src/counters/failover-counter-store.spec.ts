@@ -6,7 +6,7 @@ import { FailoverCounterStore } from './failover-counter-store';
 import { CounterKeys } from './keys';
 import { MemoryCounterStore } from './memory-counter-store';
 import { RedisCounterStore } from './redis-counter-store';
-import { RedisProcess, startRedisProcess } from './redis-process.testing';
+import { RedisProcess, startRedisProcess } from '@svc/test-redis';
 import { AdmitLevel } from './types';
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {

@@ -1,6 +1,17 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { connect } from 'node:net';
-import { freePort } from './process';
+import { connect, createServer } from 'node:net';
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
 
 /** A private redis-server child process for tests that stop, pause and restart Redis. */
 export interface RedisProcess {
