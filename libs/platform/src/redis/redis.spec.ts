@@ -1,4 +1,4 @@
-import { unusedPort } from './unused-port';
+import { freePort } from '@svc/test-redis';
 import { createRedis, redisStatus, waitForRedis } from './redis';
 
 describe('createRedis', () => {
@@ -17,7 +17,7 @@ describe('createRedis', () => {
   });
 
   it('fails commands at once when Redis is down, instead of queueing them', async () => {
-    const client = createRedis(`redis://127.0.0.1:${await unusedPort()}`, 'hot-path', 'test');
+    const client = createRedis(`redis://127.0.0.1:${await freePort()}`, 'hot-path', 'test');
     try {
       const started = Date.now();
       await expect(client.get('anything')).rejects.toThrow();
