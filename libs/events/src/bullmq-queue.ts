@@ -1,4 +1,4 @@
-import type { Logger, Redis } from '@svc/platform';
+import { type Logger, raceTimeout, type Redis } from '@svc/platform';
 import { Job, MinimalJob, Queue, UnrecoverableError, Worker } from 'bullmq';
 import {
   AddJobOptions,
@@ -161,13 +161,8 @@ export class BullMqJobQueue<T> implements JobQueue<T> {
    * bounded time in case Redis is unreachable.
    */
   private async closeWorker(worker: Worker, force: boolean): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, WORKER_READY_WAIT_MS);
-      timer.unref();
-    });
-    await Promise.race([worker.waitUntilReady().then(() => undefined, () => undefined), bound]);
-    clearTimeout(timer);
+    const ready = worker.waitUntilReady().then(() => undefined, () => undefined);
+    await raceTimeout(ready, WORKER_READY_WAIT_MS, () => undefined, { unref: true });
     await worker.close(force);
   }
 

@@ -1,4 +1,4 @@
-import type { Logger } from '@svc/platform';
+import { type Logger, raceTimeout } from '@svc/platform';
 import type { EventType } from './catalog';
 import { GatewayEvent, isGatewayEvent } from './cloud-event';
 import type { JobQueue } from './job-queue';
@@ -33,13 +33,11 @@ export class QueueEventPublisher implements EventPublisher {
       this.logger.error({ event_type: (event as { type?: unknown })?.type }, 'refusing to publish an invalid event');
       return false;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`publish timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
-      timer.unref();
-    });
+    const timedOut = () => {
+      throw new Error(`publish timed out after ${this.timeoutMs} ms`);
+    };
     try {
-      await Promise.race([this.queue.add(event.type, { event }, eventJobOptions(event)), timeout]);
+      await raceTimeout(this.queue.add(event.type, { event }, eventJobOptions(event)), this.timeoutMs, timedOut, { unref: true });
       return true;
     } catch (err) {
       this.logger.warn(
@@ -47,8 +45,6 @@ export class QueueEventPublisher implements EventPublisher {
         'event publish failed or timed out; the event may be lost',
       );
       return false;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

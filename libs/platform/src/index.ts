@@ -15,5 +15,6 @@ export * from './http/body-log';
 export * from './http/json-depth';
 export * from './http/lifecycle';
 export * from './version';
+export * from './async/race-timeout';
 export * from './redis/invalidation-bus';
 export * from './outbound';

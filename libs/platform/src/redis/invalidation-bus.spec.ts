@@ -1,5 +1,6 @@
 import { AddressInfo, connect, createServer, Socket } from 'node:net';
 import pino from 'pino';
+import { raceTimeout } from '../async/race-timeout';
 import { createRedis, waitForRedis } from './redis';
 import { InvalidationBus } from './invalidation-bus';
 
@@ -28,8 +29,7 @@ describe('InvalidationBus', () => {
     // Pub/sub keeps nothing: publishing before B's subscription is acknowledged would lose the message.
     await expect(replicaB.listening(5_000)).resolves.toBe(true);
     await replicaA.publish('organization', 'org_42');
-    const timedOut = new Promise<string>((resolve) => setTimeout(() => resolve('nothing within 5 s'), 5_000).unref());
-    await expect(Promise.race([received, timedOut])).resolves.toBe('org_42');
+    await expect(raceTimeout(received, 5_000, () => 'nothing within 5 s', { unref: true })).resolves.toBe('org_42');
     await Promise.all([replicaA.close(), replicaB.close()]);
     a.disconnect();
     b.disconnect();
@@ -72,8 +72,7 @@ describe('InvalidationBus', () => {
       await expect(late.listening(5_000)).resolves.toBe(true);
       const received = new Promise<string>((resolve) => late.subscribe('api-key', resolve));
       await publisher.publish('api-key', 'hash_late');
-      const timedOut = new Promise<string>((resolve) => setTimeout(() => resolve('nothing within 5 s'), 5_000).unref());
-      await expect(Promise.race([received, timedOut])).resolves.toBe('hash_late');
+      await expect(raceTimeout(received, 5_000, () => 'nothing within 5 s', { unref: true })).resolves.toBe('hash_late');
     } finally {
       await Promise.all([late.close(), publisher.close()]);
       gated.disconnect();

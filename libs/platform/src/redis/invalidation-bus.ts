@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type Redis from 'ioredis';
+import { raceTimeout } from '../async/race-timeout';
 
 /** What a cache entry is keyed by; each in-process cache listens to its own topic. */
 export type InvalidationTopic = 'api-key' | 'organization' | 'policy' | 'model-alias' | 'provider-target' | 'provider-secret';
@@ -51,16 +52,8 @@ export class InvalidationBus {
    * subscription (at once without Redis), false if it has not within `timeoutMs`. A message
    * published before the acknowledgement is not delivered here (pub/sub keeps nothing).
    */
-  async listening(timeoutMs = 5_000): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
-    try {
-      return await Promise.race([this.subscription, expired]);
-    } finally {
-      clearTimeout(timer);
-    }
+  listening(timeoutMs = 5_000): Promise<boolean> {
+    return raceTimeout(this.subscription, timeoutMs, () => false);
   }
 
   subscribe(topic: InvalidationTopic, handler: InvalidationHandler): () => void {

@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { checkOutboundUrl, createOutboundAgent, OutboundBlockedError, SERVICE_VERSION } from '@svc/platform';
+import { checkOutboundUrl, createOutboundAgent, OutboundBlockedError, raceTimeout, SERVICE_VERSION } from '@svc/platform';
 
 /** Injection token of the dispatcher's OutboundPoster. */
 export const OUTBOUND_POSTER = Symbol('OUTBOUND_POSTER');
@@ -63,16 +63,6 @@ export class OutboundPoster {
     const controller = new AbortController();
     this.controllers.add(controller);
     let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    // The deadline is this timer, raced against the request: undici answers an abort only when its
-    // connection attempt ends (nodejs/undici#386), so a TLS handshake that never finishes would outlast it.
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort(new Error('timeout'));
-        reject(new Error('timeout'));
-      }, this.options.timeoutMs);
-    });
     try {
       const pending = request(url, {
         method: 'POST',
@@ -83,7 +73,13 @@ export class OutboundPoster {
       });
       // An answer that comes after the deadline is dropped (the abort then closes its connection).
       pending.then((late) => timedOut && late.body.destroy(), () => undefined);
-      const response = await Promise.race([pending, deadline]);
+      // The deadline is this race: undici answers an abort only when its connection attempt ends
+      // (nodejs/undici#386), so a TLS handshake that never finishes would outlast the signal alone.
+      const response = await raceTimeout(pending, this.options.timeoutMs, () => {
+        timedOut = true;
+        controller.abort(new Error('timeout'));
+        throw new Error('timeout');
+      });
       const latencyMs = elapsed();
       const { statusCode } = response;
       if (statusCode >= 200 && statusCode < 300) {
@@ -96,7 +92,6 @@ export class OutboundPoster {
     } catch (error) {
       return this.failure(error, elapsed(), timedOut);
     } finally {
-      clearTimeout(timer);
       this.controllers.delete(controller);
     }
   }
