@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { GatewayAdminModule } from '@svc/admin';
-import { Role, TokenService } from '@svc/auth';
+import { Role, ROLES, TokenService } from '@svc/auth';
 import {
   ApiKeyEntity,
   asOrgId,
@@ -55,7 +55,10 @@ export interface AdminHarness {
   other: Org;
   newOrg(plan?: PlanTier): Promise<Org>;
   newKey(orgId: string, scopes: string[], extra?: { name?: string; team_id?: string | null }): Promise<{ plaintext: string; key: ApiKeyEntity }>;
+  /** A dashboard access token of the organization's member with this role (organizations made by newOrg have one per role). */
   token(orgId: string, role: Role): string;
+  /** The id of that member. */
+  member(orgId: string, role: Role): string;
   call(method: string, path: string, options?: CallOptions): Promise<Reply>;
   seedUsage(orgId: string, records: Partial<UsageRecordEntity>[]): Promise<UsageRecordEntity[]>;
   /** Decrypts a stored secret of the organization (fails the test when there is none). */
@@ -133,10 +136,23 @@ export async function startAdmin(options: { env?: Record<string, string>; defini
     });
     return { plaintext, key };
   };
+  // orgId → role → the id of the organization's member with that role (dashboard tokens are issued to them).
+  const members = new Map<string, Map<Role, string>>();
   const newOrg = async (plan: PlanTier = 'growth'): Promise<Org> => {
     const org = await repos.organizations.create({ name: `org-${Math.random().toString(36).slice(2)}`, plan });
     const admin = await newKey(org._id, ['admin:read', 'admin:write', 'billing:read', 'gateway:write', 'gateway:read'], { name: 'admin' });
+    const byRole = new Map<Role, string>();
+    for (const role of ROLES) {
+      const user = await repos.users.create(asOrgId(org._id), { email: `${role.toLowerCase()}-${org._id}@example.com`, role, password_hash: 'unused', name: null });
+      byRole.set(role, user._id);
+    }
+    members.set(org._id, byRole);
     return { id: org._id, admin: admin.plaintext, adminKey: admin.key };
+  };
+  const member = (orgId: string, role: Role): string => {
+    const id = members.get(orgId)?.get(role);
+    if (!id) throw new Error(`no ${role} member in ${orgId}: members exist in organizations made by newOrg`);
+    return id;
   };
   const org = await newOrg();
   const other = await newOrg();
@@ -166,7 +182,8 @@ export async function startAdmin(options: { env?: Record<string, string>; defini
     other,
     newOrg,
     newKey,
-    token: (orgId, role) => tokens.issueAccess({ id: `usr_${role.toLowerCase()}`, org_id: orgId, role, email: `${role.toLowerCase()}@example.com` }).token,
+    token: (orgId, role) => tokens.issueAccess({ id: member(orgId, role), org_id: orgId, role, email: `${role.toLowerCase()}-${orgId}@example.com` }).token,
+    member,
     call,
     seedUsage: async (orgId, records) => {
       const full = records.map((fields) => usageRecord(orgId, fields));

@@ -66,7 +66,7 @@ describe('gateway admin: approvals (HITL)', () => {
   it('approve records who and when; approving again is a 409', async () => {
     const res = await h.call('POST', `/gateway/admin/approvals/${pending[0]._id}/approve`, { token: h.token(h.org.id, 'Admin') });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'approved', approved_by: 'usr_admin' });
+    expect(res.body).toMatchObject({ status: 'approved', approved_by: h.member(h.org.id, 'Admin') });
     expect(Math.abs(Date.parse(res.body.approved_at) - Date.now())).toBeLessThan(10_000);
     const again = await h.call('POST', `/gateway/admin/approvals/${pending[0]._id}/approve`);
     expect(again.status).toBe(409);

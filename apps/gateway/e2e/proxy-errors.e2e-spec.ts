@@ -40,6 +40,40 @@ describe('gateway proxy errors', () => {
     expect(beta.body.error.code).toBe('invalid_api_key');
   });
 
+  it('401 GW_AUTH_001 for a value without a gateway key prefix in X-SVC-API-Key or api_key (malformed, not unknown)', async () => {
+    const header = await postJson(url(), chat, { 'X-SVC-API-Key': 'foo_bar', 'X-Provider-Key': PROVIDER_KEY });
+    const query = await postJson(`${url()}?api_key=sk-proj-not-a-gateway-key`, chat, { 'X-Provider-Key': PROVIDER_KEY });
+    for (const res of [header, query]) {
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', gateway_error_code: 'GW_AUTH_001' });
+      expect(res.body.error.message).toContain('svc_sk_');
+    }
+    expect(gw.mock.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['gateway key first', (key: string) => [`Bearer ${key}`, 'Bearer sk-provider-second']],
+    ['provider key first', (key: string) => ['Bearer sk-provider-second', `Bearer ${key}`]],
+  ])('both keys as Authorization: Bearer (%s): the gateway-prefixed one authenticates, the other goes upstream', async (_, values) => {
+    const target = new URL(url());
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      // Headers as a flat list of names and values (Host included, which Node then leaves to us): two Authorization lines.
+      const req = httpRequest(
+        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: ['host', target.host, 'authorization', values(gw.key)[0], 'authorization', values(gw.key)[1], 'content-type', 'application/json'] },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(chat));
+    });
+    expect(answer.status).toBe(200);
+    expect(gw.mock.requests).toHaveLength(1);
+    expect(gw.mock.requests[0].headers.authorization).toBe('Bearer sk-provider-second');
+  });
+
   it('403 when the key lacks gateway:write; gateway_proxy counts as gateway:write', async () => {
     const readOnly = await gw.newKey(['gateway:read']);
     const refused = await postJson(url(), chat, { 'X-SVC-API-Key': readOnly, 'X-Provider-Key': PROVIDER_KEY });
@@ -74,6 +108,9 @@ describe('gateway proxy errors', () => {
     ['temperature above 2', { ...chat, temperature: 3 }, 'temperature'],
     ['stream not a boolean', { ...chat, stream: 'yes' }, 'stream'],
     ['max_tokens not an integer', { ...chat, max_tokens: 1.5 }, 'max_tokens'],
+    ['max_tokens beyond any model (1e308)', { ...chat, max_tokens: 1e308 }, 'max_tokens'],
+    ['max_completion_tokens not a number', { ...chat, max_completion_tokens: '100' }, 'max_completion_tokens'],
+    ['max_completion_tokens zero', { ...chat, max_completion_tokens: 0 }, 'max_completion_tokens'],
   ])('400 for %s, naming the field', async (_what, body, param) => {
     const res = await postJson(url(), body, auth());
     expect(res.status).toBe(400);

@@ -55,7 +55,7 @@ describe('runner RBAC', () => {
     for (const res of [r.list, r.get, r.events, r.prerequisites, r.exec, r.stop, r.start, r.canary, r.terminate, r.deregister]) expect(res.status).toBe(200);
     for (const res of [r.create, r.register]) expect(res.status).toBe(201);
     const actor = (await t.role(role).get(`/${r.terminate.body.runner_id}/events`)).body.events[0].actor;
-    expect(actor).toBe(`usr_${role.toLowerCase()}`);
+    expect(actor).toBe(t.userId(role));
   });
 
   it.each(['Operator', 'Manager'] as const)('%s creates local runners with the locked profile only (host programs need Admin level)', async (role) => {
@@ -65,7 +65,7 @@ describe('runner RBAC', () => {
       denied(res);
       expect(res.body.error.message).toContain('runner:terminate');
     }
-    expect((await t.repos.runners.list(t.orgId)).items.filter((r) => r.provider_type === 'local' && r.tool_profile !== 'locked' && r.created_by === `usr_${role.toLowerCase()}`)).toEqual([]);
+    expect((await t.repos.runners.list(t.orgId)).items.filter((r) => r.provider_type === 'local' && r.tool_profile !== 'locked' && r.created_by === t.userId(role))).toEqual([]);
     expect((await api.post('/', { provider_type: 'local', tool_profile: 'locked', ttl_seconds: 600 })).status).toBe(201);
     expect((await api.post('/', { provider_type: 'fake', tool_profile: 'full_vm_tools', ttl_seconds: 600 })).status).toBe(201);
     const explicit = await t.key(['runner:create', 'runner:read']);

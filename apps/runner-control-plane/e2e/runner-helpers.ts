@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Role, TokenService } from '@svc/auth';
+import { Role, ROLES, TokenService } from '@svc/auth';
 import { asOrgId, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, OrgId, Repositories } from '@svc/domain';
 import { bootService, TestService } from '@svc/testing';
 import { SERVICE } from '../src/app.module';
@@ -98,7 +98,10 @@ export interface RunnerTestContext {
   /** A gateway key with admin:write (every runner permission). */
   admin: RunnerApi;
   key(scopes: string[]): Promise<RunnerApi>;
+  /** Signed in as the organization's member of this role. */
   role(role: Role): RunnerApi;
+  /** The id of that member. */
+  userId(role: Role): string;
   /** The Nest application of the runner control plane (to read in-process state). */
   app(): TestService['apps'][number];
   /** The local provider's session directories live here (RUNNER_WORK_DIR), removed by stop(). */
@@ -130,15 +133,22 @@ export async function bootRunners(env: Record<string, string> = {}): Promise<Run
   const orgId = asOrgId((await repos.organizations.create({ name: 'Runner Org', plan: 'growth' }))._id);
   const tokens = new TokenService({ secret: service.runtime.secrets.jwtSecret, issuer: service.runtime.config.JWT_ISSUER, audience: service.runtime.config.JWT_AUDIENCE });
   const key = async (scopes: string[]) => new RunnerApi(base, { 'X-SVC-API-Key': await seedKey(repos, orgId, scopes) });
+  // One member per role: the guard reads the token's user (and its role) from the store.
+  const users = new Map<Role, string>();
+  for (const r of ROLES) {
+    const user = await repos.users.create(orgId, { email: `${r.toLowerCase()}-${orgId}@example.com`, role: r, password_hash: 'unused', name: null });
+    users.set(r, user._id);
+  }
+  const userId = (r: Role) => users.get(r) as string;
   const role = (r: Role) => {
-    const token = tokens.issueAccess({ id: `usr_${r.toLowerCase()}`, org_id: orgId, role: r, email: `${r.toLowerCase()}@example.com` }).token;
+    const token = tokens.issueAccess({ id: userId(r), org_id: orgId, role: r, email: `${r.toLowerCase()}@example.com` }).token;
     return new RunnerApi(base, { Authorization: `Bearer ${token}` });
   };
   const stop = async () => {
     await service.stop();
     rmSync(workDir, { recursive: true, force: true });
   };
-  return { service, base, repos, orgId, admin: await key(['admin:write']), key, role, app: () => service.apps[0], workDir, stop };
+  return { service, base, repos, orgId, admin: await key(['admin:write']), key, role, userId, app: () => service.apps[0], workDir, stop };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,6 +4,7 @@ import {
   header,
   missingGatewayKey,
   parseCredentials,
+  repeatedAuthorization,
   resolveProviderKey,
   RETIRED_KEY_PREFIXES,
 } from './credentials';
@@ -133,6 +134,59 @@ describe('parseCredentials: provider key', () => {
   it('never a gateway-prefixed bearer', () => {
     const creds = parseCredentials({ headers: { 'x-svc-api-key': GW, authorization: 'Bearer svc_sk_x' } });
     expect(creds.providerKeyFromRequest).toBeUndefined();
+  });
+});
+
+describe('parseCredentials: both keys as Authorization: Bearer', () => {
+  it.each([
+    ['gateway key first', [`Bearer ${GW}`, `Bearer ${PROVIDER}`]],
+    ['provider key first', [`Bearer ${PROVIDER}`, `Bearer ${GW}`]],
+  ])('%s: the gateway-prefixed token is the gateway key, the other the provider key', (_, values) => {
+    // Node keeps the first value in `headers`; rawHeaders has both.
+    const creds = parseCredentials({ headers: { authorization: values[0] }, authorization: values });
+    expect(creds).toEqual({
+      gatewayKey: { value: GW, location: 'authorization', kind: 'gateway' },
+      providerKeyFromRequest: PROVIDER,
+      providerKeyLocation: 'authorization',
+    });
+  });
+
+  it('X-SVC-API-Key still wins, and X-Provider-Key still comes first', () => {
+    const values = [`Bearer svc_sk_other`, `Bearer ${PROVIDER}`];
+    const creds = parseCredentials({ headers: { 'x-svc-api-key': GW, 'x-provider-key': 'pk-1', authorization: values[0] }, authorization: values });
+    expect(creds).toMatchObject({ gatewayKey: { value: GW }, providerKeyFromRequest: 'pk-1' });
+  });
+
+  it('two gateway tokens give no provider key', () => {
+    const values = [`Bearer ${GW}`, 'Bearer svc_sk_second'];
+    expect(parseCredentials({ headers: { authorization: values[0] }, authorization: values })).toEqual({
+      gatewayKey: { value: GW, location: 'authorization', kind: 'gateway' },
+    });
+  });
+
+  it('repeatedAuthorization reads every value from rawHeaders, in any case, only when repeated', () => {
+    expect(repeatedAuthorization(['Host', 'x', 'Authorization', 'Bearer a', 'authorization', 'Bearer b'])).toEqual(['Bearer a', 'Bearer b']);
+    expect(repeatedAuthorization(['Host', 'x', 'Authorization', 'Bearer a'])).toBeUndefined();
+    expect(repeatedAuthorization([])).toBeUndefined();
+  });
+});
+
+describe('parseCredentials: a dedicated location without a gateway key', () => {
+  it.each([
+    ['X-SVC-API-Key', { headers: { 'x-svc-api-key': PROVIDER } }, 'X-SVC-API-Key header'],
+    ['api_key', { headers: {}, query: { api_key: 'foo_bar' } }, 'api_key query parameter'],
+  ])('%s holding an unprefixed value is malformed: 401 GW_AUTH_001 naming the prefixes', (_, input, where) => {
+    let error: GatewayError | undefined;
+    try {
+      parseCredentials(input);
+    } catch (caught) {
+      error = caught as GatewayError;
+    }
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error?.status).toBe(401);
+    expect(error?.body).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', gateway_error_code: 'GW_AUTH_001' });
+    expect(error?.body.message).toContain(where);
+    expect(error?.body.message).toContain('svc_sk_');
   });
 });
 

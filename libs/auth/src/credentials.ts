@@ -47,6 +47,11 @@ export interface CredentialsInput {
    * `Authorization: Bearer` token (gateway prefix → gateway key, anything else → provider key).
    */
   readXApiKey?: boolean;
+  /**
+   * Every `Authorization` value in arrival order, when the request sent more than one (Node keeps
+   * only the first in `headers`): a gateway key and a provider key may both come as Bearer tokens.
+   */
+  authorization?: readonly string[];
 }
 
 export interface GatewayKeyCredential {
@@ -69,7 +74,10 @@ export interface RequestCredentials {
  * has a retired beta prefix; a missing gateway key is left to the caller (`missingGatewayKey()`).
  */
 export function parseCredentials(input: CredentialsInput): RequestCredentials {
-  const bearer = bearerToken(header(input.headers, 'authorization'));
+  const first = bearerToken(header(input.headers, 'authorization'));
+  // With two Bearer tokens, the one with a gateway prefix is the gateway key and the other the provider key.
+  const second = input.authorization && input.authorization.length > 1 ? input.authorization.slice(1).map(bearerToken).find(Boolean) : undefined;
+  const [bearer, otherBearer] = second && first && !hasGatewayPrefix(first) && hasGatewayPrefix(second) ? [second, first] : [first, second];
   const xApiKey = input.readXApiKey ? header(input.headers, 'x-api-key') : undefined;
   const queryKey = typeof input.query?.api_key === 'string' ? input.query.api_key.trim() : undefined;
 
@@ -85,17 +93,17 @@ export function parseCredentials(input: CredentialsInput): RequestCredentials {
     const kind = classifyGatewayToken(candidate.value);
     if (candidate.needsPrefix && !kind) continue;
     if (kind === 'retired') throw retiredKey(candidate.value);
-    // The dedicated locations carry the gateway key whatever it looks like; lookup rejects bad ones.
-    gatewayKey = { value: candidate.value, location: candidate.location, kind: kind ?? 'gateway' };
+    // A dedicated location (X-SVC-API-Key, api_key) holding no gateway key at all is malformed.
+    if (!kind) throw malformedGatewayKey(candidate.location);
+    gatewayKey = { value: candidate.value, location: candidate.location, kind };
     break;
   }
 
   const result: RequestCredentials = gatewayKey ? { gatewayKey } : {};
   const explicit = header(input.headers, 'x-provider-key');
   if (explicit) return { ...result, providerKeyFromRequest: explicit, providerKeyLocation: 'x-provider-key' };
-  if (bearer && !hasGatewayPrefix(bearer)) {
-    return { ...result, providerKeyFromRequest: bearer, providerKeyLocation: 'authorization' };
-  }
+  const providerBearer = bearer && !hasGatewayPrefix(bearer) ? bearer : otherBearer && !hasGatewayPrefix(otherBearer) ? otherBearer : undefined;
+  if (providerBearer) return { ...result, providerKeyFromRequest: providerBearer, providerKeyLocation: 'authorization' };
   if (xApiKey && !hasGatewayPrefix(xApiKey)) {
     return { ...result, providerKeyFromRequest: xApiKey, providerKeyLocation: 'x-api-key' };
   }
@@ -109,6 +117,18 @@ export function missingGatewayKey(): GatewayError {
     type: 'authentication_error',
     code: 'invalid_api_key',
     gateway_error_code: 'GW_AUTH_001',
+  });
+}
+
+/** 401 GW_AUTH_001 for a value in X-SVC-API-Key or api_key that has no gateway key prefix. */
+function malformedGatewayKey(location: GatewayKeyCredential['location']): GatewayError {
+  const where = location === 'query' ? 'The api_key query parameter' : 'The X-SVC-API-Key header';
+  return new GatewayError(401, {
+    message: `${where} does not hold a gateway key: gateway keys start with ${GATEWAY_KEY_PREFIXES.join(', ')} (runner tokens with ${RUNNER_TOKEN_PREFIX}).`,
+    type: 'authentication_error',
+    code: 'invalid_api_key',
+    gateway_error_code: 'GW_AUTH_001',
+    remediation: 'Send the gateway key there, and a provider key (if any) in X-Provider-Key.',
   });
 }
 
@@ -169,6 +189,20 @@ export function missingProviderKey(provider: string): GatewayError {
       `store it once with POST /gateway/admin/secrets {"provider": "${provider}", "plaintext_key": "..."}, ` +
       `or set ${envName} on a self-hosted deployment.`,
   });
+}
+
+/** Every value of the `Authorization` header in Node's `rawHeaders`, when there is more than one; else undefined. */
+export function repeatedAuthorization(rawHeaders: readonly string[]): string[] | undefined {
+  let values: string[] | undefined;
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length === 13 && name.toLowerCase() === 'authorization') {
+      (values ??= []).push(rawHeaders[i + 1]);
+      count++;
+    }
+  }
+  return count > 1 ? values : undefined;
 }
 
 /** The first value of a header, trimmed; undefined when absent or empty. */

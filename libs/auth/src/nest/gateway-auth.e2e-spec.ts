@@ -3,6 +3,7 @@ import { asOrgId, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, Rep
 import { SERVICE_VERSION } from '@svc/platform';
 import { bootService, TestService } from '@svc/testing';
 import { Principal } from '../principal';
+import type { Role } from '../scopes';
 import { TokenService } from '../tokens';
 import { revokeAccessTokenFamily, StoreAccessTokenRevocations } from './access-token-revocations';
 import { AuthModule } from './auth.module';
@@ -135,17 +136,24 @@ describe('GatewayAuthGuard', () => {
     expect(error.message).toContain(rotated?.current._id);
   });
 
-  it('accepts a dashboard access token with the role-derived scopes', async () => {
+  /** A user of the organization and an access token issued to it (as the organization API's login does). */
+  async function dashboardUser(role: Role, family?: string) {
     const tokens = new TokenService({ secret: service.runtime.secrets.jwtSecret, issuer: 'svc-org-api', audience: 'svc-gateway' });
-    const member = tokens.issueAccess({ id: 'usr_m', org_id: orgId, role: 'Member', email: 'm@example.com' }).token;
-    const read = await get('/gateway/admin/probe/read', { Authorization: `Bearer ${member}` });
+    const email = `${role.toLowerCase()}-${Math.random().toString(36).slice(2)}@example.com`;
+    const user = await repos.users.create(asOrgId(orgId), { email, role, password_hash: 'not-used', name: null });
+    return { user, tokens, access: tokens.issueAccess({ id: user._id, org_id: orgId, role, email }, family) };
+  }
+
+  it('accepts a dashboard access token with the role-derived scopes', async () => {
+    const { access: member } = await dashboardUser('Member');
+    const read = await get('/gateway/admin/probe/read', { Authorization: `Bearer ${member.token}` });
     expect(read.status).toBe(200);
     expect((await body(read)).kind).toBe('dashboard');
-    expect((await get('/gateway/admin/probe/write', { Authorization: `Bearer ${member}` })).status).toBe(403);
-    const admin = tokens.issueAccess({ id: 'usr_a', org_id: orgId, role: 'Admin', email: 'a@example.com' });
+    expect((await get('/gateway/admin/probe/write', { Authorization: `Bearer ${member.token}` })).status).toBe(403);
+    const { tokens, user, access: admin } = await dashboardUser('Admin');
     expect((await get('/gateway/admin/probe/write', { Authorization: `Bearer ${admin.token}` })).status).toBe(200);
     expect((await get('/gateway/admin/probe/read', { Authorization: `Bearer ${admin.token}`, 'X-Org-ID': 'org_other' })).status).toBe(403);
-    const refresh = tokens.issueRefresh({ id: 'usr_a', org_id: orgId }).token;
+    const refresh = tokens.issueRefresh({ id: user._id, org_id: orgId }).token;
     expect((await get('/gateway/admin/probe/read', { Authorization: `Bearer ${refresh}` })).status).toBe(401);
     await service.runtime.repositories.revokedAccessTokens.revoke(admin.claims.jti, new Date(admin.claims.exp * 1000));
     const loggedOut = await get('/gateway/admin/probe/read', { Authorization: `Bearer ${admin.token}` });
@@ -153,10 +161,22 @@ describe('GatewayAuthGuard', () => {
     expect((await body(loggedOut)).error.message).toMatch(/revoked/);
   });
 
+  it('takes the role from the user as it is now: a removed member is refused, a demoted one loses write', async () => {
+    const removed = await dashboardUser('Admin');
+    const demoted = await dashboardUser('Admin');
+    for (const { access } of [removed, demoted]) expect((await get('/gateway/admin/probe/write', { Authorization: `Bearer ${access.token}` })).status).toBe(200);
+    await repos.users.deleteById(asOrgId(orgId), removed.user._id);
+    await repos.users.updateById(asOrgId(orgId), demoted.user._id, { role: 'Member' });
+    const refused = await get('/gateway/admin/probe/read', { Authorization: `Bearer ${removed.access.token}` });
+    expect(refused.status).toBe(401);
+    expect((await body(refused)).error).toMatchObject({ code: 'invalid_api_key', message: expect.stringMatching(/no longer exists/) });
+    expect((await get('/gateway/admin/probe/write', { Authorization: `Bearer ${demoted.access.token}` })).status).toBe(403);
+    expect((await get('/gateway/admin/probe/read', { Authorization: `Bearer ${demoted.access.token}` })).status).toBe(200);
+  });
+
   it('refuses a dashboard access token whose login (refresh-token family) was revoked', async () => {
-    const tokens = new TokenService({ secret: service.runtime.secrets.jwtSecret, issuer: 'svc-org-api', audience: 'svc-gateway' });
-    const ended = tokens.issueAccess({ id: 'usr_f', org_id: orgId, role: 'Admin', email: 'f@example.com' }, 'fam-ended').token;
-    const live = tokens.issueAccess({ id: 'usr_f', org_id: orgId, role: 'Admin', email: 'f@example.com' }, 'fam-live').token;
+    const ended = (await dashboardUser('Admin', 'fam-ended')).access.token;
+    const live = (await dashboardUser('Admin', 'fam-live')).access.token;
     expect((await get('/gateway/admin/probe/read', { Authorization: `Bearer ${ended}` })).status).toBe(200);
     await revokeAccessTokenFamily(new StoreAccessTokenRevocations(repos), 'fam-ended');
     expect((await get('/gateway/admin/probe/read', { Authorization: `Bearer ${ended}` })).status).toBe(401);

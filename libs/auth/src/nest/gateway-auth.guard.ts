@@ -1,7 +1,9 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
+import { asOrgId, type Repositories } from '@svc/domain';
 import { APP_CONFIG, AppConfig, GatewayError } from '@svc/platform';
+import { REPOSITORIES } from '@svc/runtime';
 import { clientIp } from '../client-ip';
 import { GATEWAY_KEY_LOCATIONS, parseCredentials } from '../credentials';
 import { GatewayKeyAuthenticator } from '../gateway-key-authenticator';
@@ -32,6 +34,7 @@ export class GatewayAuthGuard implements CanActivate {
     private readonly tokens: TokenService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(ACCESS_TOKEN_REVOCATIONS) private readonly revocations: AccessTokenRevocations,
+    @Inject(REPOSITORIES) private readonly repositories: Pick<Repositories, 'users'>,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -81,18 +84,19 @@ export class GatewayAuthGuard implements CanActivate {
         code: 'org_mismatch',
       });
     }
-    const organization = await this.authenticator.organization(claims.org_id);
-    if (!organization) throw unauthenticated('The organization of this token no longer exists');
+    // The user's current role, as on the organization API: a removed member or a changed role takes effect at once.
+    const [organization, user] = await Promise.all([this.authenticator.organization(claims.org_id), this.repositories.users.findById(asOrgId(claims.org_id), claims.sub)]);
+    if (!organization || !user) throw unauthenticated('The user or organization of this token no longer exists');
     return {
       kind: 'dashboard',
       orgId: organization._id as Principal['orgId'],
       organization,
-      scopes: scopesForRole(claims.org_role as Role),
+      scopes: scopesForRole(user.role as Role),
       keyId: null,
       keyName: null,
       teamId: null,
-      userId: claims.sub,
-      role: claims.org_role as Role,
+      userId: user._id,
+      role: user.role as Role,
       deprecation: null,
     };
   }

@@ -9,9 +9,10 @@ export function usd(value: number): string {
   return `$${amount.toFixed(digits).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
 }
 
-/** Bytes as MB with at most two decimals (`1`, `0.5`, `12.25`). */
+/** Bytes as MB with at most two decimals (`1`, `0.5`, `12.25`), or two significant digits below 0.01 MB (`0.0019`), never a bare `0`. */
 export function megabytes(bytes: number): string {
-  return String(Math.round((bytes / BYTES_PER_MB) * 100) / 100);
+  const mb = bytes / BYTES_PER_MB;
+  return String(mb >= 0.01 || mb <= 0 ? Math.round(mb * 100) / 100 : Number(mb.toPrecision(2)));
 }
 
 /** A list of names for messages: `a, b and c`. */

@@ -13,8 +13,10 @@ export interface ProxyRequest {
   readonly method: string;
   /** Path and query as received. */
   readonly url: string;
-  /** Lower-case header names, as Node parses them. */
+  /** Lower-case header names, as Node parses them (one value of a header Node does not repeat, e.g. `authorization`). */
   readonly headers: IncomingHttpHeaders;
+  /** Names and values as received, alternating (every `Authorization` value is here). */
+  readonly rawHeaders: readonly string[];
   /** The parsed query string. */
   readonly query: Readonly<Record<string, unknown>>;
   /** The peer address of the socket (before any trusted proxy is considered); undefined once the client closed it. */
@@ -83,6 +85,7 @@ export function proxyRequestOf(request: FastifyRequest, body?: Readable): ProxyR
     method: raw.method ?? 'GET',
     url: raw.url ?? '/',
     headers: raw.headers,
+    rawHeaders: raw.rawHeaders,
     query: (request.query ?? {}) as Record<string, unknown>,
     remoteAddress: raw.socket.remoteAddress ?? request.ip,
     body: body ?? raw,

@@ -36,9 +36,8 @@ export function readFields(kind: ProxyKind, body: Record<string, unknown> | unde
       throw invalidRequest(`messages[${index}] must be an object with a string \`role\``, `messages[${index}].role`);
     }
   });
-  if (body.max_tokens !== undefined && !(Number.isInteger(body.max_tokens) && (body.max_tokens as number) > 0)) {
-    throw invalidRequest('`max_tokens` must be a positive integer', 'max_tokens');
-  }
+  checkTokenLimit(body, 'max_tokens');
+  if (format === 'openai') checkTokenLimit(body, 'max_completion_tokens');
   if (format === 'anthropic') {
     if (body.max_tokens === undefined) throw invalidRequest('`max_tokens` is required', 'max_tokens');
     if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system)) {
@@ -48,6 +47,18 @@ export function readFields(kind: ProxyKind, body: Record<string, unknown> | unde
     throw invalidRequest('`temperature` must be a number between 0 and 2', 'temperature');
   }
   return { model: body.model, stream: body.stream === true };
+}
+
+/** The largest output-token limit accepted (2^31 - 1): larger values only make the cost estimate meaningless. */
+export const MAX_OUTPUT_TOKENS = 2_147_483_647;
+
+/** `max_tokens` / `max_completion_tokens`, which the cost estimate reads: absent, or an integer from 1 to MAX_OUTPUT_TOKENS. */
+function checkTokenLimit(body: Record<string, unknown>, field: 'max_tokens' | 'max_completion_tokens'): void {
+  const value = body[field];
+  if (value === undefined) return;
+  if (!(Number.isInteger(value) && (value as number) > 0 && (value as number) <= MAX_OUTPUT_TOKENS)) {
+    throw invalidRequest(`\`${field}\` must be a positive integer of at most ${MAX_OUTPUT_TOKENS}`, field);
+  }
 }
 
 /** `X-SVC-Agent` (1–120 printable characters) or the API key's name. */

@@ -8,6 +8,7 @@ import {
   missingGatewayKey,
   parseCredentials,
   Principal,
+  repeatedAuthorization,
   RequestCredentials,
   resolveProviderKey,
   runnerSessionOf,
@@ -148,7 +149,12 @@ export class ProxyService implements OnModuleDestroy {
     const state: FinishState = { status: 500, stream: false, agent: 'unknown' };
     try {
       // Read once: the gateway key authenticates, the provider key (if any) goes upstream.
-      const credentials = parseCredentials({ headers: request.headers, query: request.query, readXApiKey: formatOf(call.kind) === 'anthropic' });
+      const credentials = parseCredentials({
+        headers: request.headers,
+        query: request.query,
+        readXApiKey: formatOf(call.kind) === 'anthropic',
+        authorization: repeatedAuthorization(request.rawHeaders),
+      });
       const principal = await this.authorize(request, 'gateway:write', (name, value) => void reply.header(name, value), credentials);
       state.principal = principal;
       state.agent = principal.keyName ?? 'unknown';
