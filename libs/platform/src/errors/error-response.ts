@@ -29,6 +29,7 @@ const STATUS_NAMES: Record<number, Omit<Generic, 'status' | 'message' | 'param'>
   409: { gatewayType: 'conflict_error', gatewayCode: 'conflict', orgCode: 'CONFLICT' },
   410: { gatewayType: 'invalid_request_error', gatewayCode: 'gone', orgCode: 'GONE' },
   413: { gatewayType: 'invalid_request_error', gatewayCode: 'request_too_large', orgCode: 'PAYLOAD_TOO_LARGE' },
+  414: { gatewayType: 'invalid_request_error', gatewayCode: 'uri_too_long', orgCode: 'URI_TOO_LONG' },
   415: { gatewayType: 'invalid_request_error', gatewayCode: 'unsupported_media_type', orgCode: 'UNSUPPORTED_MEDIA_TYPE' },
   431: { gatewayType: 'invalid_request_error', gatewayCode: 'headers_too_large', orgCode: 'HEADERS_TOO_LARGE' },
   429: { gatewayType: 'rate_limit_error', gatewayCode: 'rate_limit', orgCode: 'RATE_LIMIT_EXCEEDED' },
@@ -48,6 +49,9 @@ const FASTIFY_CODES: Record<string, { status: number; gatewayCode: string; orgCo
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, gatewayCode: 'unsupported_media_type', orgCode: 'UNSUPPORTED_MEDIA_TYPE' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, gatewayCode: 'invalid_request', orgCode: 'VALIDATION_ERROR' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, gatewayCode: 'request_too_large', orgCode: 'PAYLOAD_TOO_LARGE' },
+  // The router's own refusals (createHttpApp's frameworkErrors), before any route or hook runs.
+  FST_ERR_BAD_URL: { status: 400, gatewayCode: 'invalid_request', orgCode: 'VALIDATION_ERROR', message: 'The path is not valid percent-encoding' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, gatewayCode: 'uri_too_long', orgCode: 'URI_TOO_LONG', message: 'A path segment is longer than the server accepts' },
 };
 
 function classify(error: unknown): Generic | null {

@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorSurface } from '../errors/errors';
 import { toErrorResponse } from '../errors/error-response';
 
@@ -35,5 +36,18 @@ export function clientErrorHandler(surface: ErrorSurface, newRequestId: () => st
       'Connection: close',
     ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  };
+}
+
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any route or hook runs (a path that
+ * is not valid percent-encoding, a path parameter over `maxParamLength`), answered in the surface's
+ * documented format instead of Fastify's `{"error": "Bad Request", "code": "FST_ERR_..."}`.
+ */
+export function frameworkErrorHandler(surface: ErrorSurface): (error: Error, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    const response = toErrorResponse(error, surface, String(request.id));
+    if (surface === 'gateway') void reply.header('X-SVC-Request-ID', String(request.id));
+    void reply.code(response.status).headers(response.headers).type('application/json; charset=utf-8').send(JSON.stringify(response.body));
   };
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Module, Param, Post, Query } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 import { connect } from 'node:net';
@@ -42,6 +42,10 @@ class ProbeController {
   @Get('crash')
   crash() {
     throw new Error('database password is hunter22');
+  }
+  @Get('item/:id')
+  item(@Param('id') id: string) {
+    return { length: id.length };
   }
   @Get('slow')
   async slow(@Query('ms') ms: string) {
@@ -100,6 +104,8 @@ describe('gateway surface', () => {
     ['oversize body', () => post(`${url}/t/echo`, JSON.stringify({ name: 'x'.repeat(2000), count: 1 })), 413, 'invalid_request_error', 'request_too_large'],
     ['failed validation', () => post(`${url}/t/echo`, JSON.stringify({ name: 'x', count: 11 })), 400, 'invalid_request_error', 'invalid_request'],
     ['unknown field', () => post(`${url}/t/echo`, JSON.stringify({ name: 'x', count: 1, extra: 1 })), 400, 'invalid_request_error', 'invalid_request'],
+    ['path that is not valid percent-encoding', () => fetch(`${url}/t/item/%zz`), 400, 'invalid_request_error', 'invalid_request'],
+    ['path parameter over 512 characters', () => fetch(`${url}/t/item/${'a'.repeat(513)}`), 414, 'invalid_request_error', 'uri_too_long'],
   ])('%s gets the gateway error format', async (_what, call, status, type, code) => {
     const res = await call();
     expect(res.status).toBe(status);
@@ -117,6 +123,12 @@ describe('gateway surface', () => {
     const body = (await res.json()) as Json;
     expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param: null });
     expect(body.error.message).toContain('deeper than 128 levels');
+  });
+
+  it('routes a path parameter of 512 characters (a 120-character agent name, percent-encoded, fits)', async () => {
+    const res = await fetch(`${url}/t/item/${'a'.repeat(512)}`);
+    expect(res.status).toBe(200);
+    expect((await res.json()) as Json).toEqual({ length: 512 });
   });
 
   it('names the failing field as param', async () => {
@@ -268,6 +280,8 @@ describe('org surface', () => {
     ['wrong content type', () => post(`${url}/t/echo`, 'x', 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['oversize body', () => post(`${url}/t/echo`, JSON.stringify({ name: 'x'.repeat(2000) })), 413, 'PAYLOAD_TOO_LARGE'],
     ['failed validation', () => post(`${url}/t/echo`, JSON.stringify({ name: 3, count: 1 })), 400, 'VALIDATION_ERROR'],
+    ['path that is not valid percent-encoding', () => fetch(`${url}/t/item/%E0%A4%A`), 400, 'VALIDATION_ERROR'],
+    ['path parameter over 512 characters', () => fetch(`${url}/t/item/${'a'.repeat(513)}`), 414, 'URI_TOO_LONG'],
   ])('%s gets the organization API error format', async (_what, call, status, code) => {
     const res = await call();
     expect(res.status).toBe(status);

@@ -8,9 +8,12 @@ import { ErrorSurface } from '../errors/errors';
 import { SurfaceExceptionFilter } from '../errors/exception.filter';
 import { NestPinoLogger } from '../logging/nest-logger';
 import { bodyLoggingEnabled, useBodyLogging } from './body-log';
-import { clientErrorHandler } from './client-error';
+import { clientErrorHandler, frameworkErrorHandler } from './client-error';
 import { useJsonBodies } from './json-body';
 import { createValidationPipe } from './validation';
+
+/** The longest path parameter routed; a longer one is 414 in the surface's format. */
+export const MAX_PARAM_LENGTH = 512;
 
 export interface HttpAppOptions {
   /** Service name, used in logs and the OpenAPI title. */
@@ -42,6 +45,9 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     genReqId: requestId,
     clientErrorHandler: clientErrorHandler(options.surface, requestId),
+    // Path parameters up to 512 characters reach their route (an agent name of 120 characters, percent-encoded, is up to 360).
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: frameworkErrorHandler(options.surface),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     trustProxy: false,
