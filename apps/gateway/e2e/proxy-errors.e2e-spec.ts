@@ -134,6 +134,25 @@ describe('gateway proxy errors', () => {
     expect(notD.status).toBe(404);
   });
 
+  it.each([
+    ['GET /v1/chat/completions', 'GET', '/v1/chat/completions', 405, 'method_not_allowed', 'POST'],
+    ['POST /v1/providers/health', 'POST', '/v1/providers/health', 405, 'method_not_allowed', 'GET'],
+    ['DELETE /v1/approvals/apr_1/status', 'DELETE', '/v1/approvals/apr_1/status', 405, 'method_not_allowed', 'GET'],
+    ['GET /v1/health/ (trailing slash)', 'GET', '/v1/health/', 404, 'not_found', null],
+    ['POST /v1/messages/count_tokens (not offered)', 'POST', '/v1/messages/count_tokens', 404, 'not_found', null],
+  ])('%s is not taken for a provider by the catch-all: %i %s, with or without a key', async (_, method, path, status, code, allow) => {
+    for (const headers of [{}, auth()]) {
+      const res = await fetch(`${gw.url}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      expect(res.status).toBe(status);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(res.headers.get('x-svc-request-id')).toMatch(/^gw_/);
+      const body = (await res.json()) as { error: { code: string; message: string; param: unknown } };
+      expect(body.error).toMatchObject({ code, param: null });
+      expect(body.error.message).toContain(path.replace(/\/$/, ''));
+    }
+    expect(gw.mock.requests).toHaveLength(0);
+  });
+
   it('413 from a declared Content-Length above the limit, without reading the body', async () => {
     const status = await new Promise<{ status: number; body: string; headers: Headers }>((resolve, reject) => {
       const target = new URL(url());

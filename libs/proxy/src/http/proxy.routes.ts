@@ -1,8 +1,9 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { APP_CONFIG, AppConfig, bodyLoggingEnabled, LOGGER, Logger, tapRequestBody } from '@svc/platform';
+import { APP_CONFIG, AppConfig, bodyLoggingEnabled, GatewayError, LOGGER, Logger, tapRequestBody, toErrorResponse } from '@svc/platform';
 import { ProxyCall, ProxyService } from '../pipeline/proxy.service';
+import { GATEWAY_ROUTE_SEGMENTS } from '../providers';
 import { hijackReply, proxyRequestOf } from './proxy-io';
 
 type Params = Record<string, string | undefined>;
@@ -21,6 +22,36 @@ const CALLS: Readonly<Record<string, (params: Params) => ProxyCall>> = {
   '/v1/:provider/v1/messages': (p) => ({ kind: 'messages', endpointProvider: p.provider }),
   '/v1/:provider/*': (p) => ({ kind: 'passthrough', endpointProvider: p.provider, path: p['*'] ?? '' }),
 };
+
+/** The gateway's routes of two or more segments under `/v1`, with their one method (for a 405's `Allow`). */
+const OWN_ROUTES: readonly { pattern: RegExp; method: string }[] = [
+  { pattern: /^\/v1\/chat\/completions$/, method: 'POST' },
+  { pattern: /^\/v1\/providers\/health$/, method: 'GET' },
+  { pattern: /^\/v1\/health\/detailed$/, method: 'GET' },
+  { pattern: /^\/v1\/approvals\/[^/]+\/status$/, method: 'GET' },
+];
+
+/**
+ * The refusal of a request the catch-all matched under one of the gateway's own segments: 405 with
+ * `Allow` for a route of the gateway called with another method, else 404. No key is needed to
+ * learn that a route does not exist.
+ */
+export function noSuchRoute(method: string, url: string): GatewayError {
+  const path = url.split('?')[0];
+  const own = OWN_ROUTES.find((route) => route.pattern.test(path));
+  if (own) {
+    return new GatewayError(
+      405,
+      { message: `${method} is not allowed on ${path}; use ${own.method}`, type: 'invalid_request_error', code: 'method_not_allowed' },
+      { Allow: own.method },
+    );
+  }
+  return new GatewayError(404, {
+    message: `No route ${method} ${path}. The gateway's routes are listed at /docs; the catch-all /v1/{provider}/{path} is for format-A compatible (D) providers`,
+    type: 'not_found_error',
+    code: 'not_found',
+  });
+}
 
 /** The proxy call a matched route stands for, or undefined for every other route. */
 export function proxyCallFor(request: Pick<FastifyRequest, 'routeOptions' | 'params'>): ProxyCall | undefined {
@@ -57,6 +88,12 @@ export class ProxyRoutes implements OnModuleInit {
         return;
       }
       // Not calling done(): the lifecycle stops here and the pipeline owns the exchange.
+      if (call.kind === 'passthrough' && GATEWAY_ROUTE_SEGMENTS.has(call.endpointProvider?.toLowerCase() ?? '')) {
+        const answer = hijackReply(reply);
+        const response = toErrorResponse(noSuchRoute(request.method, request.url), 'gateway', String(request.id));
+        answer.header('X-SVC-Request-ID', String(request.id)).setHeaders(response.headers).sendJson(response.status, response.body);
+        return;
+      }
       const body = logBodies ? tapRequestBody(request.raw, request, this.logger) : undefined;
       void this.proxy.handle(call, proxyRequestOf(request, body), hijackReply(reply));
     });

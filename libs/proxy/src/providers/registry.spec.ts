@@ -1,6 +1,6 @@
 import { BUILTIN_PROVIDERS } from './catalog';
 import { listModels } from './models';
-import { dynamicProvider, providerRegistry, ProviderRegistry, resolveBaseUrl } from './registry';
+import { dynamicProvider, GATEWAY_ROUTE_SEGMENTS, providerRegistry, ProviderRegistry, resolveBaseUrl } from './registry';
 import { ProviderDefinition } from './types';
 
 const REQUIRED_IDS = [
@@ -100,6 +100,10 @@ describe('provider registry', () => {
 
   it('keeps ids usable as <ID>_BASE_URL / <ID>_API_KEY environment names', () => {
     for (const provider of BUILTIN_PROVIDERS) expect(provider.id).toMatch(/^[a-z0-9]+$/);
+  });
+
+  it("gives no provider, by id or alias, the first segment of one of the gateway's own /v1 routes", () => {
+    for (const segment of GATEWAY_ROUTE_SEGMENTS) expect({ segment, provider: providerRegistry.get(segment)?.id }).toEqual({ segment, provider: undefined });
   });
 });
 

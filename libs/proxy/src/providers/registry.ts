@@ -97,3 +97,10 @@ export function resolveBaseUrl(
 function trimSlashes(url: string): string {
   return url.replace(/\/+$/, '');
 }
+
+/**
+ * First path segments of the gateway's own routes under `/v1`. The D catch-all
+ * (`/v1/{provider}/{path}`) would otherwise take `GET /v1/chat/completions` for provider `chat`,
+ * so no provider (built-in or an organization's target) may have one of these ids.
+ */
+export const GATEWAY_ROUTE_SEGMENTS: ReadonlySet<string> = new Set(['chat', 'embeddings', 'messages', 'models', 'health', 'providers', 'approvals']);
