@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
-import { BudgetLevel, BudgetNodeEntity, budgetPeriod, DuplicateKeyError, OrgId, Patch, Repositories, ResetPeriod } from '@svc/domain';
+import { BudgetLevel, BudgetNodeEntity, budgetPeriod, DuplicateKeyError, nodeSpend, OrgId, Patch, Repositories } from '@svc/domain';
 import { roundUsd } from '@svc/governance';
 import { invalidRequest, InvalidationBus, notFound } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
@@ -8,11 +8,6 @@ import { alreadyExists } from '../common/admin-errors';
 import { BudgetNodeView, CreateBudgetNodeDto, UpdateBudgetNodeDto } from './dto/budget-node.dto';
 
 const LEVEL_RANK: Record<BudgetLevel, number> = { org: 0, team: 1, key: 2 };
-/** Rotations followed back when summing a key node's spend. */
-const MAX_ROTATIONS_FOLLOWED = 10;
-
-/** Spend per node id, from the usage records of each node's current period. */
-type SpendMap = Map<string, number>;
 
 function toNodeView(node: BudgetNodeEntity, spent: number, now: Date): BudgetNodeView {
   const period = budgetPeriod(node.reset_period, now);
@@ -52,7 +47,7 @@ export class BudgetNodesService {
   async list(principal: Principal): Promise<{ items: BudgetNodeView[]; total: number }> {
     const now = new Date();
     const nodes = await this.repositories.budgetNodes.listAll(principal.orgId);
-    const spend = await this.spend(principal.orgId, nodes, now);
+    const spend = await nodeSpend(this.repositories, principal.orgId, nodes, now);
     return { items: nodes.map((node) => toNodeView(node, spend.get(node._id) ?? 0, now)), total: nodes.length };
   }
 
@@ -128,7 +123,7 @@ export class BudgetNodesService {
 
   private async view(orgId: OrgId, node: BudgetNodeEntity): Promise<BudgetNodeView> {
     const now = new Date();
-    const spend = await this.spend(orgId, [node], now);
+    const spend = await nodeSpend(this.repositories, orgId, [node], now);
     return toNodeView(node, spend.get(node._id) ?? 0, now);
   }
 
@@ -168,52 +163,5 @@ export class BudgetNodesService {
 
   private thresholds(values: number[] | undefined): number[] {
     return [...new Set(values ?? [])].sort((a, b) => a - b);
-  }
-
-  /** Spend of each node in its current period: all the org's usage, its team's, or its key's. */
-  private async spend(orgId: OrgId, nodes: BudgetNodeEntity[], now: Date): Promise<SpendMap> {
-    const result: SpendMap = new Map();
-    const periods = [...new Set(nodes.map((node) => node.reset_period))] as ResetPeriod[];
-    for (const periodName of periods) {
-      const period = budgetPeriod(periodName, now);
-      const range = { from: period.start, to: period.end };
-      const inPeriod = nodes.filter((node) => node.reset_period === periodName);
-      const usage = this.repositories.usage;
-      const [total, byKey, byTeam] = await Promise.all([
-        inPeriod.some((n) => n.level === 'org') ? usage.totals(orgId, range) : null,
-        inPeriod.some((n) => n.level === 'key') ? usage.totalsByField(orgId, range, 'key_id') : [],
-        inPeriod.some((n) => n.level === 'team') ? usage.totalsByField(orgId, range, 'team_id') : [],
-      ]);
-      const keyCost = new Map(byKey.map((row) => [row.key_id, row.cost]));
-      const teamCost = new Map(byTeam.map((row) => [row.team_id, row.cost]));
-      const keyNodes = inPeriod.filter((n) => n.level === 'key' && n.key_id !== null);
-      const lineage = keyNodes.length ? await this.keyLineage(orgId, keyNodes.map((n) => n.key_id as string)) : new Map<string, string[]>();
-      const ofKey = (keyId: string | null) => (keyId === null ? 0 : (lineage.get(keyId) ?? [keyId]).reduce((sum, id) => sum + (keyCost.get(id) ?? 0), 0));
-      for (const node of inPeriod) {
-        const cost = node.level === 'org' ? (total?.cost ?? 0) : node.level === 'team' ? (teamCost.get(node.team_id) ?? 0) : ofKey(node.key_id);
-        result.set(node._id, cost);
-      }
-    }
-    return result;
-  }
-
-  /**
-   * Each key with the keys it replaced (rotation moves a key node to the replacement, and the
-   * usage of the period recorded under the older ids still counts), a few rotations deep.
-   */
-  private async keyLineage(orgId: OrgId, keyIds: string[]): Promise<Map<string, string[]>> {
-    const lineage = new Map(keyIds.map((id) => [id, [id]]));
-    let frontier = new Map(keyIds.map((id) => [id, id]));
-    for (let depth = 0; depth < MAX_ROTATIONS_FOLLOWED && frontier.size > 0; depth++) {
-      const previous = await this.repositories.apiKeys.list(orgId, { filter: { replaced_by: { $in: [...frontier.keys()] } }, limit: 1000 });
-      const next = new Map<string, string>();
-      for (const key of previous.items) {
-        const root = frontier.get(key.replaced_by as string) as string;
-        lineage.get(root)?.push(key._id);
-        next.set(key._id, root);
-      }
-      frontier = next;
-    }
-    return lineage;
   }
 }

@@ -5,6 +5,7 @@ import { CounterKeys } from '../counters/keys';
 import { dayKey, minuteOf, monthKey, PERIOD_TTL_SECONDS, periodKey, toMicros, toMicrosUp } from '../counters/periods';
 import { Accumulator, AdmitLevel, AdmitPlan, SettlePlan, SettleTarget } from '../counters/types';
 import type { ChainContext } from './context';
+import type { SpendSeeds } from './spend-seeds';
 import type { StageId } from './contract';
 
 /** Rate-limit keys live two windows: the current one and the one the status endpoint may still read. */
@@ -49,6 +50,11 @@ function accumulator(key: string, limitUsd: number, ttlSeconds: number, seedUsd 
   return { key, limitMicros: toMicros(limitUsd), ttlSeconds, seedMicros: toMicros(seedUsd) };
 }
 
+/** An accumulator that starts, if its counter does not exist yet, from the spend recorded for its key. */
+function seededAccumulator(key: string, limitUsd: number, ttlSeconds: number, seeds: SpendSeeds): Accumulator {
+  return accumulator(key, limitUsd, ttlSeconds, seeds.get(key) ?? 0);
+}
+
 export function buildAdmitPlan(
   ctx: ChainContext,
   level: AdmitLevel,
@@ -64,6 +70,7 @@ export function buildAdmitPlan(
   const principal = input.principal;
   const autoStop = ctx.profile.autoStopBudgets.map((budget) => budget.limit);
   const session = ctx.session;
+  const seeds = ctx.profile.seeds;
   return {
     orgId,
     level,
@@ -78,8 +85,8 @@ export function buildAdmitPlan(
       limit: policy.rpm_limit,
       ttlSeconds: RPM_TTL_SECONDS,
     },
-    day: accumulator(keys.day(orgId, day), policy.daily_budget, PERIOD_TTL_SECONDS.daily),
-    month: accumulator(keys.month(orgId, monthKey(now)), policy.monthly_budget, PERIOD_TTL_SECONDS.monthly),
+    day: seededAccumulator(keys.day(orgId, day), policy.daily_budget, PERIOD_TTL_SECONDS.daily, seeds),
+    month: seededAccumulator(keys.month(orgId, monthKey(now)), policy.monthly_budget, PERIOD_TTL_SECONDS.monthly, seeds),
     estimateMicros: toMicrosUp(ctx.estimate?.estimated_cost ?? 0),
     autoStopMicros: autoStop.length > 0 ? toMicros(Math.min(...autoStop)) : null,
     budgetsKey: keys.budgets(day),
@@ -87,7 +94,7 @@ export function buildAdmitPlan(
     nodes:
       level >= AdmitLevel.Reserve
         ? nodes.map((node) =>
-            accumulator(keys.node(orgId, node._id, periodKey(node.reset_period, now)), node.budget_limit, PERIOD_TTL_SECONDS[node.reset_period]),
+            seededAccumulator(keys.node(orgId, node._id, periodKey(node.reset_period, now)), node.budget_limit, PERIOD_TTL_SECONDS[node.reset_period], seeds),
           )
         : [],
     session:
