@@ -165,6 +165,39 @@ describe('org API: API keys, roles and the rate limit', () => {
     }
   });
 
+  it('accepts only decimal integers for offset and limit (safe integers for offset); an empty value is 400 naming it', async () => {
+    const cases = [
+      'limit=0x10',
+      'limit=0b11',
+      'limit=0o7',
+      'limit=1e1',
+      'limit=10.0',
+      'limit=+5',
+      'limit=%205',
+      'limit=',
+      'offset=',
+      'offset=0x1',
+      'offset=1e3',
+      'offset=99999999999999999999',
+      'offset=9007199254740992',
+    ];
+    for (const query of cases) {
+      const res = await api.call('GET', `/api/v1/platform/api-keys?${query}`, { token: other.token });
+      const param = query.split('=')[0];
+      expect({ query, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ query, status: 400, code: 'VALIDATION_ERROR', param });
+    }
+    const empty = await api.call('GET', '/api/v1/platform/api-keys?limit=', { token: other.token });
+    expect(empty.body.error.message).toBe('limit must be an integer from 1 to 100, in decimal digits');
+    // The same rule on every collection of the API.
+    const webhooks = await api.call('GET', '/api/v1/admin/webhooks?limit=0x10', { token: other.token });
+    expect({ status: webhooks.status, param: webhooks.body.error?.details?.param }).toEqual({ status: 400, param: 'limit' });
+    // The controls: leading zeros are still decimal; the largest safe offset is echoed as sent.
+    expect((await api.call('GET', '/api/v1/platform/api-keys?offset=01&limit=016', { token: other.token })).body).toMatchObject({ offset: 1, limit: 16 });
+    const far = await api.call('GET', '/api/v1/platform/api-keys?offset=9007199254740991', { token: other.token });
+    expect(far.status).toBe(200);
+    expect(far.body).toMatchObject({ items: [], offset: 9007199254740991, limit: 20 });
+  });
+
   it('refuses plan changes unless PLAN_ADMIN_ENABLED=true; renaming is allowed', async () => {
     const res = await api.call('PATCH', `/api/v1/organizations/${owner.orgId}`, { token: owner.token, body: { plan: 'enterprise' } });
     expect(res.status).toBe(403);

@@ -124,6 +124,26 @@ describe('org API authentication', () => {
     expect((await refresh(other.refresh)).status).toBe(200);
   });
 
+  it('a refresh token of a logged-out login answers a plain 401 (logged out, not reuse) and never works again', async () => {
+    const session = await api.loginOwner();
+    const rotated = await refresh(session.refresh);
+    expect(rotated.status).toBe(200);
+    const other = await api.loginOwner();
+    // Logs out this login (its `fam`) and, through the body, another login of the same user.
+    const out = await api.call('POST', '/api/v1/auth/logout', { token: rotated.body.access_token, body: { refresh_token: other.refresh } });
+    expect(out.status).toBe(204);
+    const loggedOut = { code: 'UNAUTHORIZED', message: 'This session was logged out; sign in again', details: { reason: 'logged_out' } };
+    for (const token of [rotated.body.refresh_token, other.refresh, rotated.body.refresh_token]) {
+      const res = await refresh(token);
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 401, error: loggedOut });
+    }
+    expect((await profile(other.token)).status).toBe(401);
+    // A rotated token of the logged-out login presented again is still reuse.
+    const reuse = await refresh(session.refresh);
+    expect({ status: reuse.status, reason: reuse.body.error?.details?.reason }).toEqual({ status: 401, reason: 'refresh_token_reuse' });
+    expect((await refresh(rotated.body.refresh_token)).body.error).toEqual(loggedOut);
+  });
+
   it('refresh-token reuse revokes the access tokens of the login at once', async () => {
     const session = await api.loginOwner();
     const first = await refresh(session.refresh);

@@ -116,6 +116,10 @@ describe('org API: cost metrics, named budgets, daily cost and agent health', ()
     expect(week.body).toMatchObject({ requests: 2, executions: 1, p50_latency_ms: 1000 });
     expect((await api.call('GET', '/api/v1/agents/nobody/health', { token: owner.token })).status).toBe(404);
     expect((await api.call('GET', '/api/v1/agents/health?window_hours=500', { token: owner.token })).status).toBe(400);
+    for (const query of ['window_hours=0x10', 'window_hours=1e1', 'window_hours=']) {
+      const res = await api.call('GET', `/api/v1/agents/batch/health?${query}`, { token: owner.token });
+      expect({ query, status: res.status, param: res.body.error?.details?.param }).toEqual({ query, status: 400, param: 'window_hours' });
+    }
     const key = await api.createKey(owner, ['agents:read']);
     expect((await api.call('GET', '/api/v1/agents/health', { key: key.key })).status).toBe(200);
     expect((await api.call('GET', '/api/v1/agents/batch/health', { token: other.token })).status).toBe(404);
@@ -242,6 +246,37 @@ describe('org API: cost metrics, named budgets, daily cost and agent health', ()
       expect((await budgets('GET', `/${created.id}`)).body).toMatchObject({ name: 'Null guard', type: 'daily', limit: 20, auto_stop: true });
     });
 
+    it('refuses alerts without channels or with a repeated threshold, and null on POST as on PUT (400 naming the field)', async () => {
+      const created = (await budgets('POST', '', { name: 'Alert rules', limit: 50, alerts: [{ threshold: 80, channels: ['email'] }] })).body;
+      const total = (await budgets('GET', '')).body.total;
+      const cases: [string, Json, string, string][] = [
+        ['POST', { name: 'n', limit: 10, alerts: [{ threshold: 50, channels: [] }] }, 'alerts.0.channels', 'at least one channel'],
+        ['POST', { name: 'n', limit: 10, alerts: [{ threshold: 50, channels: ['email'] }, { threshold: 50, channels: ['webhook'] }] }, 'alerts', 'threshold'],
+        ['POST', { name: 'n', limit: 10, type: null }, 'type', 'type must not be null'],
+        ['POST', { name: 'n', limit: 10, alerts: null }, 'alerts', 'alerts must not be null'],
+        ['POST', { name: 'n', limit: 10, auto_stop: null }, 'auto_stop', 'auto_stop must not be null'],
+        ['PUT', { alerts: [{ threshold: 90, channels: ['email'] }, { threshold: 20, channels: [] }] }, 'alerts.1.channels', 'at least one channel'],
+        ['PUT', { alerts: [{ threshold: 90, channels: ['email'] }, { threshold: 90, channels: ['slack'] }] }, 'alerts', 'threshold'],
+      ];
+      for (const [method, body, param, message] of cases) {
+        const res = await budgets(method, method === 'PUT' ? `/${created.id}` : '', body);
+        expect({ method, body, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({
+          method,
+          body,
+          status: 400,
+          code: 'VALIDATION_ERROR',
+          param,
+        });
+        expect(res.body.error.message).toContain(message);
+      }
+      expect((await budgets('GET', '')).body.total).toBe(total);
+      expect((await budgets('GET', `/${created.id}`)).body.alerts).toEqual([{ threshold: 80, channels: ['email'], triggered: false, triggered_at: null }]);
+      // The control: distinct thresholds, each with a channel.
+      const ok = await budgets('PUT', `/${created.id}`, { alerts: [{ threshold: 50, channels: ['email'] }, { threshold: 90, channels: ['email', 'slack'] }] });
+      expect(ok.status).toBe(200);
+      expect(ok.body.alerts.map((a: Json) => a.threshold)).toEqual([50, 90]);
+    });
+
     it('a PUT that keeps a crossed threshold does not notify it again', async () => {
       const created = (await budgets('POST', '', { name: 'Keep state', limit: 4, alerts: [{ threshold: 50, channels: ['webhook'] }] })).body;
       expect(created.alerts[0].triggered).toBe(true);
@@ -264,6 +299,21 @@ describe('org API: cost metrics, named budgets, daily cost and agent health', ()
       const last = await budgets('GET', `?page=${Math.ceil(total / 2)}&page_size=2`);
       expect(last.body.has_more).toBe(false);
       for (const query of ['?page=0', '?page_size=201', '?page_size=0']) expect((await budgets('GET', query)).status).toBe(400);
+      // Decimal digits only, and an empty value is refused like any other bad value.
+      for (const [query, param] of [
+        ['?page_size=0x10', 'page_size'],
+        ['?page_size=1e1', 'page_size'],
+        ['?page=0b11', 'page'],
+        ['?page=2.0', 'page'],
+        ['?page=', 'page'],
+        ['?page_size=', 'page_size'],
+        ['?page=99999999999999999999', 'page'],
+      ]) {
+        const res = await budgets('GET', query);
+        expect({ query, status: res.status, param: res.body.error?.details?.param }).toEqual({ query, status: 400, param });
+      }
+      expect((await budgets('GET', '?page=01&page_size=02')).body).toMatchObject({ page: 1, page_size: 2 });
+      expect((await budgets('GET', '?page=9007199254740991&page_size=200')).body).toMatchObject({ budgets: [], page: 9007199254740991, has_more: false });
     });
 
     it("roles and tenancy: Members read; other organizations' budgets answer 404", async () => {

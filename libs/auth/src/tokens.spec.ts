@@ -22,6 +22,8 @@ describe('TokenService', () => {
   it('refuses a refresh token used as an access token, and the reverse', () => {
     expect(() => service.verify(service.issueRefresh(user).token, 'access')).toThrow(InvalidTokenError);
     expect(() => service.verify(service.issueAccess(user).token, 'refresh')).toThrow(InvalidTokenError);
+    expect(() => service.verify(service.issueRefresh(user).token, 'access')).toThrow('Not an access token');
+    expect(() => service.verify(service.issueAccess(user).token, 'refresh')).toThrow('Not a refresh token');
   });
 
   it.each([

@@ -94,7 +94,7 @@ export class TokenService {
       throw new InvalidTokenError(error instanceof jwt.TokenExpiredError ? 'Token expired' : 'Invalid token');
     }
     if (typeof payload === 'string' || payload.typ !== type || !payload.sub || !payload.jti || typeof payload.org_id !== 'string') {
-      throw new InvalidTokenError(`Not an ${type} token`);
+      throw new InvalidTokenError(type === 'access' ? 'Not an access token' : 'Not a refresh token');
     }
     return payload as unknown as AccessClaims | RefreshClaims;
   }

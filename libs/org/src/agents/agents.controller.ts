@@ -1,7 +1,5 @@
 import { All, Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiGoneResponse, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { OrgId, Repositories } from '@svc/domain';
 import { REPOSITORIES } from '@svc/runtime';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
@@ -9,6 +7,7 @@ import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
 import { orgErrors } from '../common/org-errors';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
+import { IsQueryInt } from '../common/query-int';
 import { AgentHealth, agentHealth, agentsHealth, AgentSample, UNATTRIBUTED_AGENT } from './agent-health';
 
 /** At most this many recent usage records are read for agent health. */
@@ -21,21 +20,13 @@ const DESCRIPTION =
 
 export class AgentHealthQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ default: 24, minimum: 1, maximum: 168 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(168)
+  @IsQueryInt(1, 168)
   window_hours?: number;
 }
 
 export class AgentWindowQueryDto {
   @ApiPropertyOptional({ default: 24, minimum: 1, maximum: 168 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(168)
+  @IsQueryInt(1, 168)
   window_hours?: number;
 }
 

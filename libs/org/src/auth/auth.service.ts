@@ -19,6 +19,8 @@ import { LoginThrottle } from './login-throttle';
 import type { OrgPrincipal } from './org-principal';
 
 const LOGIN_FAILED = 'Invalid e-mail or password';
+/** A login has one live refresh token (rotation marks the previous one used); a few more only under concurrent refreshes. */
+const MAX_LIVE_TOKENS = 100;
 
 /** Login, refresh-token rotation with reuse detection, logout and sign-up. */
 @Injectable()
@@ -52,7 +54,8 @@ export class AuthService {
 
   /**
    * Rotates a refresh token: the presented one is marked used (exactly once) and a new one of the
-   * same family is returned. Presenting a used or revoked token again revokes the whole family.
+   * same family is returned. Presenting a used or revoked token again revokes the whole family,
+   * except a token its login's logout ended (used, with no successor): that is a plain 401.
    */
   async refresh(refreshToken: string): Promise<TokenResponseDto> {
     const claims = this.verifyRefresh(refreshToken);
@@ -67,6 +70,7 @@ export class AuthService {
     if (!used) {
       const record = await this.repositories.refreshTokens.findById(orgId, claims.jti);
       if (!record) throw orgErrors.unauthorized('Invalid or expired refresh token');
+      if (record.used_at && !record.replaced_by) throw orgErrors.unauthorized('This session was logged out; sign in again', { reason: 'logged_out' });
       const revoked = await this.revokeFamily(orgId, record.family_id);
       this.logger.warn({ org_id: orgId, user_id: user._id, family_id: record.family_id, revoked }, 'refresh token reuse: family revoked');
       throw orgErrors.unauthorized('This refresh token was already used or revoked; every session of this login has been revoked', {
@@ -91,7 +95,7 @@ export class AuthService {
   async logout(principal: OrgPrincipal, refreshToken: string | undefined): Promise<void> {
     if (principal.token) {
       await this.revocations.revoke(principal.token.jti, new Date(principal.token.exp * 1000));
-      if (principal.token.fam) await this.revokeFamily(principal.orgId, principal.token.fam);
+      if (principal.token.fam) await this.endLogin(principal.orgId, principal.token.fam);
     }
     if (!refreshToken) return;
     let claims: RefreshClaims;
@@ -101,7 +105,7 @@ export class AuthService {
       return;
     }
     if (claims.sub !== principal.userId || claims.org_id !== principal.orgId || claims.fam === principal.token?.fam) return;
-    await this.revokeFamily(principal.orgId, claims.fam);
+    await this.endLogin(principal.orgId, claims.fam);
   }
 
   /** DECISIONS.md "More organizations and members": a new organization (free, active) and its Owner. */
@@ -121,6 +125,17 @@ export class AuthService {
       throw error;
     }
     return this.issueSession(user);
+  }
+
+  /**
+   * Logout of one login: its live refresh token is marked used with no successor (`replaced_by`
+   * null), so presenting it later reads as "logged out" rather than as reuse of a rotated token;
+   * then the family is revoked as for reuse. The token never works again either way.
+   */
+  private async endLogin(orgId: OrgId, family: string): Promise<void> {
+    const live = await this.repositories.refreshTokens.list(orgId, { filter: { family_id: family, used_at: null, revoked_at: null }, limit: MAX_LIVE_TOKENS });
+    await Promise.all(live.items.map((token) => this.repositories.refreshTokens.markUsed(orgId, token._id, null)));
+    await this.revokeFamily(orgId, family);
   }
 
   /** Revokes a login: its refresh tokens, and every access token issued in it (at once, on every replica). */

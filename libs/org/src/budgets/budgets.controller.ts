@@ -29,7 +29,7 @@ export class BudgetsController {
     summary: 'Create a named budget',
     level: 'admin',
     scopes: WRITE,
-    description: `name 1-120, type daily|weekly|monthly (default monthly), limit > 0, alert thresholds 0-100, channels email|slack|webhook; auto_stop on daily budgets only (400 otherwise). ${CURRENT}`,
+    description: `name 1-120, type daily|weekly|monthly (default monthly), limit > 0, alert thresholds 0-100 and distinct, each alert with at least one channel of email|slack|webhook; null refused; auto_stop on daily budgets only (400 otherwise). ${CURRENT}`,
   })
   @ApiOkResponse({ type: BudgetDto })
   create(@Caller() caller: OrgPrincipal, @Body() body: CreateBudgetDto): Promise<BudgetDto> {

@@ -1,25 +1,20 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsQueryInt } from './query-int';
 
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
 
-/** SPEC.md "Collections and pagination": `offset` (default 0) and `limit` (default 20, max 100); 400 outside. */
+/**
+ * SPEC.md "Collections and pagination": `offset` (default 0, a safe integer) and `limit` (default 20,
+ * max 100), in decimal digits; 400 otherwise, an empty value included.
+ */
 export class PageQueryDto {
   @ApiPropertyOptional({ default: 0, minimum: 0, description: 'Items to skip' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
+  @IsQueryInt(0)
   offset?: number;
 
   @ApiPropertyOptional({ default: DEFAULT_PAGE_LIMIT, minimum: 1, maximum: MAX_PAGE_LIMIT, description: 'Items per page' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_LIMIT)
+  @IsQueryInt(1, MAX_PAGE_LIMIT)
   limit?: number;
 }
 

@@ -2,13 +2,12 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   ArrayUnique,
   IsArray,
   IsBoolean,
   IsIn,
-  IsInt,
   IsNumber,
-  IsOptional,
   IsPositive,
   IsString,
   Max,
@@ -19,6 +18,17 @@ import {
 } from 'class-validator';
 import { ALERT_CHANNELS, AlertChannel, BUDGET_TYPES, BudgetType } from '@svc/domain';
 import { IsOptionalNonNull } from '@svc/platform';
+import { IsQueryInt } from '../../common/query-int';
+
+/** On create, an optional field left out takes its default; `null` is refused, as in a PUT. */
+const NOT_NULL_ON_CREATE = { message: '$property must not be null (omit it for the default)' };
+
+/** Alert state (triggered, notified) is kept per threshold, so a budget's thresholds must differ. */
+function AlertThresholdsUnique(): PropertyDecorator {
+  return ArrayUnique((alert: unknown) => (alert && typeof alert === 'object' ? (alert as { threshold?: unknown }).threshold : alert), {
+    message: 'alerts must not repeat a threshold (an alert is tracked by its threshold)',
+  });
+}
 
 export class BudgetAlertInputDto {
   @ApiProperty({ minimum: 0, maximum: 100, example: 80, description: 'Percent of the limit' })
@@ -27,8 +37,9 @@ export class BudgetAlertInputDto {
   @Max(100)
   threshold!: number;
 
-  @ApiProperty({ enum: ALERT_CHANNELS, isArray: true, example: ['webhook'] })
+  @ApiProperty({ enum: ALERT_CHANNELS, isArray: true, minItems: 1, example: ['webhook'], description: 'At least one: an alert without channels would notify nobody' })
   @IsArray()
+  @ArrayMinSize(1, { message: 'channels must name at least one channel (an alert without channels would notify nobody)' })
   @ArrayMaxSize(3)
   @ArrayUnique()
   @IsIn(ALERT_CHANNELS, { each: true })
@@ -43,7 +54,7 @@ export class CreateBudgetDto {
   name!: string;
 
   @ApiPropertyOptional({ enum: BUDGET_TYPES, default: 'monthly' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsIn(BUDGET_TYPES)
   type?: BudgetType;
 
@@ -53,16 +64,17 @@ export class CreateBudgetDto {
   @Max(1_000_000_000)
   limit!: number;
 
-  @ApiPropertyOptional({ type: [BudgetAlertInputDto] })
-  @IsOptional()
+  @ApiPropertyOptional({ type: [BudgetAlertInputDto], description: 'Thresholds must differ' })
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsArray()
   @ArrayMaxSize(20)
+  @AlertThresholdsUnique()
   @ValidateNested({ each: true })
   @Type(() => BudgetAlertInputDto)
   alerts?: BudgetAlertInputDto[];
 
   @ApiPropertyOptional({ default: false, description: 'Daily budgets only: the gateway refuses the organization\'s requests once the limit is reached' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsBoolean()
   auto_stop?: boolean;
 }
@@ -87,10 +99,11 @@ export class UpdateBudgetDto {
   @Max(1_000_000_000)
   limit?: number;
 
-  @ApiPropertyOptional({ type: [BudgetAlertInputDto], description: 'Replaces the alerts (their triggered state is recomputed)' })
+  @ApiPropertyOptional({ type: [BudgetAlertInputDto], description: 'Replaces the alerts (their triggered state is recomputed); thresholds must differ' })
   @IsOptionalNonNull()
   @IsArray()
   @ArrayMaxSize(20)
+  @AlertThresholdsUnique()
   @ValidateNested({ each: true })
   @Type(() => BudgetAlertInputDto)
   alerts?: BudgetAlertInputDto[];
@@ -103,18 +116,11 @@ export class UpdateBudgetDto {
 
 export class BudgetPageQueryDto {
   @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
+  @IsQueryInt(1)
   page?: number;
 
   @ApiPropertyOptional({ default: 25, minimum: 1, maximum: 200 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @IsQueryInt(1, 200)
   page_size?: number;
 }
 
