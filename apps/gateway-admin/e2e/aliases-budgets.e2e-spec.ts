@@ -40,6 +40,34 @@ describe('gateway admin: model aliases', () => {
     expect((await create({ alias: 'smart', model: 'gpt-4o' }, h.other.admin)).status).toBe(201);
   });
 
+  it('lists custom aliases by alias name, paged like the other admin lists ({items, total, offset, limit}), with the built-ins', async () => {
+    const org = await h.newOrg();
+    for (const alias of ['charlie', 'alpha', 'bravo']) expect((await create({ alias, model: 'gpt-4o' }, org.admin)).status).toBe(201);
+    const all = await h.call('GET', '/gateway/admin/model-aliases', { key: org.admin });
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ total: 3, offset: 0, limit: 20 });
+    expect(all.body.items.map((a: Json) => a.alias)).toEqual(['alpha', 'bravo', 'charlie']);
+    expect(all.body.builtin).toEqual(expect.arrayContaining([expect.objectContaining({ alias: 'gpt-latest', builtin: true })]));
+    const first = await h.call('GET', '/gateway/admin/model-aliases?limit=2', { key: org.admin });
+    expect(first.body).toMatchObject({ total: 3, offset: 0, limit: 2 });
+    expect(first.body.items.map((a: Json) => a.alias)).toEqual(['alpha', 'bravo']);
+    const second = await h.call('GET', '/gateway/admin/model-aliases?limit=2&offset=2', { key: org.admin });
+    expect(second.body).toMatchObject({ total: 3, offset: 2, limit: 2 });
+    expect(second.body.items.map((a: Json) => a.alias)).toEqual(['charlie']);
+    expect((await h.call('GET', '/gateway/admin/model-aliases?limit=1000', { key: org.admin })).body).toMatchObject({ total: 3, limit: 1000 });
+  });
+
+  it.each([
+    ['?limit=0', 'limit'],
+    ['?limit=1001', 'limit'],
+    ['?limit=abc', 'limit'],
+    ['?offset=-1', 'offset'],
+    ['?offset=abc', 'offset'],
+    ['?foo=1', 'foo'],
+  ])('GET /model-aliases%s is a 400 naming %s', async (query, param) => {
+    expect(gatewayError(await h.call('GET', `/gateway/admin/model-aliases${query}`), 400, 'invalid_request').param).toBe(param);
+  });
+
   it.each([
     [{ model: 'gpt-4o' }, 'alias'],
     [{ alias: 'a/b', model: 'gpt-4o' }, 'alias'],

@@ -117,4 +117,25 @@ describe('gateway admin: approvals (HITL)', () => {
     gatewayError(await h.call('POST', `/gateway/admin/approvals/${fresh._id}/reject`, { token: h.token(h.org.id, 'Member'), body: { reason: 'x' } }), 403, 'insufficient_scope');
     expect((await h.repos.approvals.findById(asOrgId(h.org.id), fresh._id))?.status).toBe('pending');
   });
+
+  it.each([
+    ['an unknown field', { foo: 1 }, 'foo'],
+    ['an array', [1], 'body'],
+    ['an empty array', [], 'body'],
+    ['a number', 5, 'body'],
+    ['a string', 'yes', 'body'],
+  ])('approve with %s in the body (%j) is a 400 naming %s and leaves the approval pending', async (_what, body, param) => {
+    const fresh = await seed(h.org.id, `body-${param}-${JSON.stringify(body)}`);
+    const error = gatewayError(await h.call('POST', `/gateway/admin/approvals/${fresh._id}/approve`, { body }), 400, 'invalid_request');
+    expect(error).toMatchObject({ type: 'invalid_request_error', param });
+    expect((await h.repos.approvals.findById(asOrgId(h.org.id), fresh._id))?.status).toBe('pending');
+  });
+
+  it('approve takes an empty object or null as no body', async () => {
+    for (const body of [{}, null]) {
+      const fresh = await seed(h.org.id, `empty-${JSON.stringify(body)}`);
+      const res = await h.call('POST', `/gateway/admin/approvals/${fresh._id}/approve`, { body });
+      expect({ status: res.status, state: res.body.status }).toEqual({ status: 200, state: 'approved' });
+    }
+  });
 });

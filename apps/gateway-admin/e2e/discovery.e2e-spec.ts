@@ -191,6 +191,20 @@ describe('gateway admin: model discovery (private networks allowed for the local
     expect(res.body).toMatchObject({ target_id: lab.id, status: 'succeeded', total: 3 });
   });
 
+  it.each([
+    ['an unknown field', { foo: 1 }, 'foo'],
+    ['an array', [1], 'body'],
+    ['a number', 5, 'body'],
+  ])('refuses discover-models with %s in the body (%j): 400 naming %s, no run, nothing asked', async (_what, body, param) => {
+    const runs = async () => (await h.call('GET', `/gateway/admin/discovery/history?target_id=${lab.id}`)).body.total as number;
+    const before = await runs();
+    const res = await h.call('POST', `/gateway/admin/provider-targets/${lab.id}/discover-models`, { body });
+    expect(gatewayError(res, 400, 'invalid_request').param).toBe(param);
+    expect(mock.requests).toHaveLength(0);
+    expect(await runs()).toBe(before);
+    expect((await h.call('POST', `/gateway/admin/provider-targets/${lab.id}/discover-models`, { body: {} })).status).toBe(200);
+  });
+
   it('gives the proxy routable entries: the models list and a working upstream route (integration point)', async () => {
     await discover(lab.id);
     const disabled = await target({ name: 'Off', provider_id: 'off', base_url: mock.url, enabled: false, models: ['hidden'] });

@@ -133,7 +133,6 @@ describe('gateway admin: provider targets', () => {
     ['/discovery/catalog?limit=0', 'limit'],
     ['/discovery/catalog?limit=1001', 'limit'],
     ['/discovery/catalog?limit=abc', 'limit'],
-    ['/discovery/catalog?cursor=not-a-cursor', 'cursor'],
     [`/discovery/catalog?provider_id=${'p'.repeat(65)}`, 'provider_id'],
     ['/discovery/catalog?colour=red', 'colour'],
     ['/discovery/history?limit=0', 'limit'],
@@ -148,6 +147,18 @@ describe('gateway admin: provider targets', () => {
     ['/provider-targets?colour=red', 'colour'],
   ])('GET %s is a 400 naming %s', async (path, param) => {
     expect(gatewayError(await h.call('GET', `/gateway/admin${path}`), 400, 'invalid_request').param).toBe(param);
+  });
+
+  it.each([
+    ['/discovery/catalog?cursor=not-a-cursor'],
+    ['/discovery/catalog?cursor='],
+    ['/discovery/catalog?cursor=mdl_%2F..'],
+    [`/discovery/catalog?cursor=${'c'.repeat(600)}`],
+    ['/usage?cursor=not-a-cursor'],
+    ['/usage?cursor=bm90LWEtY3Vyc29y'],
+    [`/usage?cursor=${'c'.repeat(600)}`],
+  ])('GET %s is a 400 invalid_cursor (the same code on every cursor-paged list)', async (path) => {
+    expect(gatewayError(await h.call('GET', `/gateway/admin${path}`), 400, 'invalid_cursor')).toMatchObject({ type: 'invalid_request_error', param: 'cursor' });
   });
 
   it('answers the bounds of the catalog and list queries', async () => {

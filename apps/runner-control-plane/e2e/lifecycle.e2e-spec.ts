@@ -233,6 +233,29 @@ describe('runner lifecycle through HTTP', () => {
     expect(events.body.events.length).toBeLessThanOrEqual(50);
   });
 
+  it.each([
+    ['an unknown field', { foo: 1 }, 'foo'],
+    ['an array', [1], 'body'],
+    ['a number', 5, 'body'],
+  ])('refuses %s (%j) in the body of stop, terminate and canary, which take none: 400 naming %s, nothing done', async (_what, body, param) => {
+    const runner = await t.admin.createRunner();
+    const session = await t.admin.startSession(runner.runner_id);
+    const runners = async () => (await t.admin.get('/', { limit: '1' })).body.total as number;
+    const before = await runners();
+    for (const res of [
+      await t.admin.post(`/${runner.runner_id}/stop`, body, { session_id: session.session_id }),
+      await t.admin.post(`/${runner.runner_id}/terminate`, body),
+      await t.admin.post('/canary', body),
+    ]) {
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', param }) });
+    }
+    expect(await runners()).toBe(before);
+    expect((await t.admin.get(`/${runner.runner_id}`)).body).toMatchObject({ state: 'running', session: { session_id: session.session_id, state: 'active' } });
+    // An empty object is no body.
+    expect((await t.admin.post(`/${runner.runner_id}/stop`, {}, { session_id: session.session_id })).status).toBe(200);
+    expect((await t.admin.post(`/${runner.runner_id}/terminate`, {})).status).toBe(200);
+  });
+
   it('answers 404 runner_not_found and session_not_found', async () => {
     const missing = await t.admin.get('/run_doesnotexist');
     expect(missing.status).toBe(404);

@@ -1,5 +1,5 @@
 import { RunnerSweeper } from '@svc/runners';
-import { bootRunners, Json, RunnerTestContext } from './runner-helpers';
+import { ApiResponse, bootRunners, Json, RunnerTestContext } from './runner-helpers';
 
 /** Every operation in a state the state machine does not allow answers 409 invalid_state. */
 describe('runner state machine through HTTP', () => {
@@ -9,9 +9,11 @@ describe('runner state machine through HTTP', () => {
   });
   afterAll(() => t.stop());
 
-  const expectInvalidState = (res: { status: number; body: Json }) => {
+  /** SPEC.md "Admin conflicts (409)": `request_id` (= X-SVC-Request-ID) beside code and message, as every 409 under /gateway/admin. */
+  const expectInvalidState = (res: ApiResponse) => {
     expect(res.status).toBe(409);
-    expect(res.body.error).toMatchObject({ type: 'conflict_error', code: 'invalid_state' });
+    expect(res.body.error).toMatchObject({ type: 'conflict_error', code: 'invalid_state', message: expect.any(String), request_id: expect.stringMatching(/^gw_/) });
+    expect(res.body.error.request_id).toBe(res.headers.get('x-svc-request-id'));
   };
 
   /** A runner in each state, reached the way a user would (stopped via TTL, failed via a provider error). */
@@ -96,7 +98,7 @@ describe('runner state machine through HTTP', () => {
     const runner = await t.admin.createRunner();
     const results = await Promise.all(Array.from({ length: 5 }, () => t.admin.post(`/${runner.runner_id}/start`)));
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409]);
-    for (const loser of results.filter((r) => r.status === 409)) expect(loser.body.error.code).toBe('invalid_state');
+    for (const loser of results.filter((r) => r.status === 409)) expectInvalidState(loser);
     const sessions = await t.repos.runnerSessions.listByRunner(t.orgId, runner.runner_id);
     expect(sessions).toHaveLength(1);
     expect((await t.admin.eventTypes(runner.runner_id)).filter((type) => type === 'session_starting')).toHaveLength(1);

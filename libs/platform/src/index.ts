@@ -9,6 +9,7 @@ export * from './errors/errors';
 export * from './errors/error-response';
 export * from './errors/exception.filter';
 export * from './http/validation';
+export * from './http/no-body';
 export * from './http/health.controller';
 export * from './http/http-app';
 export * from './http/body-log';

@@ -1,4 +1,4 @@
-import { GatewayError } from '@svc/platform';
+import { ConflictError, GatewayError } from '@svc/platform';
 
 /** SPEC.md "Runner errors", in the gateway error format. */
 
@@ -20,12 +20,16 @@ export function sessionNotFound(sessionId: string): GatewayError {
   });
 }
 
-/** 409: the runner (or its session) is not in the state the operation needs, or a concurrent operation won. */
-export function invalidState(message: string): GatewayError {
-  return new GatewayError(409, {
-    message,
+/**
+ * 409 `invalid_state`: the runner (or its session) is not in the state the operation needs, or a
+ * concurrent operation won. SPEC.md "Admin conflicts (409)" shape, `{code, message, request_id, ...}`,
+ * like every other 409 under `/gateway/admin`; `type`, `param` and `remediation` stay beside them
+ * (what this answer carried before it had `request_id`).
+ */
+export function invalidState(message: string): ConflictError {
+  return new ConflictError('invalid_state', message, {
     type: 'conflict_error',
-    code: 'invalid_state',
+    param: null,
     remediation: 'Read the runner (GET /gateway/admin/runners/{runner_id}) for its current state and version, then retry what still applies.',
   });
 }

@@ -3,6 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, GatewayAuthGuard, Principal } from '@svc/auth';
 import { AnswersWhenRunnersDisabled, RequireRunnerPermission, RunnerAccessGuard } from './access/runner-access.guard';
+import { NoBody } from '@svc/platform';
 import { RegisterByovmDto } from './dto/requests';
 import { RunnerResponse, toRunnerResponse } from './dto/responses';
 import { actorOf } from './runner-records';
@@ -42,7 +43,7 @@ export class RunnerOpsController {
   @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
   @RequireRunnerPermission('runner:create', 'runner:start_session', 'runner:exec', 'runner:stop_session')
   @ApiOperation({ summary: 'Lifecycle test on the fake provider: create, start, exec, stop (then cleanup); 200 passed, 503 failed' })
-  async runCanary(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<CanaryReport> {
+  async runCanary(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply, @NoBody() _body: undefined): Promise<CanaryReport> {
     const report = await this.canary.execute(principal.orgId, actorOf(principal));
     reply.status(report.status === 'passed' ? 200 : 503);
     return report;

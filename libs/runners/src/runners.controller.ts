@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, GatewayAuthGuard, hasScope, Principal } from '@svc/auth';
 import { RequireRunnerPermission, RunnerAccessGuard } from './access/runner-access.guard';
+import { NoBody } from '@svc/platform';
 import { CreateRunnerDto, EventsQuery, ExecDto, ListRunnersQuery, SessionQuery, StartSessionDto } from './dto/requests';
 import {
   CommandResponse,
@@ -88,7 +89,12 @@ export class RunnersController {
   @HttpCode(200)
   @RequireRunnerPermission('runner:stop_session')
   @ApiOperation({ summary: 'Stop the active session; the runner is ready again' })
-  async stop(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @Query() query: SessionQuery): Promise<SessionResponse> {
+  async stop(
+    @CurrentPrincipal() principal: Principal,
+    @Param('runner_id') runnerId: string,
+    @Query() query: SessionQuery,
+    @NoBody() _body: undefined,
+  ): Promise<SessionResponse> {
     return toSessionResponse(await this.stopSession.execute(principal.orgId, actorOf(principal), runnerId, query.session_id));
   }
 
@@ -110,7 +116,7 @@ export class RunnersController {
   @HttpCode(200)
   @RequireRunnerPermission('runner:terminate')
   @ApiOperation({ summary: 'Terminate a runner and all its sessions' })
-  async terminate(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string): Promise<RunnerResponse> {
+  async terminate(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @NoBody() _body: undefined): Promise<RunnerResponse> {
     return toRunnerResponse(await this.terminateRunner.execute(principal.orgId, actorOf(principal), runnerId), null);
   }
 

@@ -1,7 +1,8 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, Principal } from '@svc/auth';
+import { PageQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
-import { BuiltinAliasView, CreateModelAliasDto, ModelAliasView, UpdateModelAliasDto } from './dto/model-alias.dto';
+import { CreateModelAliasDto, ModelAliasPage, ModelAliasView, UpdateModelAliasDto } from './dto/model-alias.dto';
 import { ModelAliasesService, toAliasView } from './model-aliases.service';
 
 /** SPEC.md model aliases: per-organization CRUD; the built-in aliases are listed read-only. */
@@ -16,9 +17,13 @@ export class ModelAliasesController {
   }
 
   @Get()
-  @AdminRoute('admin:read', 'List the organization’s aliases, and the built-in ones (read-only)')
-  list(@CurrentPrincipal() principal: Principal): Promise<{ items: ModelAliasView[]; total: number; builtin: BuiltinAliasView[] }> {
-    return this.aliases.list(principal);
+  @AdminRoute(
+    'admin:read',
+    'List the organization’s aliases (by name, paginated), and the built-in ones (read-only)',
+    '`offset`, `limit` 1–1000 (default 20); `total` counts every custom alias. `builtin` lists every built-in alias on each page.',
+  )
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<ModelAliasPage> {
+    return this.aliases.list(principal, { offset: query.offset ?? 0, limit: query.limit ?? 20 });
   }
 
   @Get(':id')

@@ -5,7 +5,7 @@ import { invalidRequest, InvalidationBus, notFound } from '@svc/platform';
 import { BUILTIN_MODEL_ALIASES, providerRegistry } from '@svc/proxy';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { alreadyExists } from '../common/admin-errors';
-import { BuiltinAliasView, CreateModelAliasDto, ModelAliasView, UpdateModelAliasDto } from './dto/model-alias.dto';
+import { BuiltinAliasView, CreateModelAliasDto, ModelAliasPage, ModelAliasView, UpdateModelAliasDto } from './dto/model-alias.dto';
 
 /** What the proxy's resolver maps the alias to (see ModelAliasResolver). */
 export function resolvesTo(alias: Pick<ModelAliasEntity, 'model' | 'provider'>): string {
@@ -50,9 +50,10 @@ export class ModelAliasesService {
     return alias;
   }
 
-  async list(principal: Principal): Promise<{ items: ModelAliasView[]; total: number; builtin: BuiltinAliasView[] }> {
-    const items = (await this.repositories.modelAliases.listAll(principal.orgId)).map(toAliasView);
-    return { items, total: items.length, builtin: builtinAliases() };
+  /** A page of the custom aliases by name (`total` counts them all), with every built-in alias. */
+  async list(principal: Principal, page: { offset: number; limit: number }): Promise<ModelAliasPage> {
+    const result = await this.repositories.modelAliases.list(principal.orgId, { ...page, sort: { alias: 1, _id: 1 } });
+    return { items: result.items.map(toAliasView), total: result.total, offset: result.offset, limit: result.limit, builtin: builtinAliases() };
   }
 
   async create(principal: Principal, body: CreateModelAliasDto): Promise<ModelAliasView> {

@@ -4,6 +4,7 @@ import type { ApprovalStats } from '@svc/domain';
 import { ApprovalDetailsView, ApprovalsService } from '@svc/governance';
 import { AdminPage, PageQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
+import { NoBody } from '@svc/platform';
 import { RejectApprovalDto } from './dto/approval.dto';
 
 /** Who reviewed: the dashboard user, or the gateway key that called. */
@@ -36,8 +37,8 @@ export class ApprovalsController {
 
   @Post(':id/approve')
   @HttpCode(200)
-  @AdminRoute('admin:write', 'Approve a pending request', 'Records who approved (`approved_by`: the user or key id) and when. 409 `invalid_state` unless pending.')
-  approve(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ApprovalDetailsView> {
+  @AdminRoute('admin:write', 'Approve a pending request', 'Takes no body (a field is a 400). Records who approved (`approved_by`: the user or key id) and when. 409 `invalid_state` unless pending.')
+  approve(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @NoBody() _body: undefined): Promise<ApprovalDetailsView> {
     return this.approvals.approve(principal.orgId, id, reviewerOf(principal));
   }
 

@@ -5,6 +5,17 @@ export function alreadyExists(resourceType: string, message: string, conflicting
   return new ConflictError('resource_already_exists', message, { resource_type: resourceType, conflicting_id: conflictingId });
 }
 
+/** Longest cursor any admin list hands out (longer ones are refused before they are decoded). */
+export const MAX_CURSOR_CHARS = 512;
+
+/**
+ * 400 `invalid_cursor`, `param` `cursor`: a `cursor` that is not a `next_cursor` this API returned.
+ * Every cursor-paged list (`/usage`, `/discovery/catalog`) answers a bad cursor with it.
+ */
+export function invalidCursor(): GatewayError {
+  return invalidRequest('cursor is not a cursor this API returned; pass the previous page’s next_cursor as it came', 'cursor', 'invalid_cursor');
+}
+
 /** 400 `url_not_allowed`: the destination fails the outbound-safety rules (DECISIONS.md). */
 export function urlNotAllowed(error: OutboundBlockedError, param: string): GatewayError {
   return new GatewayError(400, {

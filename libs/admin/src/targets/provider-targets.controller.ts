@@ -1,6 +1,7 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { AdminController, AdminRoute } from '../common/admin-route';
+import { NoBody } from '@svc/platform';
 import { DiscoveryResult, DiscoveryService } from './discovery/discovery.service';
 import { AdminPage, PageQuery } from '../common/admin-query';
 import { CatalogPage, CatalogQuery, CreateProviderTargetDto, HistoryPage, HistoryQuery, ProviderTargetView, TargetCatalog, UpdateProviderTargetDto } from './dto/provider-target.dto';
@@ -54,9 +55,9 @@ export class ProviderTargetsController {
   @AdminRoute(
     'admin:write',
     'Discover the target’s models',
-    'GET `/v1/models` (then `/models`) or Ollama `/api/tags`, with outbound safety: resolved addresses checked, no redirects, a timeout and a size cap. 400 `url_not_allowed` for a refused destination, 502 `discovery_failed` otherwise; every run is in the history.',
+    'Takes no body (a field is a 400). GET `/v1/models` (then `/models`) or Ollama `/api/tags`, with outbound safety: resolved addresses checked, no redirects, a timeout and a size cap. 400 `url_not_allowed` for a refused destination, 502 `discovery_failed` otherwise; every run is in the history.',
   )
-  discover(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DiscoveryResult> {
+  discover(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @NoBody() _body: undefined): Promise<DiscoveryResult> {
     return this.discovery.discover(principal, id);
   }
 

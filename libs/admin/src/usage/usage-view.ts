@@ -1,5 +1,5 @@
 import type { UsageRecordEntity } from '@svc/domain';
-import { invalidRequest } from '@svc/platform';
+import { invalidCursor, MAX_CURSOR_CHARS } from '../common/admin-errors';
 import { UsageRecordView } from './dto/usage.dto';
 
 export function toUsageView(record: UsageRecordEntity): UsageRecordView {
@@ -38,9 +38,10 @@ export function encodeCursor(record: Pick<UsageRecordEntity, 'created_at' | '_id
   return Buffer.from(`${record.created_at.getTime()}:${record._id}`, 'utf8').toString('base64url');
 }
 
+/** 400 `invalid_cursor` for anything `encodeCursor` did not make. */
 export function decodeCursor(cursor: string): UsageCursor {
-  const match = /^(\d{1,15}):(.{1,200})$/s.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw invalidRequest('cursor is not a cursor this API returned', 'cursor', 'invalid_cursor');
+  const match = cursor.length <= MAX_CURSOR_CHARS ? /^(\d{1,15}):(.{1,200})$/s.exec(Buffer.from(cursor, 'base64url').toString('utf8')) : null;
+  if (!match) throw invalidCursor();
   return { created_at: new Date(Number(match[1])), _id: match[2] };
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { OrgId } from '@svc/domain';
-import { GatewayError } from '@svc/platform';
+import { ConflictError, GatewayError } from '@svc/platform';
 import { CreateRunnerUseCase } from './create-runner.usecase';
 import { ExecCommandUseCase } from './exec-command.usecase';
 import { StartSessionUseCase } from './start-session.usecase';
@@ -104,5 +104,6 @@ export class RunCanaryUseCase {
 
 function describe(error: unknown): Record<string, unknown> {
   if (error instanceof GatewayError) return { code: error.body.code, message: error.body.message, http_status: error.status };
+  if (error instanceof ConflictError) return { code: error.code, message: error.message, http_status: 409 };
   return { message: error instanceof Error ? error.message : String(error) };
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { IsOptionalNonNull } from '@svc/platform';
+import type { AdminPage } from '../../common/admin-query';
 
 export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 const ALIAS_MESSAGE = 'alias must be 1–128 letters, digits, dots, colons, dashes or underscores (no slash: it separates provider/model)';
@@ -77,4 +78,9 @@ export interface BuiltinAliasView {
   model: string;
   resolves_to: string;
   builtin: true;
+}
+
+/** `GET /model-aliases`: a page of the custom aliases, and the built-in ones (read-only, all of them). */
+export interface ModelAliasPage extends AdminPage<ModelAliasView> {
+  builtin: BuiltinAliasView[];
 }

@@ -4,10 +4,13 @@ import { DiscoveredModelEntity, DiscoveryRunEntity, ProviderTargetEntity, Reposi
 import { APP_CONFIG, AppConfig, createOutboundAgent, GatewayError, InvalidationBus, LOGGER, Logger, notFound, OutboundBlockedError } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import type { Agent } from 'undici';
-import { urlNotAllowed } from '../../common/admin-errors';
+import { invalidCursor, urlNotAllowed } from '../../common/admin-errors';
 import { CatalogPage, DiscoveredModelView, DiscoveryRunView, HistoryPage, TargetCatalog } from '../dto/provider-target.dto';
 import { ProviderTargetsService } from '../provider-targets.service';
 import { DiscoveryError, fetchModelList } from './model-list-fetch';
+
+/** The catalog's `next_cursor`: the id of the last discovered model of the page. */
+const CATALOG_CURSOR = /^mdl_[A-Za-z0-9]{1,64}$/;
 
 export interface DiscoveryResult {
   run_id: string;
@@ -140,6 +143,7 @@ export class DiscoveryService implements OnModuleDestroy {
   /** The organization's discovered models; a `provider_id` that is not one of its targets is 404. */
   async catalog(principal: Principal, query: { provider_id?: string; limit?: number; cursor?: string }): Promise<CatalogPage> {
     const orgId = principal.orgId;
+    if (query.cursor !== undefined && !CATALOG_CURSOR.test(query.cursor)) throw invalidCursor();
     const limit = query.limit ?? 200;
     const providerId = query.provider_id?.trim().toLowerCase();
     if (providerId !== undefined && !(await this.repositories.providerTargets.findByProviderId(orgId, providerId))) {

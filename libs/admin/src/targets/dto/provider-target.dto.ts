@@ -96,9 +96,9 @@ export class CatalogQuery extends AdminQuery {
   @Max(1000)
   limit?: number;
 
-  @ApiPropertyOptional({ description: '`next_cursor` of the previous page' })
+  @ApiPropertyOptional({ description: '`next_cursor` of the previous page (anything else is 400 `invalid_cursor`)' })
   @IsOptional()
-  @Matches(/^mdl_[A-Za-z0-9]{1,64}$/, { message: 'cursor is not a cursor this API returned' })
+  @IsString()
   cursor?: string;
 }
 

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { AdminQuery } from '../../common/admin-query';
 
 export const MAX_USAGE_DAYS = 90;
@@ -31,10 +31,9 @@ export class UsageListQuery extends UsageDaysQuery {
   @Min(0)
   offset?: number;
 
-  @ApiPropertyOptional({ description: '`next_cursor` of the previous page' })
+  @ApiPropertyOptional({ description: '`next_cursor` of the previous page (anything else is 400 `invalid_cursor`)' })
   @IsOptional()
   @IsString()
-  @MaxLength(512)
   cursor?: string;
 }
 
