@@ -69,6 +69,9 @@ describe('gateway admin: provider targets', () => {
     [{ name: 'x', base_url: PUBLIC, provider_id: 'openai' }, 'provider_id'],
     [{ name: 'x', base_url: PUBLIC, provider_id: 'Has Space' }, 'provider_id'],
     [{ name: 'Groq', base_url: PUBLIC }, 'provider_id'],
+    // The first segments of the gateway's own /v1 routes: the catch-all would never reach such a target.
+    [{ name: 'x', base_url: PUBLIC, provider_id: 'chat' }, 'provider_id'],
+    [{ name: 'Health', base_url: PUBLIC }, 'provider_id'],
     [{ name: 'x', base_url: PUBLIC, headers: { Authorization: 'Bearer x' } }, 'headers.Authorization'],
     [{ name: 'x', base_url: PUBLIC, headers: { 'x-ok': 'a\r\nb' } }, 'headers.x-ok'],
     [{ name: 'x', base_url: PUBLIC, headers: { 'bad name': 'v' } }, 'headers.bad name'],

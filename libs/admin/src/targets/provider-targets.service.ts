@@ -11,7 +11,7 @@ import {
   targetApiBase,
 } from '@svc/domain';
 import { APP_CONFIG, AppConfig, checkOutboundUrl, invalidRequest, InvalidationBus, notFound, OutboundBlockedError } from '@svc/platform';
-import { providerRegistry } from '@svc/proxy';
+import { GATEWAY_ROUTE_SEGMENTS, providerRegistry } from '@svc/proxy';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { iso } from '../common/admin-query';
 import { alreadyExists, urlNotAllowed } from '../common/admin-errors';
@@ -88,6 +88,9 @@ export class ProviderTargetsService {
     if (!PROVIDER_ID_PATTERN.test(providerId)) throw invalidRequest('provider_id could not be derived from the name; send one', 'provider_id');
     if (providerRegistry.has(providerId)) {
       throw invalidRequest(`provider_id '${providerId}' is a built-in provider; choose another routing id`, 'provider_id', 'provider_id_reserved');
+    }
+    if (GATEWAY_ROUTE_SEGMENTS.has(providerId)) {
+      throw invalidRequest(`provider_id '${providerId}' names one of the gateway's own routes (/v1/${providerId}/...); choose another routing id`, 'provider_id', 'provider_id_reserved');
     }
     const kind = this.kindOf(body) ?? 'openai_compatible';
     const baseUrl = await this.checkBaseUrl(body.base_url);
