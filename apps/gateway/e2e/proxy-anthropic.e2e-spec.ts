@@ -52,6 +52,24 @@ describe('gateway with the Anthropic SDK', () => {
     expect(gw.mock.requests).toHaveLength(0);
   });
 
+  it.each([
+    ['{base_url}/v1/anthropic', '/v1/anthropic'],
+    ['{base_url}', ''],
+  ])("lists models with the SDK's models.list() and baseURL %s, with a gateway:read key", async (_label, suffix) => {
+    const reader = await gw.newKey(['gateway:read']);
+    const client = new Anthropic({ apiKey: reader, baseURL: `${gw.url}${suffix}`, maxRetries: 0 });
+    const ids: string[] = [];
+    for await (const model of client.models.list()) ids.push(model.id);
+    expect(ids).toContain('claude-sonnet-4-5');
+    if (suffix) expect(ids.every((id) => id.startsWith('claude-'))).toBe(true);
+    const raw = await fetch(`${gw.url}${suffix || '/v1/anthropic'}/v1/models`, { headers: { 'x-api-key': reader } });
+    expect({ status: raw.status, id: raw.headers.get('x-svc-request-id') }).toEqual({ status: 200, id: expect.stringMatching(/^gw_/) });
+    const page = (await raw.json()) as { data: { type: string; id: string; display_name: string; created_at: string }[]; has_more: boolean; first_id: string };
+    expect(page).toMatchObject({ has_more: false, first_id: page.data[0].id });
+    expect(page.data[0]).toEqual({ type: 'model', id: expect.stringMatching(/^claude-/), display_name: expect.any(String), created_at: '1970-01-01T00:00:00.000Z' });
+    expect(gw.mock.requests).toHaveLength(0);
+  });
+
   it('400 when max_tokens is missing on the messages route', async () => {
     const res = await postJson(`${gw.url}/v1/messages`, { model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'x' }] }, { 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
     expect(res.status).toBe(400);

@@ -33,9 +33,34 @@ export class ModelsController {
   @Get(':provider/models')
   @ApiOperation({ summary: "One provider's models (the OpenAI SDK's models.list() with baseURL {base_url}/v1/{provider})", description: 'Scope: gateway:read.' })
   async providerModels(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const principal = await this.proxy.authenticate(request, reply, 'gateway:read');
+    const { data } = await this.modelsOf(provider, request, reply);
+    await reply.send({ object: 'list', data });
+  }
+
+  @Get(':provider/v1/models')
+  @ApiOperation({
+    summary: "One provider's models at the SDK-style path (the Anthropic SDK's models.list() with baseURL {base_url}/v1/anthropic)",
+    description:
+      'Scope: gateway:read. A format-B provider answers in its own list format (`{data: [{type: "model", id, display_name, created_at}], has_more, first_id, last_id}`), any other in format A.',
+  })
+  async sdkProviderModels(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const { definition, data } = await this.modelsOf(provider, request, reply, true);
+    if (definition.format !== 'anthropic') return reply.send({ object: 'list', data });
+    return reply.send({
+      data: data.map((model) => ({ type: 'model', id: model.id, display_name: model.description || model.id, created_at: MODEL_EPOCH })),
+      has_more: false,
+      first_id: data[0]?.id ?? null,
+      last_id: data.at(-1)?.id ?? null,
+    });
+  }
+
+  private async modelsOf(provider: string, request: FastifyRequest, reply: FastifyReply, readXApiKey = false) {
+    const principal = await this.proxy.authenticate(request, reply, 'gateway:read', { readXApiKey });
     const definition = await this.proxy.provider(principal, provider);
     const all = listModels(await this.proxy.registry(principal));
-    await reply.send({ object: 'list', data: all.data.filter((model) => model.owned_by === definition.id) });
+    return { definition, data: all.data.filter((model) => model.owned_by === definition.id) };
   }
 }
+
+/** `created_at` of a listed model in format B: the registry keeps no dates (format A lists `created: 0`). */
+const MODEL_EPOCH = new Date(0).toISOString();

@@ -136,10 +136,17 @@ export class ProxyService implements OnModuleDestroy {
     return principal;
   }
 
-  /** `authorize` for the Nest-routed gateway endpoints (models, approval polling). */
-  authenticate(request: FastifyRequest, reply: FastifyReply, scope: string): Promise<Principal> {
-    const source = { headers: request.headers, query: request.query as Record<string, unknown>, remoteAddress: request.socket.remoteAddress ?? request.ip };
-    return this.authorize(source, scope, (name, value) => void reply.header(name, value));
+  /**
+   * `authorize` for the Nest-routed gateway endpoints (models, approval polling). `readXApiKey` for
+   * the SDK-style paths of B providers, where the Anthropic SDK may send the key as `x-api-key`.
+   */
+  authenticate(request: FastifyRequest, reply: FastifyReply, scope: string, options: { readXApiKey?: boolean } = {}): Promise<Principal> {
+    // Every gateway answer carries its request id, the served ones too (the error filter sets it on refusals).
+    void reply.header('X-SVC-Request-ID', String(request.id));
+    const query = request.query as Record<string, unknown>;
+    const source = { headers: request.headers, query, remoteAddress: request.socket.remoteAddress ?? request.ip };
+    const credentials = parseCredentials({ headers: request.headers, query, readXApiKey: options.readXApiKey });
+    return this.authorize(source, scope, (name, value) => void reply.header(name, value), credentials);
   }
 
   /** Serves one proxy request; never throws (every failure is answered in the gateway's format). */
