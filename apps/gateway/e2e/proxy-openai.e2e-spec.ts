@@ -65,6 +65,14 @@ describe('gateway with the OpenAI SDK', () => {
     const ids = models.data.map((model) => model.id);
     expect(ids).toEqual(expect.arrayContaining(['gpt-4o']));
     expect(models.data[0]).toMatchObject({ object: 'model', created: 0 });
+    // models.retrieve(), a provider/model id included; an unlisted id is 404 model_not_found.
+    expect(await client.models.retrieve('gpt-4o')).toMatchObject({ id: 'gpt-4o', object: 'model', owned_by: 'openai' });
+    const groq = ids.find((id) => id.startsWith('groq/')) as string;
+    expect(await client.models.retrieve(groq)).toMatchObject({ id: groq, owned_by: 'groq' });
+    const missing = await client.models.retrieve('no-such-model').catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((missing as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ code: 'model_not_found', param: 'model' });
+    expect(gw.mock.requests.filter((request) => request.path.includes('/models'))).toEqual([]);
   });
 
   it('works with baseURL {base_url}/v1/openai', async () => {

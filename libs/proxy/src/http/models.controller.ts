@@ -1,7 +1,8 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApprovalsService } from '@svc/governance';
+import { GatewayError } from '@svc/platform';
 import { listModels } from '../providers';
 import { ProxyService } from '../pipeline/proxy.service';
 
@@ -21,6 +22,31 @@ export class ModelsController {
   async models(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const principal = await this.proxy.authenticate(request, reply, 'gateway:read');
     await reply.send(listModels(await this.proxy.registry(principal)));
+  }
+
+  @Get('models/:model')
+  @ApiOperation({
+    summary: "One model (the OpenAI SDK's models.retrieve())",
+    description: 'Scope: gateway:read. The entry of GET /v1/models with that id, `provider/model` ids included (`/v1/models/groq/llama-3.3-70b-versatile`); 404 `model_not_found` otherwise.',
+  })
+  model(@Param('model') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.retrieve(id, request, reply);
+  }
+
+  /** `models/:model` for the `provider/model` ids, whose slash makes them two path segments (not in the OpenAPI document). */
+  @Get('models/*')
+  @ApiExcludeEndpoint()
+  providerModel(@Param('*') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.retrieve(id, request, reply);
+  }
+
+  private async retrieve(id: string, request: FastifyRequest, reply: FastifyReply) {
+    const principal = await this.proxy.authenticate(request, reply, 'gateway:read');
+    const found = listModels(await this.proxy.registry(principal)).data.find((model) => model.id === id);
+    if (!found) {
+      throw new GatewayError(404, { message: `The model '${id}' is not listed. GET /v1/models lists the models.`, type: 'not_found_error', code: 'model_not_found', param: 'model' });
+    }
+    await reply.send(found);
   }
 
   @Get('approvals/:approval_id/status')
