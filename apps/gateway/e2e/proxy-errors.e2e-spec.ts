@@ -74,6 +74,30 @@ describe('gateway proxy errors', () => {
     expect(gw.mock.requests[0].headers.authorization).toBe('Bearer sk-provider-second');
   });
 
+  it('refusals before governance (body, route, scope, idempotency) carry the rate-limit and cost headers, and count nothing', async () => {
+    const first = await postJson(url(), chat, auth());
+    expect(first.status).toBe(200);
+    const remaining = Number(first.headers.get('x-ratelimit-remaining'));
+    const readOnly = await gw.newKey(['gateway:read']);
+    await postJson(url(), chat, { ...auth(), 'Idempotency-Key': 'standing-1' });
+    const refusals = [
+      await postJson(`${gw.url}/v1/openai/chat/completions`, { ...chat, model: 'claude-sonnet-4-5' }, auth()), // provider_mismatch
+      await postJson(url(), { messages: chat.messages }, auth()), // no model
+      await postJson(url(), chat, { 'X-SVC-API-Key': readOnly, 'X-Provider-Key': PROVIDER_KEY }), // insufficient_scope
+      await postJson(`${gw.url}/v1/nosuch/chat/completions`, chat, auth()), // unknown_provider
+      await postJson(url(), { ...chat, temperature: 1 }, { ...auth(), 'Idempotency-Key': 'standing-1' }), // idempotency_key_reused
+    ];
+    expect(refusals.map((res) => res.status)).toEqual([400, 400, 403, 404, 409]);
+    for (const res of refusals) {
+      expectGovernanceHeaders(res.headers, gw.orgId);
+      expect(res.headers.get('x-svc-cost')).toBe('0');
+      // Peeked, not counted: the window still shows what the two served requests left (or, if a new
+      // minute began meanwhile, the whole limit).
+      const sameWindow = res.headers.get('x-ratelimit-reset') === first.headers.get('x-ratelimit-reset');
+      expect(Number(res.headers.get('x-ratelimit-remaining'))).toBe(sameWindow ? remaining - 1 : Number(first.headers.get('x-ratelimit-limit')));
+    }
+  });
+
   it('403 when the key lacks gateway:write; gateway_proxy counts as gateway:write', async () => {
     const readOnly = await gw.newKey(['gateway:read']);
     const refused = await postJson(url(), chat, { 'X-SVC-API-Key': readOnly, 'X-Provider-Key': PROVIDER_KEY });

@@ -143,6 +143,20 @@ export class ChainRunner {
     return this.decide(ctx, refusal, reservation, started);
   }
 
+  /**
+   * The headers of every response for a request refused before the chain ran (its body or route
+   * was refused): the rate-limit window and today's spend, read with one counter call that counts
+   * nothing (AdmitLevel.Peek), and a cost of 0.
+   */
+  async standingHeaders(input: GovernanceInput, profile: OrgProfile): Promise<Record<string, string>> {
+    const started = performance.now();
+    const ctx = new ChainContext(input, profile, this.deps.flags);
+    const { result } = await this.deps.counters.admit(buildAdmitPlan(ctx, AdmitLevel.Peek, this.deps.keys, [], this.deps.quotas));
+    ctx.rate = { ...ctx.rate, count: result.rpmCount };
+    ctx.dailySpent = fromMicros(result.daySpentMicros);
+    return decisionHeaders(ctx, performance.now() - started);
+  }
+
   private async runStages(ctx: ChainContext, stages: readonly Stage[]): Promise<Refusal | null> {
     for (const [stage, run] of stages) {
       // Most stages decide synchronously: awaiting only the ones that return a promise saves a

@@ -139,6 +139,11 @@ export interface GovernanceService {
   todayCost(): Promise<{ today_usd: number; daily_budget_usd: number }>;
   /** The effective body-size limit of an organization, in bytes (read before the body). */
   bodyLimit(principal: Principal): Promise<number>;
+  /**
+   * The headers of every response (rate-limit window, today's spend, cost 0) for a request of the
+   * principal refused before `evaluate` ran; nothing is counted.
+   */
+  standingHeaders(principal: Principal, requestId: string): Promise<Record<string, string>>;
 }
 
 /** Injection token of the GovernanceService. */

@@ -205,6 +205,26 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
     return { today_usd: fromMicros(spentMicros), daily_budget_usd: fromMicros(budgetsMicros) };
   }
 
+  async standingHeaders(principal: Principal, requestId: string): Promise<Record<string, string>> {
+    const profile = await this.profiles.get(principal);
+    const input: GovernanceInput = {
+      requestId,
+      principal,
+      endpoint: 'chat',
+      format: 'openai',
+      provider: '',
+      model: '',
+      requestedModel: '',
+      body: undefined,
+      bodyBytes: 0,
+      stream: false,
+      agent: principal.keyName ?? 'unknown',
+      runner: null,
+      now: new Date(),
+    };
+    return this.runner.standingHeaders(input, profile);
+  }
+
   async bodyLimit(principal: Principal): Promise<number> {
     return (await this.profiles.get(principal)).policy.max_body_bytes;
   }

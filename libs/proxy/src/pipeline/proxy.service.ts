@@ -8,11 +8,13 @@ import {
   missingGatewayKey,
   parseCredentials,
   Principal,
+  RefusedKey,
   repeatedAuthorization,
   RequestCredentials,
   resolveProviderKey,
   runnerSessionOf,
 } from '@svc/auth';
+import { asOrgId } from '@svc/domain';
 import { defaultPriceOptions, GOVERNANCE, GovernanceDecision, GovernanceService, PriceOptions, warmUpTokenizers } from '@svc/governance';
 import { APP_CONFIG, AppConfig, createOutboundAgent, GatewayError, LOGGER, Logger, toErrorResponse } from '@svc/platform';
 import { BreakerRegistry } from '../breaker/breaker-registry';
@@ -167,6 +169,7 @@ export class ProxyService implements OnModuleDestroy {
       state.agent = principal.keyName ?? 'unknown';
       await this.serve(call, request, reply, state, principal, credentials);
     } catch (error) {
+      if (!state.decision && !reply.sent) await this.addStandingHeaders(error, request, reply, state);
       state.status = this.fail(error, request, reply, state);
     } finally {
       this.finish(request, call, state, started);
@@ -316,6 +319,23 @@ export class ProxyService implements OnModuleDestroy {
     }
   }
 
+  /**
+   * A refusal before governance ran (the body, the route, the key's scope or allowlist) still
+   * carries the headers of every response once the organization is known: the rate-limit window
+   * and today's spend, read without counting (SPEC.md: rate-limit headers on every response).
+   */
+  private async addStandingHeaders(error: unknown, request: ProxyRequest, reply: ProxyReply, state: FinishState): Promise<void> {
+    if (error instanceof ClientAbortedError) return;
+    const principal = state.principal ?? (error instanceof KeyRefusedError ? principalOfRefusedKey(error.key) : undefined);
+    if (!principal) return;
+    try {
+      reply.setHeaders(await this.governance.standingHeaders(principal, request.id));
+    } catch (err) {
+      // The refusal goes out without them rather than not at all.
+      this.logger.warn({ err, request_id: request.id }, 'could not read the rate-limit window for a refusal');
+    }
+  }
+
   /** Answers a failure in the gateway format (a started stream is only ended); returns the status to record. */
   private fail(error: unknown, request: ProxyRequest, reply: ProxyReply, state: FinishState): number {
     if (error instanceof KeyRefusedError) {
@@ -360,6 +380,22 @@ export class ProxyService implements OnModuleDestroy {
     this.breakers.shutdown();
     await Promise.all([this.client.close(), this.targetClient.close()]);
   }
+}
+
+/** The principal of a key refused by authentication (its organization is known; it holds no scopes). */
+function principalOfRefusedKey(key: RefusedKey): Principal {
+  return {
+    kind: 'api_key',
+    orgId: asOrgId(key.orgId),
+    organization: { _id: key.orgId, name: '', plan: 'free', subscription_status: 'active' },
+    scopes: [],
+    keyId: key.keyId,
+    keyName: key.keyName,
+    teamId: key.teamId,
+    userId: null,
+    role: null,
+    deprecation: null,
+  };
 }
 
 function insufficientScope(scope: string, principal: Principal): GatewayError {
