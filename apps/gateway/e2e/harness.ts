@@ -164,6 +164,7 @@ export async function createOrg(gw: GatewayHarness, plan: PlanTier): Promise<Tes
 export interface CreatedKey {
   key: string;
   keyId: string;
+  name: string;
   /** SHA-256 of the key: what the key cache is invalidated by. */
   hash: string;
 }
@@ -180,7 +181,7 @@ export async function createKey(gw: GatewayHarness, options: { orgId?: string; s
     scopes: options.scopes ?? ['gateway:write', 'gateway:read'],
     ip_allowlist: options.ipAllowlist ?? [],
   });
-  return { key: plaintext, keyId: record._id, hash };
+  return { key: plaintext, keyId: record._id, name: record.name, hash };
 }
 
 /** Rotates a key as the admin API does (replacement with the old key's settings, grace, cache invalidation). */
@@ -190,7 +191,7 @@ export async function rotateKey(gw: GatewayHarness, old: CreatedKey, graceHours:
   const rotated = await gw.repos.apiKeys.rotate(asOrgId(orgId), old.keyId, { key_hash: hash, key_prefix: keyDisplayPrefix(plaintext), last_four: keyLastFour(plaintext) }, new Date(Date.now() + graceHours * 3_600_000));
   if (!rotated) throw new Error(`key ${old.keyId} could not be rotated`);
   await gw.service.runtime.invalidation.publish('api-key', old.hash);
-  return { key: plaintext, keyId: rotated.current._id, hash };
+  return { key: plaintext, keyId: rotated.current._id, name: rotated.current.name, hash };
 }
 
 /** Replaces the policy of an organization and drops the cached one, as the admin API does. */

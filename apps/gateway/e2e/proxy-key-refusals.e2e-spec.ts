@@ -1,4 +1,4 @@
-import { createKey, CreatedKey, GatewayHarness, Json, metricSum, postJson, PROVIDER_KEY, rotateKey, startGateway, usageOf } from './harness';
+import { createKey, CreatedKey, expectGovernanceHeaders, GatewayHarness, Json, metricSum, postJson, PROVIDER_KEY, rotateKey, startGateway, usageOf } from './harness';
 
 const chat = (content: string) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }], max_tokens: 20 });
 
@@ -18,7 +18,9 @@ describe('gateway key refusals, rotation grace and the IP allowlist', () => {
     const requestId = res.headers.get('x-svc-request-id');
     expect(requestId).toMatch(/^gw_/);
     const record = await usageOf(gw, requestId);
-    expect(record).toMatchObject({ org_id: gw.orgId, key_id: key.keyId, status_code: status, cost: 0, input_tokens: 0, output_tokens: 0, endpoint: '/v1/chat/completions' });
+    // The agent is the key's name (no X-SVC-Agent sent), as for a served request.
+    expect(record).toMatchObject({ org_id: gw.orgId, key_id: key.keyId, agent: key.name, status_code: status, cost: 0, input_tokens: 0, output_tokens: 0, endpoint: '/v1/chat/completions' });
+    expectGovernanceHeaders(res.headers, gw.orgId);
   }
 
   beforeAll(async () => {

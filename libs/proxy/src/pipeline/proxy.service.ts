@@ -341,6 +341,7 @@ export class ProxyService implements OnModuleDestroy {
     if (error instanceof KeyRefusedError) {
       // The key was identified: its organization is known, and named on the refusal as on every answer.
       state.refusedKey = error.key;
+      if (state.agent === 'unknown') state.agent = error.key.keyName;
       reply.header('X-Gateway-Org', error.key.orgId);
     }
     if (error instanceof ClientAbortedError) {
