@@ -7,7 +7,7 @@ describe('gateway admin: approvals (HITL)', () => {
   let expired: ApprovalEntity;
   let theirs: ApprovalEntity;
 
-  const seed = (orgId: string, model: string, ttlMs = 3_600_000) =>
+  const seed = (orgId: string, model: string, ttlMs = 3_600_000, keyId: string | null = null) =>
     h.repos.approvals.create(asOrgId(orgId), {
       model,
       provider: 'openai',
@@ -16,7 +16,7 @@ describe('gateway admin: approvals (HITL)', () => {
       retry_after_seconds: 30,
       request_hash: `hash-${model}`,
       request_id: `gw_req_${model}`,
-      key_id: null,
+      key_id: keyId,
       ttl_ms: ttlMs,
     });
 
@@ -105,6 +105,21 @@ describe('gateway admin: approvals (HITL)', () => {
     expect(late.status).toBe(409);
     expect(late.body.error).toMatchObject({ code: 'invalid_state', status: 'expired' });
     expect((await h.call('GET', '/gateway/admin/approvals/stats')).body).toEqual({ pending: 0, approved: 2, rejected: 1, expired: 1, total: 4 });
+  });
+
+  it('the key that made a request cannot approve it (403 self_approval_not_allowed); another key, or a dashboard user, can', async () => {
+    const own = await seed(h.org.id, 'gpt-4o-mini', 3_600_000, h.org.adminKey._id);
+    const refused = gatewayError(await h.call('POST', `/gateway/admin/approvals/${own._id}/approve`), 403, 'self_approval_not_allowed');
+    expect(refused.type).toBe('permission_error');
+    expect((await h.repos.approvals.findById(asOrgId(h.org.id), own._id))?.status).toBe('pending');
+    const reviewer = (await h.newKey(h.org.id, ['admin:write'])).plaintext;
+    const approved = await h.call('POST', `/gateway/admin/approvals/${own._id}/approve`, { key: reviewer });
+    expect(approved.status).toBe(200);
+    const another = await seed(h.org.id, 'gpt-4.1-mini', 3_600_000, h.org.adminKey._id);
+    expect((await h.call('POST', `/gateway/admin/approvals/${another._id}/approve`, { token: h.token(h.org.id, 'Admin') })).status).toBe(200);
+    // Withdrawing one's own request stays possible.
+    const withdrawn = await seed(h.org.id, 'o4-mini', 3_600_000, h.org.adminKey._id);
+    expect((await h.call('POST', `/gateway/admin/approvals/${withdrawn._id}/reject`, { body: { reason: 'not needed' } })).status).toBe(200);
   });
 
   it('needs admin:read to read and admin:write to decide', async () => {

@@ -37,9 +37,9 @@ export class ApprovalsController {
 
   @Post(':id/approve')
   @HttpCode(200)
-  @AdminRoute('admin:write', 'Approve a pending request', 'Takes no body (a field is a 400). Records who approved (`approved_by`: the user or key id) and when. 409 `invalid_state` unless pending.')
+  @AdminRoute('admin:write', 'Approve a pending request', 'Takes no body (a field is a 400). Records who approved (`approved_by`: the user or key id) and when. 409 `invalid_state` unless pending; 403 `self_approval_not_allowed` with the gateway key that made the request.')
   approve(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @NoBody() _body: undefined): Promise<ApprovalDetailsView> {
-    return this.approvals.approve(principal.orgId, id, reviewerOf(principal));
+    return this.approvals.approve(principal.orgId, id, reviewerOf(principal), principal.userId ? null : principal.keyId);
   }
 
   @Post(':id/reject')

@@ -1,5 +1,5 @@
 import { ApprovalEntity, ApprovalRepository, ApprovalStats, asOrgId, PageRequest } from '@svc/domain';
-import { ConflictError, invalidRequest, notFound } from '@svc/platform';
+import { ConflictError, GatewayError, invalidRequest, notFound } from '@svc/platform';
 import { ApprovalDetailsView, ApprovalStatusView, toDetailsView, toStatusView } from './approval.views';
 
 export interface ApprovalsOptions {
@@ -81,8 +81,24 @@ export class ApprovalsService {
     return toDetailsView(await this.find(orgId, id));
   }
 
-  /** Records who approved and when; 409 `invalid_state` unless the approval is pending. */
-  async approve(orgId: string, id: string, reviewer: string): Promise<ApprovalDetailsView> {
+  /**
+   * Records who approved and when; 409 `invalid_state` unless the approval is pending. The gateway
+   * key that made the request cannot approve it (403 `self_approval_not_allowed`): the approval
+   * gate would otherwise be a second call away for any key with `admin:write`, where skipping it
+   * is a plan feature (`X-SVC-HITL-Bypass`).
+   */
+  async approve(orgId: string, id: string, reviewer: string, reviewerKeyId: string | null = null): Promise<ApprovalDetailsView> {
+    if (reviewerKeyId !== null) {
+      const approval = await this.find(orgId, id);
+      if (approval.key_id === reviewerKeyId) {
+        throw new GatewayError(403, {
+          message: 'A request cannot be approved with the gateway key that made it',
+          type: 'permission_error',
+          code: 'self_approval_not_allowed',
+          remediation: 'Have a reviewer approve it in the dashboard, or with another key that has admin:write.',
+        });
+      }
+    }
     const approved = await this.repository.approve(asOrgId(orgId), id, reviewer, this.now());
     if (approved) return toDetailsView(approved);
     throw this.notPending(await this.find(orgId, id), 'approved');
