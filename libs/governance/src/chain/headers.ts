@@ -15,10 +15,17 @@ export function decisionHeaders(ctx: ChainContext, governanceMs: number, extra?:
     'X-Gateway-Org': ctx.orgId,
     'X-SVC-Cost': String(roundUsd(ctx.estimate?.estimated_cost ?? 0)),
     'X-SVC-Daily-Cost': String(roundUsd(ctx.dailySpent)),
-    'X-SVC-Daily-Budget': String(ctx.policy.daily_budget),
+    'X-SVC-Daily-Budget': String(dailyBudget(ctx)),
     'X-SVC-Governance-Time-Ms': governanceMs.toFixed(3),
   };
   rateLimitHeaders(ctx.rate, headers);
   if (extra) Object.assign(headers, extra);
   return headers;
+}
+
+/** The daily budget in force: the policy's, or a lower daily named budget with `auto_stop` (which refuses as `daily_budget` too). */
+function dailyBudget(ctx: ChainContext): number {
+  let budget = ctx.policy.daily_budget;
+  for (const stop of ctx.profile.autoStopBudgets) if (stop.limit < budget) budget = stop.limit;
+  return budget;
 }
