@@ -46,7 +46,7 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
     genReqId: requestId,
     clientErrorHandler: clientErrorHandler(options.surface, requestId),
     // Path parameters up to 512 characters reach their route (an agent name of 120 characters, percent-encoded, is up to 360).
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(options.surface),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
