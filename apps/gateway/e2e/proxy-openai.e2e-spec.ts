@@ -82,6 +82,16 @@ describe('gateway with the OpenAI SDK', () => {
     expect((await scoped.models.list()).data.every((model) => model.owned_by === 'openai')).toBe(true);
   });
 
+  it("sends a claude- model on the generic endpoint to Anthropic's OpenAI-compatible endpoint, with x-api-key and anthropic-version", async () => {
+    const completion = await client.chat.completions.create({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'compat' }] });
+    expect(completion.choices[0].message.content).toBe('mock reply to: compat');
+    const upstream = gw.mock.requests.at(-1);
+    expect(upstream?.path).toBe('/v1/chat/completions');
+    expect(upstream?.headers['x-api-key']).toBe(PROVIDER_KEY);
+    expect(upstream?.headers['anthropic-version']).toBe('2023-06-01');
+    expect(upstream?.headers.authorization).toBeUndefined();
+  });
+
   it('routes provider/model explicitly and strips the prefix upstream', async () => {
     const completion = await client.chat.completions.create({ model: 'groq/llama-3.3-70b-versatile', messages: [{ role: 'user', content: 'groq please' }] });
     expect(completion.choices[0].message.content).toBe('mock reply to: groq please');

@@ -17,11 +17,15 @@ function maskKey(key: string): string {
   return key.length <= 8 ? '***' : `${key.slice(0, 3)}***${key.slice(-4)}`;
 }
 
-/** Answers 401 in OpenAI's format and returns false when the bearer key is missing or rejected. */
+/**
+ * Answers 401 in OpenAI's format and returns false when the key is missing or rejected: a bearer
+ * key, or `x-api-key` as Anthropic's OpenAI-compatible endpoint (`{root}/v1/chat/completions`)
+ * also takes it.
+ */
 function authorize(ex: Exchange): boolean {
   const auth = header(ex, 'authorization');
   const match = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
-  const key = match?.[1]?.trim();
+  const key = match?.[1]?.trim() ?? header(ex, 'x-api-key')?.trim();
   const status = checkKey(ex.settings, key);
   if (status === 'ok') return true;
   const body =
