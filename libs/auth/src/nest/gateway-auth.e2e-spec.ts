@@ -158,7 +158,12 @@ describe('GatewayAuthGuard', () => {
     await service.runtime.repositories.revokedAccessTokens.revoke(admin.claims.jti, new Date(admin.claims.exp * 1000));
     const loggedOut = await get('/gateway/admin/probe/read', { Authorization: `Bearer ${admin.token}` });
     expect(loggedOut.status).toBe(401);
-    expect((await body(loggedOut)).error.message).toMatch(/revoked/);
+    expect((await body(loggedOut)).error).toMatchObject({ gateway_error_code: 'GW_AUTH_002', message: expect.stringMatching(/revoked/) });
+    // A token that is not a JWT at all is malformed (001); a forged or expired one is invalid (002).
+    const notJwt = await get('/gateway/admin/probe/read', { Authorization: 'Bearer not-a-token' });
+    expect((await body(notJwt)).error.gateway_error_code).toBe('GW_AUTH_001');
+    const forged = await get('/gateway/admin/probe/read', { Authorization: `Bearer ${admin.token.slice(0, -4)}AAAA` });
+    expect({ status: forged.status, code: (await body(forged)).error.gateway_error_code }).toEqual({ status: 401, code: 'GW_AUTH_002' });
   });
 
   it('takes the role from the user as it is now: a removed member is refused, a demoted one loses write', async () => {
@@ -169,7 +174,7 @@ describe('GatewayAuthGuard', () => {
     await repos.users.updateById(asOrgId(orgId), demoted.user._id, { role: 'Member' });
     const refused = await get('/gateway/admin/probe/read', { Authorization: `Bearer ${removed.access.token}` });
     expect(refused.status).toBe(401);
-    expect((await body(refused)).error).toMatchObject({ code: 'invalid_api_key', message: expect.stringMatching(/no longer exists/) });
+    expect((await body(refused)).error).toMatchObject({ code: 'invalid_api_key', gateway_error_code: 'GW_AUTH_002', message: expect.stringMatching(/no longer exists/) });
     expect((await get('/gateway/admin/probe/write', { Authorization: `Bearer ${demoted.access.token}` })).status).toBe(403);
     expect((await get('/gateway/admin/probe/read', { Authorization: `Bearer ${demoted.access.token}` })).status).toBe(200);
   });

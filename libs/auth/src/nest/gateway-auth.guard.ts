@@ -13,13 +13,17 @@ import { AccessClaims, InvalidTokenError, TokenService } from '../tokens';
 import { ACCESS_TOKEN_REVOCATIONS, AccessTokenRevocations, isAccessTokenRevoked } from './access-token-revocations';
 import { AuthenticatedRequest, REQUIRED_SCOPES } from './decorators';
 
-const unauthenticated = (message: string) =>
+/** 401 GW_AUTH_001 (no or malformed credentials) or GW_AUTH_002 (an invalid, expired or revoked dashboard token). */
+const unauthenticated = (message: string, gatewayErrorCode: 'GW_AUTH_001' | 'GW_AUTH_002' = 'GW_AUTH_001') =>
   new GatewayError(401, {
     message,
     type: 'authentication_error',
     code: 'invalid_api_key',
-    gateway_error_code: 'GW_AUTH_001',
-    remediation: `Send a gateway key in ${GATEWAY_KEY_LOCATIONS}, or a dashboard access token as Authorization: Bearer <ACCESS_TOKEN>.`,
+    gateway_error_code: gatewayErrorCode,
+    remediation:
+      gatewayErrorCode === 'GW_AUTH_001'
+        ? `Send a gateway key in ${GATEWAY_KEY_LOCATIONS}, or a dashboard access token as Authorization: Bearer <ACCESS_TOKEN>.`
+        : 'Sign in again (POST /api/v1/auth/login or /api/v1/auth/refresh) for a new access token, or use a gateway key.',
   });
 
 /**
@@ -73,9 +77,9 @@ export class GatewayAuthGuard implements CanActivate {
     try {
       claims = this.tokens.verify(bearer, 'access');
     } catch (error) {
-      throw unauthenticated(error instanceof InvalidTokenError ? error.message : 'Invalid token');
+      throw unauthenticated(error instanceof InvalidTokenError ? error.message : 'Invalid token', 'GW_AUTH_002');
     }
-    if (await isAccessTokenRevoked(this.revocations, claims)) throw unauthenticated('This access token was revoked (logged out)');
+    if (await isAccessTokenRevoked(this.revocations, claims)) throw unauthenticated('This access token was revoked (logged out)', 'GW_AUTH_002');
     const headerOrg = request.headers['x-org-id'];
     if (typeof headerOrg === 'string' && headerOrg !== claims.org_id) {
       throw new GatewayError(403, {
@@ -86,7 +90,7 @@ export class GatewayAuthGuard implements CanActivate {
     }
     // The user's current role, as on the organization API: a removed member or a changed role takes effect at once.
     const [organization, user] = await Promise.all([this.authenticator.organization(claims.org_id), this.repositories.users.findById(asOrgId(claims.org_id), claims.sub)]);
-    if (!organization || !user) throw unauthenticated('The user or organization of this token no longer exists');
+    if (!organization || !user) throw unauthenticated('The user or organization of this token no longer exists', 'GW_AUTH_002');
     return {
       kind: 'dashboard',
       orgId: organization._id as Principal['orgId'],
