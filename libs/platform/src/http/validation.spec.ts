@@ -45,6 +45,12 @@ describe('IsOptionalNonNull', () => {
     expect(await refusal({ items: [{ n: -1 }] })).toMatchObject({ param: 'items.0.n' });
   });
 
+  it('reports only the type check when a value has the wrong type; every failed check otherwise', async () => {
+    expect(await refusal({ name: 123 })).toEqual({ message: 'name must be a string', param: 'name' });
+    expect(await refusal({ limit: '5' })).toEqual({ message: 'limit must be an integer number', param: 'limit' });
+    expect(await refusal({ name: 'toolong' })).toEqual({ message: 'name must be shorter than or equal to 5 characters', param: 'name' });
+  });
+
   it('leaves @IsOptional() fields nullable', async () => {
     await expect(validate({ note: null })).resolves.toEqual({ note: null });
   });

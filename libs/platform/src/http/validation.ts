@@ -4,10 +4,18 @@ import type { ValidationOptions } from 'class-validator';
 /** Constraint name of IsOptionalNonNull's null check; its message alone is reported for a null value. */
 const NOT_NULL = 'isNotNull';
 
+/**
+ * class-validator checks of what a value is. When one of them fails, the value's other checks
+ * (length, range, pattern) say nothing useful: `{"name": 123}` is "name must be a string", not
+ * also "must be shorter than or equal to 120 characters".
+ */
+const TYPE_CHECKS = new Set(['isDefined', 'isString', 'isNumber', 'isInt', 'isBoolean', 'isArray', 'isObject', 'isEnum', 'isIn', 'isDate', 'isDateString', 'nestedValidation']);
+
 function messagesOf(error: ValidationError): string[] {
   const constraints = error.constraints ?? {};
   if (error.value === null && constraints[NOT_NULL]) return [constraints[NOT_NULL]];
-  return Object.values(constraints);
+  const typeFailures = Object.keys(constraints).filter((name) => TYPE_CHECKS.has(name));
+  return typeFailures.length > 0 ? typeFailures.map((name) => constraints[name]) : Object.values(constraints);
 }
 
 function flatten(errors: ValidationError[], prefix = ''): { path: string; messages: string[] }[] {
