@@ -55,6 +55,33 @@ describe('stage 4, PII scan', () => {
     expect(embeddings.outcome === 'BLOCK' && embeddings.error.body.message).toContain('credit_card in input[1]');
   });
 
+  it('scans tool-call arguments, tool descriptions and the end-user id, naming their field paths', async () => {
+    const blocked = async (body: Record<string, unknown>, format: 'openai' | 'anthropic' = 'openai') => {
+      const result = await piiStage(contextFor({ input: { format, body } }), deps());
+      if (result.outcome !== 'BLOCK') throw new Error(`expected BLOCK for ${JSON.stringify(body)}`);
+      return result.error.body;
+    };
+    const call = { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"ssn":"123-45-6789"}' } }] };
+    expect(await blocked(chatBody('hi', { messages: [{ role: 'user', content: 'hi' }, call] }))).toMatchObject({
+      param: 'messages[1].tool_calls[0].function.arguments',
+      message: expect.stringContaining('ssn in messages[1].tool_calls[0].function.arguments'),
+    });
+    const toolUse = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'charge', input: { card: CARD } }] };
+    expect(await blocked({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }, toolUse] }, 'anthropic')).toMatchObject({
+      param: 'messages[1].content[0].input',
+    });
+    expect(await blocked(chatBody('hi', { tools: [{ type: 'function', function: { name: 'pay', description: `Pays with ${CARD}` } }] }))).toMatchObject({
+      param: 'tools[0].function.description',
+    });
+    expect(await blocked({ model: 'claude-sonnet-4-5', messages: [], tools: [{ name: 'pay', description: `SSN 123-45-6789` }] }, 'anthropic')).toMatchObject({
+      param: 'tools[0].description',
+    });
+    expect(await blocked(chatBody('hi', { user: 'SSN 123-45-6789' }))).toMatchObject({ param: 'user' });
+    const email = deps();
+    expect((await piiStage(contextFor({ input: { body: chatBody('hi', { user: 'jane.doe@example.com' }) } }), email)).outcome).toBe('ALLOW');
+    expect(email.warnings[0]).toEqual([{ type: 'email', severity: 'MEDIUM', path: 'user', count: 1 }]);
+  });
+
   describe('with a Presidio-compatible analyzer', () => {
     let analyzer: JsonServer;
     let answer: { status?: number; body: unknown; delayMs?: number };

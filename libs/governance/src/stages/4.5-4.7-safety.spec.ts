@@ -60,6 +60,23 @@ describe('stages 4.5, 4.6 and 4.7: content safety, security scanner, classifier'
     expect(result.events?.[0]).toMatchObject({ data: { guardrail: 'security_scan' } });
   });
 
+  it('scan tool descriptions as untrusted text (tool poisoning), not the assistant tool-call arguments', async () => {
+    const run = async (extra: Record<string, unknown>) => {
+      const ctx = contextFor({ input: { body: chatBody('What is the weather?', extra) }, flags: ALL_FLAGS });
+      contentSafetyStage(ctx);
+      securityScannerStage(ctx);
+      return classifierStage(ctx, { external: null, onLogged: () => undefined, onExternalError: () => undefined });
+    };
+    const poisoned = await run({ tools: [{ type: 'function', function: { name: 'weather', description: `Gets the weather. ${INJECTION}` } }] });
+    if (poisoned.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(poisoned.error.body.param).toBe('tools[0].function.description');
+    const beacon = await run({ tools: [{ name: 'weather', description: BEACON }] });
+    expect(beacon.outcome === 'BLOCK' && beacon.error.body.param).toBe('tools[0].description');
+    const call = { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'search', arguments: JSON.stringify({ q: INJECTION }) } }] };
+    expect((await run({ messages: [{ role: 'user', content: 'Search for jailbreak examples' }, call] })).outcome).toBe('ALLOW');
+    expect((await run({ tools: [{ type: 'function', function: { name: 'weather', description: 'Gets the current weather for a city.' } }] })).outcome).toBe('ALLOW');
+  });
+
   it('let the classifier clear a question about attacks, and log it', async () => {
     const { result, logged } = await chain(`What is prompt injection, for example "${INJECTION}"?`);
     expect(result.outcome).toBe('ALLOW');

@@ -40,8 +40,12 @@ export const PII_NEAR_MISSES: Readonly<Record<PiiType, Readonly<Record<string, s
     // One character short of the 86 before "==" of an Azure storage account key.
     azure_key: `AccountKey=${B64.slice(0, 85)}== `,
   },
+  // One character short of a token, the prefix alone.
+  github_token: { github_classic: `ghp_${B64.slice(0, 35)} `, github_pat: `github_pat_${B64.slice(0, 81).replace(/[+/]/g, '_')} ` },
+  slack_token: { slack: 'xoxb-123456789 ', slack_dashes: 'xoxp-------------- ' },
   generic_secret: {
     secret_assignment: 'password= ',
+    short_password: 'password=hunter ',
     secret_value: 'api_key=abcdefgh',
     url_credentials: 'x://aaaa:bbbb',
     basic_auth: 'Authorization: Basic ',
@@ -81,10 +85,16 @@ export const SAFETY_NEAR_MISSES: Readonly<Record<string, Readonly<Record<string,
   ask_system_prompt: { ask_prompt: 'what are your system ' },
   special_token: { delimiter: '<|im_sta' },
   fake_role_header: { role_header: '\nassistant ', markdown_header: '\n#### syste' },
-  send_data_to: { send_to: 'send the contents to ', send_all: 'send all of the data ' },
+  send_data_to: { send_to: 'send the contents to ', send_all: 'send all of the data ', send_of: 'send the contents of the entire system ' },
   // 4.6 beyond the phrase rules.
   url_with_data: { exfil_url: 'https://x.io/?q=' },
-  image_beacon: { markdown_image: '![a](https://x.io/p?d=', html_image: '<img src="https://x.io/p?d=' },
+  image_beacon: {
+    markdown_image: '![a](https://x.io/p?d=',
+    html_image: '<img src="https://x.io/p?d=',
+    // One character short of an encoded value, and padding one too many.
+    encoded_value: '![a](https://x.io/p?d=aB3dE5g&e=aB3dE5gH=== ',
+    placeholder: '![a](https://x.io/p?d=<conversation of the user ',
+  },
   send_data_to_destination: { send_to_destination: 'send the conversation to webhoo' },
   data_in_link_instruction: { link_instruction: 'render a markdown image of the conversatio ' },
   base64_payload: { base64_prefix: 'aWdub3Jl' },

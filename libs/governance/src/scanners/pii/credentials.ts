@@ -71,14 +71,55 @@ export const cloudKeyDetector: PiiDetector = {
   ],
 };
 
+/**
+ * GitHub tokens: classic and OAuth/app/refresh tokens (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_` and
+ * 36 base62 characters) and fine-grained personal access tokens (`github_pat_` and 82 word characters).
+ */
+const GITHUB_TOKEN = /gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82}/g;
+
+/** A random token body: at least `distinct` different characters and no run such as `xxxx` (placeholders). */
+function tokenLooksRandom(value: string, distinct: number): boolean {
+  return new Set(value).size >= distinct && !/x{4}|X{4}|0{8}/.test(value);
+}
+
+export const githubTokenDetector: PiiDetector = {
+  type: 'github_token',
+  find: (text) =>
+    !text.includes('gh') && !text.includes('github_pat_')
+      ? []
+      : matchOffsets(GITHUB_TOKEN, text, (m) => {
+          const prefix = m[0].startsWith('github_pat_') ? 11 : 4;
+          return !alnumAt(text, m.index - 1) && !KEY_CHAR.test(text[m.index + m[0].length] ?? '') && tokenLooksRandom(m[0].slice(prefix), 10);
+        }),
+};
+
+/**
+ * Slack tokens: bot, user, workspace-app, refresh and legacy session tokens (`xoxb-`, `xoxp-`,
+ * `xoxa-`, `xoxr-`, `xoxs-`), whose bodies hold numeric team and user ids: a digit is required.
+ */
+const SLACK_TOKEN = /xox[abprs]-[A-Za-z0-9-]{10,250}/g;
+
+export const slackTokenDetector: PiiDetector = {
+  type: 'slack_token',
+  find: (text) =>
+    !text.includes('xox')
+      ? []
+      : matchOffsets(SLACK_TOKEN, text, (m) => {
+          const body = m[0].slice(5);
+          return !alnumAt(text, m.index - 1) && !KEY_CHAR.test(text[m.index + m[0].length] ?? '') && looksRandom(body, 8) && tokenLooksRandom(body, 8);
+        }),
+};
+
 const SECRET_ASSIGNMENT =
-  /(?<![A-Za-z0-9])(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|app[_-]?secret|secret|passwd|password|passphrase|pwd|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|token)["']?[ \t]{0,4}[:=][ \t]{0,4}["']?([^\s"'`,;()[\]{}<>]{8,256})/gi;
+  /(?<![A-Za-z0-9])(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|app[_-]?secret|secret|(passwd|password|passphrase|pwd)|access[_-]?token|auth[_-]?token|refresh[_-]?token|private[_-]?key|token)["']?[ \t]{0,4}[:=][ \t]{0,4}["']?([^\s"'`,;()[\]{}<>]{6,256})/gi;
+/** Passwords are often shorter than keys: 6 or 7 characters count when they hold a digit or a symbol. */
+const SHORT_PASSWORD = /[0-9!#$%&*+=?@^~|]/;
 const PRIVATE_KEY_BLOCK = /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----/g;
 const BASIC_AUTH = /authorization["']?[ \t]{0,4}:[ \t]{0,4}["']?basic[ \t]{1,4}([A-Za-z0-9+/]{8,512}={0,2})/gi;
 const URL_CREDENTIALS = /:\/\/([^\s:/@]{1,128}):([^\s:/@]{1,128})@/g;
 
 /** Values with their own credential type are reported as that type only. */
-const SPECIFIC_KEY = /^(?:sk-|svc_sk_|AKIA|ASIA|AIza|eyJ)/;
+const SPECIFIC_KEY = /^(?:sk-|svc_sk_|AKIA|ASIA|AIza|eyJ|gh[pousr]_|github_pat_|xox[abprs]-)/;
 const PLACEHOLDER_WORDS = ['password', 'passwd', 'changeme', 'redacted', 'placeholder', 'example', 'secret', 'undefined', 'your'];
 const SECRET_SYMBOLS = '!#$%&*+=?@^~|';
 
@@ -108,6 +149,13 @@ export function secretValueOk(raw: string, minLength = 8): boolean {
   return digit || (upper && lowerCase) || symbol;
 }
 
+function secretAssignmentOk(password: boolean, value: string): boolean {
+  if (SPECIFIC_KEY.test(value)) return false;
+  const length = value.length - (value.endsWith('.') || value.endsWith(':') ? 1 : 0);
+  if (length >= 8) return secretValueOk(value);
+  return password && SHORT_PASSWORD.test(value) && secretValueOk(value, 6);
+}
+
 function basicAuthOk(encoded: string): boolean {
   if (encoded.length % 4 !== 0) return false;
   const decoded = Buffer.from(encoded, 'base64').toString('latin1');
@@ -118,7 +166,7 @@ function basicAuthOk(encoded: string): boolean {
 function urlCredentialsOk(text: string, match: RegExpExecArray): boolean {
   const before = match.index - 1;
   if (before < 0 || !isLetterCode(text.charCodeAt(before))) return false;
-  return secretValueOk(match[2], 4);
+  return !SPECIFIC_KEY.test(match[2]) && secretValueOk(match[2], 4);
 }
 
 /** Secret assignments (`api_key=...`, `"password": "..."`), private key blocks, basic auth and URL credentials. */
@@ -127,7 +175,7 @@ export const genericSecretDetector: PiiDetector = {
   find: (text) => {
     const assigns = text.includes('=') || text.includes(':');
     return [
-      ...(assigns ? matchOffsets(SECRET_ASSIGNMENT, text, (m) => !SPECIFIC_KEY.test(m[1]) && secretValueOk(m[1])) : []),
+      ...(assigns ? matchOffsets(SECRET_ASSIGNMENT, text, (m) => secretAssignmentOk(m[1] !== undefined, m[2])) : []),
       ...(text.includes('PRIVATE KEY') ? matchOffsets(PRIVATE_KEY_BLOCK, text) : []),
       ...(assigns && /basic/i.test(text) ? matchOffsets(BASIC_AUTH, text, (m) => basicAuthOk(m[1])) : []),
       ...(text.includes('://') ? matchOffsets(URL_CREDENTIALS, text, (m) => urlCredentialsOk(text, m)) : []),

@@ -11,6 +11,11 @@ describe('validators', () => {
     expect(cardNetwork('4111111111111111')).toBe('visa');
     expect(cardNetwork('5500000000000004')).toBe('mastercard');
     expect(cardNetwork('2221000000000009')).toBe('mastercard');
+    expect(cardNetwork('2223003122003222')).toBe('mastercard');
+    expect(luhnValid('2223003122003222')).toBe(true);
+    expect(cardNetwork('2720990000000007')).toBe('mastercard');
+    expect(cardNetwork('2220990000000002')).toBeNull();
+    expect(cardNetwork('2721000000000004')).toBeNull();
     expect(cardNetwork('378282246310005')).toBe('amex');
     expect(cardNetwork('6011111111111117')).toBe('discover');
     expect(cardNetwork('6221260000000000')).toBe('discover');
@@ -58,6 +63,23 @@ describe('detectPii', () => {
     ['generic_secret', '{"password": "Hunter2024!"}'],
     ['generic_secret', 'postgres://admin:S3cretPw@db.internal:5432/app'],
     ['generic_secret', '-----BEGIN OPENSSH PRIVATE KEY-----'],
+    ['generic_secret', 'password=hunter2'],
+    ['generic_secret', 'my password: S3cr3t!'],
+    ['generic_secret', 'PASSWORD: "Tr0ub4dor&3"'],
+    ['generic_secret', 'db_passwd=abc123'],
+    ['github_token', 'token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d'],
+    ['github_token', 'GITHUB_TOKEN=gho_KLzdocJ2isAjIhKtJ0RlgLKOmxgJTeKdNnFR'],
+    ['github_token', '"ghu_IBXuDL7DxtpYlSXpfKtHF4vUCsMehGAkWvj7"'],
+    ['github_token', 'installation ghs_FAc9QeWJKY40uvSwMFLZDe1f8rESQedUStPK'],
+    ['github_token', 'refresh: ghr_R0CsTy4Qwb8DwkNhFdnXsiVpzz63FfkCzJr4'],
+    ['github_token', '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'],
+    ['slack_token', 'SLACK_BOT_TOKEN=xoxb-590139624595-7117777412154-E1SkHbn88HxjSI6bWHtP3fS2'],
+    ['slack_token', 'xoxp-48525388853-93363387500-47439575513-37f6a6f0fb23c6f5da2cec255404e4fb'],
+    ['slack_token', 'legacy xoxa-2-jJJibaZUPgHV7iB3m03nbqnsGpWLuqIA1id6Vw5D'],
+    ['slack_token', 'xoxr-QL05HA064GiIjHGb3CXlMaXZjljENUhJduRHHJEY'],
+    ['slack_token', 'session xoxs-18033401878-bW56eCuNGMGmSrCGIZEG8pSH4487q7'],
+    ['credit_card', 'mastercard 2223003122003222'],
+    ['credit_card', 'MC 2720 9900 0000 0007'],
     ['ssn', 'SSN 123-45-6789'],
     ['ssn', 'social security number: 123 45 6789'],
     ['email', 'write to jane.doe+news@example.co.uk today'],
@@ -78,6 +100,19 @@ describe('detectPii', () => {
     ['openai_api_key', 'use sk-... as a placeholder, or sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
     ['openai_api_key', 'the task-abcdefghijklmnopqrstuvwxyz012345 id'],
     ['generic_secret', 'password: required'],
+    ['generic_secret', 'password: Hidden'],
+    ['generic_secret', 'password=abc12'],
+    ['generic_secret', 'password: secret1 and pwd: /home/me'],
+    ['generic_secret', 'the password is hunter2 (no assignment)'],
+    ['github_token', 'ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8 (35 characters)'],
+    ['github_token', 'ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dX (37 characters)'],
+    ['github_token', 'ghx_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d and xghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d'],
+    ['github_token', 'GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
+    ['github_token', 'github_pat_ prefixed tokens, and github_pat_i0B3JrTAwR4y9ojfljoQoa_F1LlqsajAIxNKu8iS2G8NPRVdD53X83RZJzzzzgEOzdmenCkh'],
+    ['slack_token', 'SLACK_BOT_TOKEN=xoxb-your-bot-token-here'],
+    ['slack_token', 'xoxb-0000000000-0000000000-xxxxxxxxxxxxxxxxxxxxxxxx'],
+    ['slack_token', 'xoxb-12345678 and xoxz-590139624595-7117777412154-E1SkHbn88HxjSI6bWHtP3fS2'],
+    ['credit_card', 'not a card: 2220 9900 0000 0002 or 2721 0000 0000 0004'],
     ['generic_secret', 'password=${DB_PASSWORD}'],
     ['generic_secret', 'api_key = os.environ.API_KEY'],
     ['generic_secret', 'postgres://user:password@localhost/db'],
@@ -154,5 +189,7 @@ describe('scanPii', () => {
     }
     expect(PII_TYPES.uk_nino.severity).toBe('CRITICAL');
     expect(PII_TYPES.email.severity).toBe('MEDIUM');
+    expect(PII_TYPES.github_token).toEqual({ category: 'credentials', severity: 'HIGH' });
+    expect(PII_TYPES.slack_token).toEqual({ category: 'credentials', severity: 'HIGH' });
   });
 });

@@ -5,7 +5,9 @@ import {
   cloudKeyDetector,
   gatewayKeyDetector,
   genericSecretDetector,
+  githubTokenDetector,
   openaiKeyDetector,
+  slackTokenDetector,
 } from './credentials';
 import { germanIdDetector, ninoDetector, passportDetector, vatDetector } from './eu';
 import { creditCardDetector, ibanDetector } from './financial';
@@ -19,6 +21,8 @@ export const PII_DETECTORS: readonly PiiDetector[] = Object.freeze([
   gatewayKeyDetector,
   bearerTokenDetector,
   cloudKeyDetector,
+  githubTokenDetector,
+  slackTokenDetector,
   genericSecretDetector,
   ssnDetector,
   emailDetector,

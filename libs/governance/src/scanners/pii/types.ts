@@ -9,6 +9,8 @@ export type PiiType =
   | 'gateway_api_key'
   | 'bearer_token'
   | 'cloud_access_key'
+  | 'github_token'
+  | 'slack_token'
   | 'generic_secret'
   | 'ssn'
   | 'email'
@@ -37,6 +39,8 @@ export const PII_TYPES: Readonly<Record<PiiType, Readonly<PiiTypeInfo>>> = Objec
   gateway_api_key: { category: 'credentials', severity: 'HIGH' },
   bearer_token: { category: 'credentials', severity: 'HIGH' },
   cloud_access_key: { category: 'credentials', severity: 'HIGH' },
+  github_token: { category: 'credentials', severity: 'HIGH' },
+  slack_token: { category: 'credentials', severity: 'HIGH' },
   generic_secret: { category: 'credentials', severity: 'HIGH' },
   ssn: { category: 'personal_identifiers', severity: 'CRITICAL' },
   email: { category: 'personal_identifiers', severity: 'MEDIUM' },

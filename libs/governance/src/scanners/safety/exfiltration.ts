@@ -68,6 +68,59 @@ function queryCarriesData(text: string, from: number, to: number): boolean {
   return false;
 }
 
+/** Shortest value an image URL carries as encoded data: 6 bytes of base64. */
+const MIN_ENCODED_VALUE = 8;
+
+/**
+ * Some value of the query text[from, to) looks like base64/base64url data of 8 or more characters:
+ * only `A-Z a-z 0-9 + / _ -` with at most two trailing `=`, and upper and lower case letters with a
+ * digit or padding. An image has no use for such a parameter; badges and resizers use words and
+ * numbers (`style=flat-square`, `w=800`, `v=4`, `v=3f9a2b1c`, `label=Build%20Status`). Read in place.
+ */
+function queryHasEncodedValue(text: string, from: number, to: number): boolean {
+  let valueStart = from;
+  let equals = false;
+  let upper = false;
+  let lower = false;
+  let digit = false;
+  let padding = 0;
+  let clean = true;
+  for (let i = from; i <= to; i++) {
+    const code = i < to ? text.charCodeAt(i) : 38;
+    if (code === 38 || (code === 61 && !equals)) {
+      if (code === 38 && clean && i - valueStart >= MIN_ENCODED_VALUE && upper && lower && (digit || padding > 0)) return true;
+      equals = code === 61;
+      valueStart = i + 1;
+      upper = lower = digit = false;
+      padding = 0;
+      clean = true;
+    } else if (code === 61) {
+      if (++padding > 2) clean = false;
+    } else if (padding > 0) {
+      clean = false;
+    } else if (code >= 65 && code <= 90) upper = true;
+    else if (code >= 97 && code <= 122) lower = true;
+    else if (code >= 48 && code <= 57) digit = true;
+    else if (code !== 43 && code !== 47 && code !== 95 && code !== 45) clean = false;
+  }
+  return false;
+}
+
+/**
+ * `<data>`, `<base64 of the chat>` at `at`: where a URL stops (`?q=<data>`), a template placeholder
+ * of up to 64 letters, digits, spaces, `_ - .` closed by `>`. Not a tag (`<img src="...">`).
+ */
+function isAnglePlaceholder(text: string, at: number): boolean {
+  if (text.charCodeAt(at) !== 60) return false;
+  const last = minOf(at + 66, text.length);
+  for (let i = at + 1; i < last; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 62) return i > at + 1;
+    if (!isWordCode(code) && code !== 32 && code !== 45 && code !== 46) return false;
+  }
+  return false;
+}
+
 /** The URL at `start` is the source of a markdown image `![alt](url)` or an HTML `<img src=url>`. */
 function isImageUrl(text: string, start: number): boolean {
   let i = start - 1;
@@ -132,8 +185,12 @@ export function findUrlExfiltration(path: string, text: string): SafetyFinding[]
     const question = questions.from(start);
     if (question >= end) return;
     const hash = minOf(hashes.from(question + 1), end);
-    if (hash === question + 1 || !queryCarriesData(text, question + 1, hash)) return;
-    const rule = isImageUrl(text, start) ? 'image_beacon' : 'url_with_data';
+    if (hash === question + 1) return;
+    const placeholder = hash === end && text.charCodeAt(end - 1) === 61 && isAnglePlaceholder(text, end);
+    const carries = placeholder || queryCarriesData(text, question + 1, hash);
+    const image = isImageUrl(text, start);
+    if (!carries && !(image && queryHasEncodedValue(text, question + 1, hash))) return;
+    const rule = image ? 'image_beacon' : 'url_with_data';
     if (quota.take(rule)) findings.push(finding(rule, rule === 'image_beacon' ? 'high' : 'medium', path, start, end));
   });
   return findings;

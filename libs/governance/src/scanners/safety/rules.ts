@@ -36,6 +36,9 @@ const ROLEPLAY_HEAD =
   "(?:hypothetically|in a hypothetical|in a fictional (?:world|story|scenario)|let's play a game|roleplay|role-play|for a story)";
 const ROLEPLAY_TAIL = '(?:no (?:rules|restrictions|limits|filters)|without (?:rules|restrictions|limits|filters|censorship)|anything goes)';
 const ROLEPLAY_GAP = 80;
+/** What "the contents of ..." may name in an exfiltration phrase: the conversation and what the model holds. */
+const CONVERSATION_DATA =
+  '(?:the |this |that |your |our |my )?(?:entire |full |whole |complete |current |previous |above )?(?:conversation|chat history|chat log|chat|system prompt|system message|prompt|instructions|context window|context|session|thread|previous messages|messages|history|memory)';
 const SECRET_PROMPT =
   '(?:system prompt|system message|system instructions|initial instructions|original instructions|hidden instructions|developer message|developer instructions|prompt above|instructions above|hidden prompt)';
 
@@ -158,12 +161,13 @@ export const INJECTION_RULES: readonly PhraseRule[] = Object.freeze([
     pattern: /(?:^|\n)(?:#{1,4} ?(?:system|instructions?)\b:?|(?:system|assistant) ?:|\[\/?inst\]|<\/?system>)/gi,
   },
   {
+    // "of ..." names only conversation data: "email the contents of the report to bob@..." is an errand.
     id: 'send_data_to',
     category: 'exfiltration',
     severity: 'medium',
-    keywords: ['send', 'post', 'upload', 'forward', 'email', 'transmit', 'exfiltrate', 'leak', 'copy'],
+    keywords: ['send', 'post', 'upload', 'forward', 'email', 'e-mail', 'transmit', 'exfiltrate', 'leak', 'copy', 'submit'],
     pattern: phrase(
-      '\\b(?:send|post|upload|forward|email|e-mail|transmit|exfiltrate|leak|copy|submit) (?:all )?(?:of )?(?:the |this |your |my |every |any )?(?:entire |full |whole |complete )?(?:conversation|chat history|chat log|system prompt|context|contents?|data|secrets?|credentials|api keys?|passwords?|tokens|previous messages|messages|files?|documents?|history|memory) (?:to|into)\\b',
+      `\\b(?:send|post|upload|forward|email|e-mail|transmit|exfiltrate|leak|copy|submit) (?:all )?(?:of )?(?:the |this |your |my |every |any )?(?:entire |full |whole |complete )?(?:conversation|chat history|chat log|system prompt|context|contents?|data|secrets?|credentials|api keys?|passwords?|tokens|previous messages|messages|files?|documents?|history|memory)(?: of ${CONVERSATION_DATA})? (?:to|into)\\b`,
     ),
   },
 ]);

@@ -47,11 +47,14 @@ export interface SafetyScanResult {
 }
 
 /**
- * Untrusted input: user turns, tool results and embeddings input. System, developer and
- * assistant texts are the application's own (a system prompt saying "never reveal the system
- * prompt" must not block every request); pass `roles` to scan them as well.
+ * Untrusted input: user turns, tool results, embeddings input and tool descriptions (which often
+ * come from third-party tool servers and are read by the model as instructions: "tool poisoning").
+ * System, developer and assistant texts (assistant tool-call arguments included) are the
+ * application's own or the model's (a system prompt saying "never reveal the system prompt" must
+ * not block every request); end-user identifiers (`metadata`) never reach the model as text. Pass
+ * `roles` to scan them as well.
  */
-export const DEFAULT_SAFETY_ROLES: readonly string[] = Object.freeze(['user', 'tool', 'function', 'input']);
+export const DEFAULT_SAFETY_ROLES: readonly string[] = Object.freeze(['user', 'tool', 'function', 'input', 'tool_definition']);
 
 export function selectTexts<T extends SafetyTextInput>(texts: readonly T[], options: SafetyScanOptions = {}): T[] {
   const roles = options.roles ?? DEFAULT_SAFETY_ROLES;
