@@ -109,6 +109,8 @@ export class ChainRunner {
   async run(input: GovernanceInput, profile: OrgProfile): Promise<{ decision: GovernanceDecision; events: PendingEvent[] }> {
     const started = performance.now();
     const ctx = new ChainContext(input, profile, this.deps.flags);
+    // Runner headers make a runner request (stage 1.5's entitlement) only with a proof that verifies.
+    if (input.runner) ctx.runnerProofValid = this.deps.verifyProof(input.runner.runnerId, input.runner.sessionId, input.runner.proof);
     let refusal = await this.runStages(ctx, this.before);
     if (!refusal) ctx.session = await resolveSession(ctx, this.deps);
 

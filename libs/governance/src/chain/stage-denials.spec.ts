@@ -100,6 +100,20 @@ const cases: Case[] = [
     run: async (h, org) => h.service.evaluate(inputFor(await org('free'), { stream: true, body: chatBody('hi', { max_tokens: 8000 }) })),
   },
   {
+    name: 'managed runners not on plan (a proof that verifies; a forged one is an ordinary request)',
+    stage: '1.5',
+    status: 403,
+    type: 'permission_error',
+    code: 'feature_not_on_plan',
+    gw: 'GW_PLAN_004',
+    run: async (h, org) => {
+      const principal = await org('free');
+      const runner = { runnerId: 'run_free', sessionId: 'ses_free', proof: issueRunnerProof(h.masterKeys, { runnerId: 'run_free', sessionId: 'ses_free' }) };
+      expect((await h.service.evaluate(inputFor(principal, { runner: { ...runner, proof: 'rp1.a.b.c' } }))).outcome).toBe('ALLOW');
+      return h.service.evaluate(inputFor(principal, { runner }));
+    },
+  },
+  {
     name: 'reasoning cap',
     stage: '1.7',
     status: 403,

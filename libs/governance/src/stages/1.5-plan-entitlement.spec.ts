@@ -17,8 +17,15 @@ describe('stage 1.5, plan entitlement', () => {
 
   it('refuses runner traffic on starter and HITL bypass below enterprise', () => {
     const runner = { runnerId: 'run_1', sessionId: 'ses_1', proof: 'x' };
-    expect(entitlementStage(contextFor({ profile: { tier: 'starter' }, input: { runner } })).outcome).toBe('BLOCK');
-    expect(entitlementStage(contextFor({ profile: { tier: 'growth' }, input: { runner } })).outcome).toBe('ALLOW');
+    const verified = (tier: 'starter' | 'growth') => {
+      const ctx = contextFor({ profile: { tier }, input: { runner } });
+      ctx.runnerProofValid = true;
+      return ctx;
+    };
+    expect(entitlementStage(verified('starter')).outcome).toBe('BLOCK');
+    expect(entitlementStage(verified('growth')).outcome).toBe('ALLOW');
+    // Runner headers whose proof does not verify: an ordinary request of the key.
+    expect(entitlementStage(contextFor({ profile: { tier: 'starter' }, input: { runner } })).outcome).toBe('ALLOW');
     expect(entitlementStage(contextFor({ profile: { tier: 'growth' }, input: { hitlBypass: true } })).outcome).toBe('BLOCK');
     expect(entitlementStage(contextFor({ profile: { tier: 'enterprise' }, input: { hitlBypass: true } })).outcome).toBe('ALLOW');
   });

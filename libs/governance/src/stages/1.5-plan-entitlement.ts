@@ -6,14 +6,16 @@ import { ALLOW, ChainContext, StageResult } from '../chain/context';
 /**
  * Stage 1.5, plan entitlement (DECISIONS.md "Plan entitlement (1.5)", table in
  * data/plan-entitlements.ts): streaming above the plan's max tokens, managed runners (a runner
- * principal or runner headers) and HITL bypass are refused with GW_PLAN_004 on plans without them.
+ * principal, or runner headers with a proof that verifies) and HITL bypass are refused with
+ * GW_PLAN_004 on plans without them.
  */
 export function entitlementStage(ctx: ChainContext): StageResult {
   const { input } = ctx;
   const denial = checkEntitlements(ctx.profile.tier, {
     stream: input.stream,
     max_tokens: maxOutputTokens(input.body),
-    runner: input.principal.kind === 'runner' || input.runner !== null,
+    // Runner headers whose proof does not verify are an ordinary request of the key (docs/governance.md).
+    runner: input.principal.kind === 'runner' || ctx.runnerProofValid,
     hitl_bypass: input.hitlBypass === true,
   });
   if (!denial) return ALLOW;
