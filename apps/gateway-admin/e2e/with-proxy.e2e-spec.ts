@@ -131,6 +131,28 @@ describe('gateway admin with the proxy', () => {
     expect(mock.requests).toHaveLength(0);
   });
 
+  it('a budget node created, or lowered, after its key spent starts from that spend: refused as soon as its view is over the limit', async () => {
+    const key = await h.newKey(h.org.id, ['gateway:write']);
+    // Spend already recorded for this key today, before any node counted it.
+    await h.seedUsage(h.org.id, [{ key_id: key.key._id, cost: 0.004, created_at: new Date() }]);
+    const node = await h.call('POST', '/gateway/admin/budgets/nodes', { body: { name: 'late cap', level: 'key', key_id: key.key._id, budget_limit: 0.003, reset_period: 'daily' } });
+    expect(node.status).toBe(201);
+    expect(node.body).toMatchObject({ current_spend: 0.004, remaining: 0 });
+    const refused = await chat('gpt-4o-mini', key.plaintext);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'budget_hierarchy_exceeded', gateway_error_code: 'GW_BUDGET_HIERARCHY_001' });
+
+    // A node with room is served; lowered below what was spent, it refuses (its counter did not exist yet).
+    const other = await h.newKey(h.org.id, ['gateway:write']);
+    await h.seedUsage(h.org.id, [{ key_id: other.key._id, cost: 0.004, created_at: new Date() }]);
+    const roomy = await h.call('POST', '/gateway/admin/budgets/nodes', { body: { name: 'roomy', level: 'key', key_id: other.key._id, budget_limit: 5, reset_period: 'daily' } });
+    expect(roomy.status).toBe(201);
+    const lowered = await h.call('PATCH', `/gateway/admin/budgets/nodes/${roomy.body.id}`, { body: { budget_limit: 0.002 } });
+    expect(lowered.body).toMatchObject({ budget_limit: 0.002, current_spend: 0.004 });
+    expect((await chat('gpt-4o-mini', other.plaintext)).body.error).toMatchObject({ code: 'budget_hierarchy_exceeded' });
+    expect(mock.requests).toHaveLength(0);
+  });
+
   it('proxied requests show up in usage, billing and latency', async () => {
     const served = await chat('gpt-4o');
     await h.service.apps[0].get(UsageRecorder).flush();

@@ -41,5 +41,8 @@ export { scanSecurity } from './scanners/safety/security-scanner';
 export * from './scanners/safety/classifier';
 export * from './scanners/safety/external-classifier';
 
+// Counter periods: the period key a budget node's spend seed names (the admin service stores it).
+export { periodKey } from './counters/periods';
+
 // Chain contract (the proxy's view of governance).
 export * from './chain';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { BudgetLevel, BudgetNodeEntity, budgetPeriod, DuplicateKeyError, nodeSpend, OrgId, Patch, Repositories } from '@svc/domain';
-import { roundUsd } from '@svc/governance';
+import { periodKey, roundUsd } from '@svc/governance';
 import { invalidRequest, InvalidationBus, notFound } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { alreadyExists } from '../common/admin-errors';
@@ -62,6 +62,7 @@ export class BudgetNodesService {
     const scope = await this.scope(orgId, body);
     const parentId = body.parent_id !== undefined ? (await this.parent(orgId, body.parent_id, body.level))._id : await this.defaultParent(orgId, body.level, scope.team_id);
     try {
+      const now = new Date();
       const node = await this.repositories.budgetNodes.create(orgId, {
         name,
         level: body.level,
@@ -71,6 +72,7 @@ export class BudgetNodesService {
         team_id: scope.team_id,
         key_id: scope.key_id,
         alert_thresholds: this.thresholds(body.alert_thresholds),
+        spend_seed: await this.spendSeed(orgId, { _id: 'new', level: body.level, reset_period: body.reset_period, ...scope }, now),
       });
       await this.invalidation.publish('policy', orgId);
       return this.view(orgId, node);
@@ -98,6 +100,8 @@ export class BudgetNodesService {
       if (body.parent_id === node._id) throw invalidRequest('A node cannot be its own parent', 'parent_id');
       patch.parent_id = body.parent_id === null ? null : (await this.parent(orgId, body.parent_id, node.level))._id;
     }
+    // The period's spend so far, again: the gateway starts the node's counter from it if it has none yet.
+    patch.spend_seed = await this.spendSeed(orgId, { ...node, reset_period: patch.reset_period ?? node.reset_period }, new Date());
     const updated = await this.repositories.budgetNodes.updateById(orgId, node._id, patch);
     if (!updated) throw notFound('Budget node', 'node_id');
     await this.invalidation.publish('policy', orgId);
@@ -159,6 +163,20 @@ export class BudgetNodesService {
     const nodes = await this.repositories.budgetNodes.listAll(orgId);
     const team = level === 'key' && teamId ? nodes.find((node) => node.level === 'team' && node.team_id === teamId) : undefined;
     return (team ?? nodes.find((node) => node.level === 'org'))?._id ?? null;
+  }
+
+  /**
+   * What the node's scope has spent in its current period (BudgetNodeEntity.spend_seed): a node
+   * created or lowered mid-period then refuses as soon as its view shows it over the limit, instead
+   * of counting from 0 in the gateway.
+   */
+  private async spendSeed(
+    orgId: OrgId,
+    node: Pick<BudgetNodeEntity, '_id' | 'level' | 'reset_period' | 'team_id' | 'key_id'>,
+    now: Date,
+  ): Promise<{ period: string; usd: number }> {
+    const spend = await nodeSpend(this.repositories, orgId, [node], now);
+    return { period: periodKey(node.reset_period, now), usd: spend.get(node._id) ?? 0 };
   }
 
   private thresholds(values: number[] | undefined): number[] {

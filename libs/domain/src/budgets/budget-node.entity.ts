@@ -21,6 +21,13 @@ export interface BudgetNodeEntity {
   key_id: string | null;
   /** Alert thresholds in percent (`budget_hierarchy_alert`). */
   alert_thresholds: number[];
+  /**
+   * The node's spend in its period when the node was last written (from the usage records; the
+   * admin service computes it). The gateway starts the node's counter from it, if the counter does
+   * not exist yet and `period` is still the current one, so a node created or lowered mid-period
+   * counts what its scope already spent. Absent on nodes written before it existed.
+   */
+  spend_seed?: { period: string; usd: number } | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -13,6 +13,7 @@ export interface NewBudgetNode {
   team_id?: string | null;
   key_id?: string | null;
   alert_thresholds?: number[];
+  spend_seed?: { period: string; usd: number } | null;
 }
 
 const LEVEL_ORDER: Record<BudgetLevel, number> = { org: 0, team: 1, key: 2 };
@@ -34,6 +35,7 @@ export class BudgetNodeRepository extends TenantRepository<BudgetNodeEntity> {
       team_id: input.level === 'org' ? null : (input.team_id ?? null),
       key_id: input.level === 'key' ? (input.key_id ?? null) : null,
       alert_thresholds: [...(input.alert_thresholds ?? [])],
+      spend_seed: input.spend_seed ?? null,
       created_at: now,
       updated_at: now,
     });

@@ -70,12 +70,12 @@ const MAX_ROTATIONS_FOLLOWED = 10;
  * Spend of each budget node in its current period, from the usage records (DECISIONS.md
  * "Hierarchical budgets"): all the organization's usage for an org node, its team's for a team
  * node, its key's (and the keys that key replaced) for a key node. The admin view shows it, and
- * the gateway starts a node's counter from it (a node created mid-period, counters lost).
+ * stores it on the node when writing it (`spend_seed`), where the gateway starts the node's counter.
  */
 export async function nodeSpend(
   repos: { usage: Pick<UsageRecordRepository, 'totals' | 'totalsByField'>; apiKeys: Pick<ApiKeyRepository, 'list'> },
   orgId: OrgId,
-  nodes: readonly BudgetNodeEntity[],
+  nodes: readonly Pick<BudgetNodeEntity, '_id' | 'level' | 'reset_period' | 'team_id' | 'key_id'>[],
   now = new Date(),
 ): Promise<Map<string, number>> {
   const result = new Map<string, number>();

@@ -8,7 +8,6 @@ import type { Tier } from '../data/tiers';
 import { ExtractedText, extractTexts } from '../scanners/extract';
 import type { SafetyFinding } from '../scanners/safety/types';
 import type { ApprovalRequired, GovernanceFindings, GovernanceInput, StageId } from './contract';
-import type { SpendSeeds } from './spend-seeds';
 
 /** What the chain knows about an organization: cached in process (5 s) and invalidated on change. */
 export interface OrgProfile {
@@ -21,8 +20,6 @@ export interface OrgProfile {
   nodes: BudgetNodeEntity[];
   /** Daily named budgets with `auto_stop` (stage 2). */
   autoStopBudgets: { id: string; name: string; limit: number }[];
-  /** Recorded spend of the current periods per accumulator key: where a counter created now starts. */
-  seeds: SpendSeeds;
 }
 
 /** Deployment switches of the optional stages (APP_CONFIG). */

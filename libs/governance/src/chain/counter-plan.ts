@@ -5,7 +5,6 @@ import { CounterKeys } from '../counters/keys';
 import { dayKey, minuteOf, monthKey, PERIOD_TTL_SECONDS, periodKey, toMicros, toMicrosUp } from '../counters/periods';
 import { Accumulator, AdmitLevel, AdmitPlan, SettlePlan, SettleTarget } from '../counters/types';
 import type { ChainContext } from './context';
-import type { SpendSeeds } from './spend-seeds';
 import type { StageId } from './contract';
 
 /** Rate-limit keys live two windows: the current one and the one the status endpoint may still read. */
@@ -50,11 +49,6 @@ function accumulator(key: string, limitUsd: number, ttlSeconds: number, seedUsd 
   return { key, limitMicros: toMicros(limitUsd), ttlSeconds, seedMicros: toMicros(seedUsd) };
 }
 
-/** An accumulator that starts, if its counter does not exist yet, from the spend recorded for its key. */
-function seededAccumulator(key: string, limitUsd: number, ttlSeconds: number, seeds: SpendSeeds): Accumulator {
-  return accumulator(key, limitUsd, ttlSeconds, seeds.get(key) ?? 0);
-}
-
 export function buildAdmitPlan(
   ctx: ChainContext,
   level: AdmitLevel,
@@ -70,7 +64,6 @@ export function buildAdmitPlan(
   const principal = input.principal;
   const autoStop = ctx.profile.autoStopBudgets.map((budget) => budget.limit);
   const session = ctx.session;
-  const seeds = ctx.profile.seeds;
   return {
     orgId,
     level,
@@ -85,17 +78,20 @@ export function buildAdmitPlan(
       limit: policy.rpm_limit,
       ttlSeconds: RPM_TTL_SECONDS,
     },
-    day: seededAccumulator(keys.day(orgId, day), policy.daily_budget, PERIOD_TTL_SECONDS.daily, seeds),
-    month: seededAccumulator(keys.month(orgId, monthKey(now)), policy.monthly_budget, PERIOD_TTL_SECONDS.monthly, seeds),
+    day: accumulator(keys.day(orgId, day), policy.daily_budget, PERIOD_TTL_SECONDS.daily),
+    month: accumulator(keys.month(orgId, monthKey(now)), policy.monthly_budget, PERIOD_TTL_SECONDS.monthly),
     estimateMicros: toMicrosUp(ctx.estimate?.estimated_cost ?? 0),
     autoStopMicros: autoStop.length > 0 ? toMicros(Math.min(...autoStop)) : null,
     budgetsKey: keys.budgets(day),
     budgetsTtlSeconds: PERIOD_TTL_SECONDS.daily,
     nodes:
       level >= AdmitLevel.Reserve
-        ? nodes.map((node) =>
-            seededAccumulator(keys.node(orgId, node._id, periodKey(node.reset_period, now)), node.budget_limit, PERIOD_TTL_SECONDS[node.reset_period], seeds),
-          )
+        ? nodes.map((node) => {
+            const period = periodKey(node.reset_period, now);
+            // A node created or lowered mid-period starts from what its scope had spent then.
+            const seed = node.spend_seed?.period === period ? node.spend_seed.usd : 0;
+            return accumulator(keys.node(orgId, node._id, period), node.budget_limit, PERIOD_TTL_SECONDS[node.reset_period], seed);
+          })
         : [],
     session:
       level >= AdmitLevel.Reserve && session

@@ -9,7 +9,6 @@ import { Tier } from '../data/tiers';
 import { ChainContext, GovernanceFlags, OrgProfile } from './context';
 import { GovernanceInput } from './contract';
 import type { GovernanceConfig } from './governance.service';
-import { NO_SEEDS } from './spend-seeds';
 
 /** Test support for the chain's specs (no jest globals here). */
 
@@ -87,7 +86,6 @@ export function testProfile(overrides: Omit<Partial<OrgProfile>, 'tier' | 'polic
     subscriptionStatus: 'active',
     nodes: [],
     autoStopBudgets: [],
-    seeds: NO_SEEDS,
     ...overrides,
     tier,
     policy: { ...effectivePolicy(tier), ...overrides.policy },

@@ -21,9 +21,8 @@ import { GovernanceEvents } from './governance-events';
 import { parsePlanQuotas } from './plan-quotas-config';
 import { defaultPriceOptions } from '../cost/price-lookup';
 import { ProfileCache } from './profile-cache';
-import { SpendSeedCache } from './spend-seeds';
 
-export type GovernanceRepositories = Pick<Repositories, 'organizations' | 'policies' | 'budgetNodes' | 'namedBudgets' | 'approvals' | 'runnerSessions' | 'usage' | 'apiKeys'>;
+export type GovernanceRepositories = Pick<Repositories, 'organizations' | 'policies' | 'budgetNodes' | 'namedBudgets' | 'approvals' | 'runnerSessions'>;
 
 export type GovernanceConfig = Pick<
   AppConfig,
@@ -96,10 +95,7 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
       timeoutMs: options.redisTimeoutMs,
       probeIntervalMs: options.probeIntervalMs,
     });
-    this.profiles = new ProfileCache(deps.repositories, deps.invalidation, {
-      ttlMs: options.profileTtlMs,
-      seeds: new SpendSeedCache(deps.repositories, this.keys, logger),
-    });
+    this.profiles = new ProfileCache(deps.repositories, deps.invalidation, { ttlMs: options.profileTtlMs });
     this.events = new GovernanceEvents(deps.publisher, logger);
     this.approvals = new ApprovalsService(deps.repositories.approvals, { ttlHours: config.APPROVAL_TTL_HOURS });
     if (config.PII_NER && !config.PII_NER_URL && options.ner === undefined) logger.warn('PII_NER is on but PII_NER_URL is not set: NER is off');

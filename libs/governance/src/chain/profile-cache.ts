@@ -1,10 +1,9 @@
-import { asOrgId, BudgetNodeEntity, OrgId, policyOverrides, Repositories } from '@svc/domain';
+import { asOrgId, policyOverrides, Repositories } from '@svc/domain';
 import type { InvalidationBus } from '@svc/platform';
 import type { Principal } from '@svc/auth';
 import { effectivePolicy, PolicyOverrides } from '../data/policy';
 import { resolveTier } from '../data/tiers';
 import type { OrgProfile } from './context';
-import { NO_SEEDS, SpendSeeds } from './spend-seeds';
 
 export type ProfileRepositories = Pick<Repositories, 'organizations' | 'policies' | 'budgetNodes' | 'namedBudgets'>;
 
@@ -12,8 +11,6 @@ export interface ProfileCacheOptions {
   /** How long a profile is used without an invalidation (default 5 s: bounds staleness when a message is lost). */
   ttlMs?: number;
   maxEntries?: number;
-  /** Recorded spend to start budget counters from (the governance service's SpendSeedCache); none without. */
-  seeds?: { get(orgId: OrgId, nodes: BudgetNodeEntity[]): Promise<SpendSeeds>; invalidate(orgId: string): void; clear(): void };
 }
 
 interface Entry {
@@ -40,7 +37,7 @@ export class ProfileCache {
   constructor(
     private readonly repositories: ProfileRepositories,
     invalidation: InvalidationBus | null,
-    private readonly options: ProfileCacheOptions = {},
+    options: ProfileCacheOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 5_000;
     this.maxEntries = options.maxEntries ?? 50_000;
@@ -64,14 +61,11 @@ export class ProfileCache {
   invalidate(orgId: string): void {
     this.generation++;
     this.entries.delete(orgId);
-    // A node created or changed starts from its period's recorded spend, read again.
-    this.options.seeds?.invalidate(orgId);
   }
 
   close(): void {
     for (const off of this.unsubscribe.splice(0)) off();
     this.entries.clear();
-    this.options.seeds?.clear();
   }
 
   private load(orgId: string, fallback: Principal['organization']): Promise<OrgProfile> {
@@ -101,7 +95,6 @@ export class ProfileCache {
     ]);
     const org = organization ?? fallback;
     const tier = resolveTier(org.plan) ?? 'free';
-    const seeds = this.options.seeds ? await this.options.seeds.get(orgId, nodes) : NO_SEEDS;
     return {
       orgId,
       tier,
@@ -109,7 +102,6 @@ export class ProfileCache {
       policy: effectivePolicy(tier, policyOverrides(policy) as PolicyOverrides),
       nodes,
       autoStopBudgets: autoStop.filter((budget) => budget.type === 'daily').map((budget) => ({ id: budget._id, name: budget.name, limit: budget.limit })),
-      seeds,
     };
   }
 }

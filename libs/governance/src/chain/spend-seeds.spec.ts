@@ -1,48 +1,18 @@
-import { asOrgId, OrgId, UsageRecordEntity } from '@svc/domain';
+import { asOrgId, OrgId } from '@svc/domain';
 import { createRedis, Redis, waitForRedis } from '@svc/platform';
+import { periodKey } from '../counters/periods';
 import { createHarness, Harness } from './governance.harness';
 import { present } from './governance.fixtures';
 
-let sequence = 0;
-
-/** A served request's usage record: what the gateway files after the answer. */
-function spent(orgId: string, cost: number, fields: Partial<UsageRecordEntity> = {}): UsageRecordEntity {
-  return {
-    _id: `gw_seed${++sequence}`,
-    org_id: orgId,
-    key_id: 'key_test',
-    team_id: null,
-    provider: 'openai',
-    model: 'gpt-4o-mini',
-    endpoint: '/v1/chat/completions',
-    stream: false,
-    status_code: 200,
-    blocked_by: null,
-    input_tokens: 10,
-    output_tokens: 10,
-    estimated_cost: cost,
-    cost,
-    latency_ms: 5,
-    upstream_latency_ms: 4,
-    governance_ms: 0.2,
-    agent: 'seed',
-    runner_id: null,
-    session_id: null,
-    created_at: new Date(),
-    replay: { estimated_input_tokens: 10, max_output_tokens: 10, body_bytes: 100, pii_findings: {}, safety_findings: {}, security_findings: {}, skills: [], reasoning_tokens: null },
-    ...fields,
-  };
-}
-
 /**
- * Budget counters start from the spend already recorded in their period when they do not exist
- * yet: counters lost (the embedded mode's restart, Redis data lost, the memory fallback) or a
- * budget node created mid-period no longer count from 0.
+ * A budget node written mid-period carries the spend its scope already had (`spend_seed`, computed
+ * by the admin service from the usage records); the node's counter starts from it when it does not
+ * exist yet, so the node refuses as soon as its admin view shows it over the limit.
  */
 describe.each([
   ['memory counters (the embedded mode)', false],
   ['Redis counters', true],
-])('budget counters seeded from recorded spend, %s', (_name, onRedis) => {
+])('budget node counters start from the node spend seed, %s', (_name, onRedis) => {
   let redis: Redis | null = null;
   let h: Harness;
   let orgId: OrgId;
@@ -58,54 +28,30 @@ describe.each([
   });
   afterEach(() => h.close());
 
-  it('a daily budget already spent (records only, no counter) refuses at once, and the header shows the spend', async () => {
-    await h.db.repositories.usage.recordBatch([spent(orgId, 0.6), spent(orgId, 0.5)]);
-    await h.setPolicy({ daily_budget: 1 });
-    const refused = await h.service.evaluate(h.input());
-    expect(refused.blockedBy).toEqual({ stage: '2', code: 'daily_budget' });
-    expect(refused.headers['X-SVC-Daily-Cost']).toBe('1.1');
-  });
+  const node = (limit: number, seed: { period: string; usd: number } | null) =>
+    h.db.repositories.budgetNodes.create(orgId, { name: 'cap', level: 'org', budget_limit: limit, reset_period: 'daily', spend_seed: seed });
 
-  it('yesterday and other organizations do not count; this month counts toward the monthly budget', async () => {
-    const yesterday = new Date(Date.now() - 86_400_000);
-    const other = await h.newOrg();
-    await h.db.repositories.usage.recordBatch([spent(orgId, 5, { created_at: yesterday }), spent(other.org._id, 5), spent(orgId, 0.25)]);
-    await h.setPolicy({ daily_budget: 1, monthly_budget: 1000 });
-    const allowed = await h.service.evaluate(h.input());
-    expect(allowed.outcome).toBe('ALLOW');
-    expect(allowed.headers['X-SVC-Daily-Cost']).toBe('0.25');
-    const monthSpent = yesterday.getUTCMonth() === new Date().getUTCMonth() ? 5.25 : 0.25;
-    await h.setPolicy({ monthly_budget: monthSpent - 0.01 });
-    // The month counter exists now (the admit above created it from the same seed): it refuses.
-    expect((await h.service.evaluate(h.input())).blockedBy?.code).toBe('monthly_budget');
-  });
-
-  it('a budget node created mid-period starts from what its scope spent, as its admin view shows', async () => {
-    await h.db.repositories.usage.recordBatch([spent(orgId, 0.0009)]);
-    // Counters exist before the node: the organization has been served today.
-    const before = await h.service.evaluate(h.input());
-    await h.service.settle(present(before.reservation), 0.0001);
-    await h.db.repositories.budgetNodes.create(orgId, { name: 'org cap', level: 'org', budget_limit: 0.0005, reset_period: 'daily' });
+  it('a node whose period already spent more than its limit refuses at once', async () => {
+    await node(0.0005, { period: periodKey('daily', new Date()), usd: 0.0009 });
     await h.invalidation.publish('policy', orgId);
-    const refused = await h.service.evaluate(h.input());
-    expect(refused.blockedBy).toEqual({ stage: '2.5', code: 'budget_hierarchy_exceeded' });
+    expect((await h.service.evaluate(h.input())).blockedBy).toEqual({ stage: '2.5', code: 'budget_hierarchy_exceeded' });
   });
 
-  it('a key node counts its key, not the rest of the organization', async () => {
-    await h.db.repositories.usage.recordBatch([spent(orgId, 0.5, { key_id: 'key_other' }), spent(orgId, 0.0002)]);
-    await h.db.repositories.budgetNodes.create(orgId, { name: 'key cap', level: 'key', key_id: 'key_test', budget_limit: 0.01, reset_period: 'monthly' });
+  it("a seed of another period is not applied (the node's new period starts at 0)", async () => {
+    await node(0.0005, { period: '19990101', usd: 0.0009 });
     await h.invalidation.publish('policy', orgId);
     expect((await h.service.evaluate(h.input())).outcome).toBe('ALLOW');
   });
 
-  it('a counter that exists is not seeded again: spend recorded after it is counted once, by its settle', async () => {
-    await h.setPolicy({ daily_budget: 1 });
+  it('a counter that exists is not seeded again: raising the seed later changes nothing', async () => {
+    const created = await node(1, { period: periodKey('daily', new Date()), usd: 0.1 });
+    await h.invalidation.publish('policy', orgId);
     const first = await h.service.evaluate(h.input());
-    await h.service.settle(present(first.reservation), 0.4);
-    await h.db.repositories.usage.recordBatch([spent(orgId, 0.4)]); // the record of that same request
-    h.service.invalidate(orgId); // seeds read again
-    const next = await h.service.evaluate(h.input());
-    expect(next.outcome).toBe('ALLOW');
-    expect(next.headers['X-SVC-Daily-Cost']).toBe('0.4');
+    expect(first.outcome).toBe('ALLOW');
+    await h.service.settle(present(first.reservation), 0.2);
+    await h.db.repositories.budgetNodes.updateById(orgId, created._id, { budget_limit: 0.35, spend_seed: { period: periodKey('daily', new Date()), usd: 0.3 } });
+    await h.invalidation.publish('policy', orgId);
+    // Counted 0.1 + 0.2 = 0.3 against 0.35: still room, where a second seed would have made it 0.6.
+    expect((await h.service.evaluate(h.input())).outcome).toBe('ALLOW');
   });
 });
