@@ -9,8 +9,14 @@ import type { StageId } from './contract';
 
 /** Rate-limit keys live two windows: the current one and the one the status endpoint may still read. */
 const RPM_TTL_SECONDS = 120;
-/** Settle markers outlive any stream (the longest upstream exchange is 2 hours). */
-const MARKER_TTL_SECONDS = 86_400;
+/**
+ * How long a settle's marker keeps a repeat of that settle from applying twice. A marker is a key
+ * per served request (~150 bytes in Redis), so this bounds their number: 24 h held 8.6 million keys
+ * (~1.3 GB) at a steady 100 requests a second. Repeats come from the failover replay (docs/governance.md)
+ * of a settle whose reply was lost just before an outage; one replayed more than an hour after it
+ * was applied counts twice, which errs on the side of refusing (spend over-counted, never under).
+ */
+const MARKER_TTL_SECONDS = 3_600;
 
 /** How far the counter script goes, given the first stage that refused in process (if any). */
 export function admitLevelBefore(stage: StageId | null): AdmitLevel {

@@ -33,6 +33,15 @@ describe('ChainGovernanceService on Redis', () => {
     expect(h.service.health()).toEqual({ degraded: false });
   });
 
+  it("keeps a settle's marker (one Redis key per served request) for an hour, not a day", async () => {
+    const input = h.input();
+    const decision = await h.service.evaluate(input);
+    await h.service.settle(present(decision.reservation), 0.01);
+    const ttl = await redis.ttl(h.service.keys.settled(h.org._id, input.requestId));
+    expect(ttl).toBeGreaterThan(3_500);
+    expect(ttl).toBeLessThanOrEqual(3_600);
+  });
+
   it('gives the reservation back when a later stage refuses', async () => {
     await h.setPolicy({ allowed_models: ['gpt-4.1'], daily_budget: 0.002 });
     for (let i = 0; i < 5; i++) expect((await h.service.evaluate(h.input())).blockedBy?.code).toBe('model_not_allowed');
