@@ -80,6 +80,15 @@ describe('org API authentication', () => {
     expect((await api.call('POST', '/api/v1/auth/login', { body: { email: OWNER_EMAIL, password: OWNER_PASSWORD } })).status).toBe(200);
   });
 
+  it('holds the 5-failure limit for parallel guesses: of 30 sent at once, at most 5 are checked', async () => {
+    await api.userWithRole(owner.orgId, 'Member', 'parallel@example.com');
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, () => api.call('POST', '/api/v1/auth/login', { body: { email: 'parallel@example.com', password: 'bad-guess-0000' } }).then((res) => res.status)),
+    );
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(25);
+  });
+
   it('rotates refresh tokens; reusing a rotated one revokes the whole family', async () => {
     const session = await api.loginOwner();
     const first = await refresh(session.refresh);

@@ -38,15 +38,13 @@ export class AuthService {
   ) {}
 
   async login(email: string, password: string, ip: string): Promise<TokenResponseDto> {
-    await this.throttle.assertAllowed(email, ip);
+    // Counted before the password is checked, so parallel guesses cannot pass the limit.
+    await this.throttle.attempt(email, ip);
     const user = await this.repositories.users.findByEmailForLogin(email);
     let ok = false;
     if (user) ok = await verifyPassword(user.password_hash, password);
     else await verifyPassword(await (this.dummyHash ??= hashPassword('not-a-real-password-0000')), password);
-    if (!user || !ok) {
-      await this.throttle.recordFailure(email, ip);
-      throw orgErrors.unauthorized(LOGIN_FAILED);
-    }
+    if (!user || !ok) throw orgErrors.unauthorized(LOGIN_FAILED);
     await this.throttle.recordSuccess(email, ip);
     await this.repositories.users.recordLogin(asOrgId(user.org_id), user._id);
     return this.issueSession(user);

@@ -6,11 +6,17 @@ import { orgErrors } from '../common/org-errors';
 export const LOGIN_MAX_FAILURES = 5;
 export const LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60;
 
+/** Entries the memory counts keep at most (the oldest go first, after the expired ones). */
+const MAX_MEMORY_ENTRIES = 100_000;
+
 /**
- * Slows down password guessing: after 5 failed logins for one e-mail from one address within 15
- * minutes (counted from the first failure), every login for that pair answers 429
- * `RATE_LIMIT_EXCEEDED` with `details.retry_after` until the window ends, even with the right
- * password. A successful login clears the count. Redis when available (shared by replicas), else memory.
+ * Slows down password guessing: a login for one e-mail from one address is counted before its
+ * password is checked, and once more than 5 were counted within 15 minutes (from the first),
+ * every login for that pair answers 429 `RATE_LIMIT_EXCEEDED` with `details.retry_after` until the
+ * window ends, even with the right password. A successful login clears the count. Counting before
+ * checking makes the limit hold for parallel attempts too: checking first and counting the failure
+ * afterwards let 45 of 200 parallel wrong passwords through. Redis when available (shared by
+ * replicas, one atomic MULTI per attempt), else memory.
  */
 export class LoginThrottle {
   private readonly memory = new Map<string, { count: number; expiresAt: number }>();
@@ -22,37 +28,17 @@ export class LoginThrottle {
     private readonly windowSeconds = LOGIN_FAILURE_WINDOW_SECONDS,
   ) {}
 
-  /** Throws 429 while the pair is locked out. */
-  async assertAllowed(email: string, ip: string, now = Date.now()): Promise<void> {
+  /** Counts a login attempt of the pair; throws 429 when it is past the limit (the password is then not checked). */
+  async attempt(email: string, ip: string, now = Date.now()): Promise<void> {
     const key = this.key(email, ip);
-    const state = (await this.readRedis(key)) ?? this.readMemory(key, now);
-    if (state.count >= this.maxFailures) {
+    const state = (await this.countRedis(key)) ?? this.countMemory(key, now);
+    if (state.count > this.maxFailures) {
       const retryAfter = Math.max(1, state.ttlSeconds);
       throw orgErrors.rateLimited(`Too many failed login attempts; try again in ${retryAfter} seconds`, retryAfter);
     }
   }
 
-  async recordFailure(email: string, ip: string, now = Date.now()): Promise<void> {
-    const key = this.key(email, ip);
-    if (this.redis && this.redis.status === 'ready') {
-      try {
-        const results = await this.redis.multi().incr(key).ttl(key).exec();
-        const ttl = Number(results?.[1]?.[1] ?? -1);
-        if (ttl < 0) await this.redis.expire(key, this.windowSeconds);
-        return;
-      } catch (err) {
-        this.logger.warn({ err }, 'login throttle: Redis unavailable, counting in memory');
-      }
-    }
-    const entry = this.memory.get(key);
-    if (!entry || entry.expiresAt <= now) {
-      if (this.memory.size > 100_000) this.memory.clear();
-      this.memory.set(key, { count: 1, expiresAt: now + this.windowSeconds * 1000 });
-    } else {
-      entry.count += 1;
-    }
-  }
-
+  /** A login that succeeded: its pair starts again from 0. */
   async recordSuccess(email: string, ip: string): Promise<void> {
     const key = this.key(email, ip);
     this.memory.delete(key);
@@ -63,19 +49,36 @@ export class LoginThrottle {
     return `svc:org-api:login-failures:${createHash('sha256').update(`${email.trim().toLowerCase()}|${ip}`).digest('hex')}`;
   }
 
-  private async readRedis(key: string): Promise<{ count: number; ttlSeconds: number } | null> {
+  /** INCR with the window set on the first attempt (SET NX EX), atomically; null when Redis is not there. */
+  private async countRedis(key: string): Promise<{ count: number; ttlSeconds: number } | null> {
     if (!this.redis || this.redis.status !== 'ready') return null;
     try {
-      const results = await this.redis.multi().get(key).ttl(key).exec();
-      return { count: Number(results?.[0]?.[1] ?? 0), ttlSeconds: Number(results?.[1]?.[1] ?? 0) };
-    } catch {
+      const results = await this.redis.multi().set(key, '0', 'EX', this.windowSeconds, 'NX').incr(key).ttl(key).exec();
+      return { count: Number(results?.[1]?.[1] ?? 0), ttlSeconds: Number(results?.[2]?.[1] ?? 0) };
+    } catch (err) {
+      this.logger.warn({ err }, 'login throttle: Redis unavailable, counting in memory');
       return null;
     }
   }
 
-  private readMemory(key: string, now: number): { count: number; ttlSeconds: number } {
-    const entry = this.memory.get(key);
-    if (!entry || entry.expiresAt <= now) return { count: 0, ttlSeconds: 0 };
+  private countMemory(key: string, now: number): { count: number; ttlSeconds: number } {
+    let entry = this.memory.get(key);
+    if (!entry || entry.expiresAt <= now) {
+      if (this.memory.size >= MAX_MEMORY_ENTRIES) this.evict(now);
+      entry = { count: 0, expiresAt: now + this.windowSeconds * 1000 };
+      this.memory.delete(key);
+      this.memory.set(key, entry);
+    }
+    entry.count += 1;
     return { count: entry.count, ttlSeconds: Math.ceil((entry.expiresAt - now) / 1000) };
+  }
+
+  /** Drops the expired entries, then the oldest ones down to 90 % (never every lockout at once). */
+  private evict(now: number): void {
+    for (const [key, entry] of this.memory) if (entry.expiresAt <= now) this.memory.delete(key);
+    for (const key of this.memory.keys()) {
+      if (this.memory.size < MAX_MEMORY_ENTRIES * 0.9) break;
+      this.memory.delete(key);
+    }
   }
 }

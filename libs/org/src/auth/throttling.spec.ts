@@ -33,19 +33,23 @@ describe.each(['memory', 'redis'] as const)('throttling (%s)', (mode) => {
   it('locks an e-mail and address out after 5 failures, with retry_after, until a success clears it', async () => {
     const throttle = new LoginThrottle(redis, logger);
     const email = `${unique()}@example.com`;
-    for (let i = 0; i < 5; i += 1) {
-      await throttle.assertAllowed(email, '10.0.0.1');
-      await throttle.recordFailure(email, '10.0.0.1');
-    }
-    const error = await throttle.assertAllowed(email, '10.0.0.1').catch((e: unknown) => e);
+    for (let i = 0; i < 5; i += 1) await throttle.attempt(email, '10.0.0.1');
+    const error = await throttle.attempt(email, '10.0.0.1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrgApiError);
     expect(error).toMatchObject({ status: 429, code: 'RATE_LIMIT_EXCEEDED' });
     const retryAfter = (error as OrgApiError).details.retry_after as number;
     expect(retryAfter).toBeGreaterThan(880);
     expect(retryAfter).toBeLessThanOrEqual(900);
-    await expect(throttle.assertAllowed(email, '10.0.0.2')).resolves.toBeUndefined();
-    await expect(throttle.assertAllowed(email.toUpperCase(), '10.0.0.1')).rejects.toBeInstanceOf(OrgApiError);
+    await expect(throttle.attempt(email, '10.0.0.2')).resolves.toBeUndefined();
+    await expect(throttle.attempt(email.toUpperCase(), '10.0.0.1')).rejects.toBeInstanceOf(OrgApiError);
     await throttle.recordSuccess(email, '10.0.0.1');
-    await expect(throttle.assertAllowed(email, '10.0.0.1')).resolves.toBeUndefined();
+    await expect(throttle.attempt(email, '10.0.0.1')).resolves.toBeUndefined();
+  });
+
+  it('holds the limit for parallel attempts: of 50 at once, 5 pass', async () => {
+    const throttle = new LoginThrottle(redis, logger);
+    const email = `${unique()}@example.com`;
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => throttle.attempt(email, '10.0.0.9').then(() => 'counted', () => 'refused')));
+    expect(outcomes.filter((outcome) => outcome === 'counted')).toHaveLength(5);
   });
 });
