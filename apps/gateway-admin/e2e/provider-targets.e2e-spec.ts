@@ -73,6 +73,7 @@ describe('gateway admin: provider targets', () => {
     [{ name: 'x', base_url: PUBLIC, provider_id: 'chat' }, 'provider_id'],
     [{ name: 'Health', base_url: PUBLIC }, 'provider_id'],
     [{ name: 'x', base_url: PUBLIC, headers: { Authorization: 'Bearer x' } }, 'headers.Authorization'],
+    [{ name: 'x', base_url: PUBLIC, headers: { 'X-Goog-Api-Key': 'AIza-secret' } }, 'headers.X-Goog-Api-Key'],
     [{ name: 'x', base_url: PUBLIC, headers: { 'x-ok': 'a\r\nb' } }, 'headers.x-ok'],
     [{ name: 'x', base_url: PUBLIC, headers: { 'bad name': 'v' } }, 'headers.bad name'],
     [{ name: 'x', base_url: PUBLIC, models: [''] }, 'models'],

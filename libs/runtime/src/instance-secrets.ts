@@ -61,7 +61,8 @@ function loadOrCreate(dataDir: string): StoredSecrets {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<StoredSecrets>;
     if (parsed.master_encryption_key && parsed.jwt_secret) return parsed as StoredSecrets;
   }
-  mkdirSync(dataDir, { recursive: true });
+  // As the embedded store creates it: only this user reads the data directory (secrets and data)
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secrets: StoredSecrets = {
     master_encryption_key: randomBytes(32).toString('base64'),
     jwt_secret: randomBytes(48).toString('base64url'),

@@ -1,4 +1,4 @@
-import { GatewayError } from '@svc/platform';
+import { GatewayError, OutboundBlockedError } from '@svc/platform';
 import { BreakerOpenError, ProviderBreaker, UpstreamFailure } from '../breaker/provider-breaker';
 import type { ProviderDefinition } from '../providers';
 import {
@@ -255,6 +255,14 @@ export function upstreamError(error: unknown, provider: string): Error {
     );
   }
   if (error instanceof ClientAbortedError) return error;
+  if (error instanceof OutboundBlockedError) {
+    return new GatewayError(502, {
+      message: `${provider}: the provider's address is not allowed (${error.message})`,
+      type: 'api_error',
+      code: 'upstream_address_blocked',
+      remediation: 'Point the provider target at a public address, or set OUTBOUND_ALLOW_PRIVATE_NETWORKS=true where private addresses are intended.',
+    });
+  }
   if (error instanceof UpstreamFailure) {
     const timeout = /timeout|deadline/.test(error.message);
     return new GatewayError(timeout ? 504 : 502, {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, Dispatcher, undiciErrors } from '@svc/platform';
+import { Agent, Dispatcher, OutboundBlockedError, undiciErrors } from '@svc/platform';
 import { UpstreamFailure } from '../breaker/provider-breaker';
 
 export interface UpstreamDeadlines {
@@ -102,7 +102,31 @@ const FAILURE_CODES = new Set([
   'ENETUNREACH',
   'EPIPE',
   'ETIMEDOUT',
+  'ECONNABORTED',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'EPROTO',
+  // The provider's certificate (OpenSSL's codes; ERR_TLS_* and ERR_SSL_* are matched by prefix).
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
 ]);
+
+/** A connection failure's code: a listed one, or Node's TLS and OpenSSL families. */
+function isConnectionFailure(code: string): boolean {
+  return FAILURE_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_');
+}
+
+/** The OutboundBlockedError behind an error (the connect-time address check), if any. */
+function blockedCause(error: unknown): OutboundBlockedError | null {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    if (cause instanceof OutboundBlockedError) return cause;
+  }
+  return null;
+}
 
 /**
  * Calls providers over pooled keep-alive connections (one undici pool per origin) with three
@@ -278,12 +302,19 @@ function pathOf(url: string): string {
   return `${parsed.pathname}${parsed.search}`;
 }
 
-/** Maps what undici threw to UpstreamFailure (counts), ClientAbortedError, or the error itself; `reason`: why the exchange was aborted, if it was. */
+/**
+ * Maps what undici threw to UpstreamFailure (counts against the breaker; a connection error, a
+ * deadline or the provider's certificate), ClientAbortedError, the OutboundBlockedError of a refused
+ * address, or the error itself; `reason`: why the exchange was aborted, if it was.
+ */
 export function classify(error: unknown, reason?: Error | null): Error {
   if (reason instanceof ClientAbortedError || reason instanceof UpstreamFailure) return reason;
   if (error instanceof UpstreamFailure || error instanceof ClientAbortedError) return error;
+  // A target whose address the outbound check refused at connect time: not the provider failing.
+  const blocked = blockedCause(error);
+  if (blocked) return blocked;
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-  if (error instanceof undiciErrors.UndiciError || (code && FAILURE_CODES.has(code))) {
+  if (error instanceof undiciErrors.UndiciError || (code && isConnectionFailure(code))) {
     return new UpstreamFailure(describe(code, error), error);
   }
   return error instanceof Error ? error : new Error(String(error));
