@@ -97,6 +97,12 @@ describe('gateway surface', () => {
     expect(await res.json() as Json).toEqual({ status: 'ok' });
   });
 
+  it('sends nosniff and Cache-Control: no-store on answers and refusals (tokens, keys and usage stay out of shared caches)', async () => {
+    for (const res of [await fetch(`${url}/health`), await post(`${url}/t/echo`, JSON.stringify({ name: 'x', count: 2 })), await fetch(`${url}/nope`)]) {
+      expect({ nosniff: res.headers.get('x-content-type-options'), cache: res.headers.get('cache-control') }).toEqual({ nosniff: 'nosniff', cache: 'no-store' });
+    }
+  });
+
   it.each([
     ['unknown route', () => fetch(`${url}/nope`), 404, 'not_found_error', 'not_found'],
     ['malformed JSON', () => post(`${url}/t/echo`, '{"name":'), 400, 'invalid_request_error', 'invalid_json'],

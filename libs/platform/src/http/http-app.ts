@@ -1,6 +1,7 @@
 import { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -58,11 +59,25 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
     bodyParser: false,
   });
   useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix });
+  useApiResponseHeaders(app.getHttpAdapter().getInstance());
   if (bodyLoggingEnabled({ LOG_BODIES: options.logBodies ?? false }, options.logger)) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger);
   app.useGlobalFilters(new SurfaceExceptionFilter(options.surface, options.logger));
   if (options.validation !== false) app.useGlobalPipes(createValidationPipe());
   if (options.docs) setupDocs(app, options.docs);
   return app;
+}
+
+/**
+ * Every answer Fastify sends (the proxy writes its own, after hijacking the reply): `nosniff`, and
+ * `Cache-Control: no-store` unless the route set its own, since these answers carry tokens, keys,
+ * usage and policies that no shared cache should keep.
+ */
+function useApiResponseHeaders(fastify: FastifyInstance): void {
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    void reply.header('X-Content-Type-Options', 'nosniff');
+    if (!reply.hasHeader('cache-control')) void reply.header('Cache-Control', 'no-store');
+    done(null, payload);
+  });
 }
 
 function setupDocs(app: INestApplication, docs: NonNullable<HttpAppOptions['docs']>): void {
