@@ -64,6 +64,7 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     const http = await create(owner, { url: 'http://8.8.8.8/hook', events: ['budget.exceeded'] });
     expect(http.status).toBe(400);
     expect(http.body.error).toMatchObject({ code: 'URL_NOT_ALLOWED', details: { param: 'url', reason: 'http_not_allowed' } });
+    expect(http.body.error.message).toContain('WEBHOOK_ALLOW_HTTP=true');
     for (const body of [{ url: url() }, { url: url(), events: [] }, { url: url(), events: ['budget.exceeded'], secret: 'short' }, { events: ['budget.exceeded'] }, { url: url(), events: ['budget.exceeded'], extra: 1 }]) {
       expect((await create(owner, body)).status).toBe(400);
     }
@@ -262,6 +263,7 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     expect((await api.call('GET', '/api/v1/admin/integrations/chat', { token: other.token })).status).toBe(404);
     const blocked = await api.call('PUT', '/api/v1/admin/integrations/chat', { token: owner.token, body: { url: 'https://169.254.169.254/x' } });
     expect(blocked.body.error).toMatchObject({ code: 'URL_NOT_ALLOWED', details: { reason: 'blocked_address' } });
+    expect(blocked.body.error.message).toContain('OUTBOUND_ALLOW_PRIVATE_NETWORKS=true');
     expect((await api.call('PUT', '/api/v1/admin/integrations/chat', { token: owner.token, body: {} })).status).toBe(400);
     expect((await api.call('DELETE', '/api/v1/admin/integrations/chat', { token: owner.token })).status).toBe(204);
     expect((await api.call('DELETE', '/api/v1/admin/integrations/chat', { token: owner.token })).status).toBe(404);

@@ -28,7 +28,10 @@ export const SERVICE: ServiceDefinition = {
       surface: 'gateway',
       rawBodyPrefix: '/v1/',
       docs: { title: 'Governed LLM gateway', description: 'Proxy routes under /v1 and the admin surface under /gateway/admin' },
-      highlights: ['/v1', '/gateway/admin'],
+      highlights: [
+        ['/v1', 'proxy: the SDKs\' baseURL (POST /v1/chat/completions, /v1/messages; GET /v1/models)'],
+        ['/gateway/admin', 'admin API (/gateway/admin/policies, /keys, /usage, ...)'],
+      ],
     },
     {
       label: 'org-api',
@@ -36,7 +39,7 @@ export const SERVICE: ServiceDefinition = {
       port: 'ORG_API_PORT',
       surface: 'org',
       docs: { title: 'Organization API', description: 'Login, API keys, webhooks, budgets, cost metrics under /api/v1' },
-      highlights: ['/api/v1'],
+      highlights: [['/api/v1', 'organization API (POST /api/v1/auth/login, /api/v1/platform/api-keys, ...)']],
     },
   ],
 };

@@ -16,8 +16,8 @@ export interface HttpSurface {
   /** Requests under this prefix get their body unread: the proxy reads it with the org's limit. */
   rawBodyPrefix?: string;
   docs?: { title: string; description: string };
-  /** Paths worth printing in the banner, relative to the surface's base URL. */
-  highlights?: string[];
+  /** Paths worth printing in the banner, relative to the surface's base URL, each with what it is. */
+  highlights?: readonly (readonly [path: string, note: string])[];
   /** false: no route of the surface takes a class-validator DTO, so no ValidationPipe (see HttpAppOptions). */
   validation?: boolean;
 }
@@ -125,7 +125,7 @@ export function printBanner(
     for (const surface of definition.surfaces) {
       const base = urls[surface.label];
       lines.push(`  ${surface.label.padEnd(14)} ${base}${surface.docs ? `   docs: ${base}/docs` : ''}`);
-      for (const path of surface.highlights ?? []) lines.push(`  ${''.padEnd(14)} ${base}${path}`);
+      for (const [path, note] of surface.highlights ?? []) lines.push(`  ${''.padEnd(14)} ${base}${path}   ${note}`);
     }
     for (const [store, detail] of Object.entries(runtime.storesInUse())) lines.push(`  ${store.padEnd(14)} ${detail}`);
   }
@@ -153,7 +153,9 @@ export function runService(definition: ServiceDefinition): void {
     throw error;
   }
   startService(definition, config).catch((error: unknown) => {
-    const detail = error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error);
+    // A refusal that explains itself (configuration, a data directory in use) needs no stack trace.
+    const explained = error instanceof ConfigError || (error instanceof Error && error.name === 'DataDirLockedError');
+    const detail = explained ? (error as Error).message : error instanceof Error ? error.stack : String(error);
     process.stderr.write(`${definition.name} failed to start: ${detail}\n`);
     process.exit(1);
   });

@@ -39,11 +39,22 @@ describe('loadConfig', () => {
     expect((error as ConfigError).message).toContain('SIGNUP_ENABLED: must be one of true, false');
   });
 
+  it('says a number variable holding text must be a number', () => {
+    expect(() => loadConfig({ GATEWAY_PORT: 'abc' })).toThrow('GATEWAY_PORT: must be a number');
+  });
+
   it('collects <PROVIDER>_BASE_URL and <PROVIDER>_API_KEY by lower-case provider id', () => {
     const config = loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1/', GROQ_API_KEY: 'gsk_x' });
     expect(config.providerBaseUrls).toEqual({ openai: 'http://127.0.0.1:9/v1' });
     expect(config.providerApiKeys).toEqual({ groq: 'gsk_x' });
-    expect(() => loadConfig({ MISTRAL_BASE_URL: 'ftp://x' })).toThrow(/MISTRAL_BASE_URL/);
+    // Not a URL: reported for the proxy to judge (a provider's refuses the start), never thrown here,
+    // since another program's API_BASE_URL=/api may share the environment.
+    const odd = loadConfig({ MISTRAL_BASE_URL: 'ftp://x', API_BASE_URL: '/api' });
+    expect(odd.providerEnvProblems).toEqual([
+      { variable: 'MISTRAL_BASE_URL', provider: 'mistral', message: 'must be a URL starting with http:// or https://' },
+      { variable: 'API_BASE_URL', provider: 'api', message: 'must be a URL starting with http:// or https://' },
+    ]);
+    expect(odd.providerBaseUrls).toEqual({});
   });
 
   it('is documented: the README table lists every variable', () => {

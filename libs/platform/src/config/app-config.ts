@@ -8,6 +8,12 @@ export interface AppConfig extends Readonly<RawConfig> {
   readonly providerBaseUrls: Readonly<Record<string, string>>;
   /** `<PROVIDER>_API_KEY` self-hosted provider keys, keyed by lower-case provider id. */
   readonly providerApiKeys: Readonly<Record<string, string>>;
+  /**
+   * `<WORD>_BASE_URL` variables whose value is not an http(s) URL. Only the proxy knows which words
+   * are providers: it refuses to start for one of them, and ignores the rest (`API_BASE_URL=/api`
+   * of another program in the same environment is none of its business).
+   */
+  readonly providerEnvProblems: readonly { variable: string; provider: string; message: string }[];
 }
 
 export class ConfigError extends Error {
@@ -26,20 +32,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(
       parsed.error.issues.map((issue) => ({
         variable: String(issue.path[0] ?? '(root)'),
-        message: issue.message,
+        // A number variable holding text: zod says "Expected number, received nan".
+        message: issue.code === 'invalid_type' && issue.received === 'nan' ? 'must be a number' : issue.message,
       })),
     );
   }
   const providerBaseUrls: Record<string, string> = {};
   const providerApiKeys: Record<string, string> = {};
-  const problems: { variable: string; message: string }[] = [];
+  const providerEnvProblems: { variable: string; provider: string; message: string }[] = [];
   for (const [name, value] of Object.entries(env)) {
     const match = PROVIDER_ENV.exec(name);
     if (!match || !value) continue;
     const provider = match[1].toLowerCase();
     if (match[2] === 'BASE_URL') {
       if (!/^https?:\/\//.test(value)) {
-        problems.push({ variable: name, message: 'must be a URL starting with http:// or https://' });
+        providerEnvProblems.push({ variable: name, provider, message: 'must be a URL starting with http:// or https://' });
         continue;
       }
       providerBaseUrls[provider] = value.replace(/\/+$/, '');
@@ -47,10 +54,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       providerApiKeys[provider] = value;
     }
   }
-  if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     ...parsed.data,
     providerBaseUrls: Object.freeze(providerBaseUrls),
     providerApiKeys: Object.freeze(providerApiKeys),
+    providerEnvProblems: Object.freeze(providerEnvProblems),
   });
 }

@@ -27,7 +27,8 @@ export class DataDirLockedError extends Error {
     super(
       `DATA_DIR ${directory} is in use by ${who}: the embedded document store allows one process per directory. ` +
         'Stop that process, give this one a different DATA_DIR, or run every process on shared stores ' +
-        `(REDIS_URL and MONGODB_URI). If no such process is running, delete ${join(directory, LOCK_FILE)}.`,
+        '(REDIS_URL and MONGODB_URI). A lock left by a process that ended is taken over by itself; only if that ' +
+        `process id now belongs to an unrelated program, delete ${join(directory, LOCK_FILE)}.`,
     );
     this.name = 'DataDirLockedError';
   }
