@@ -1,20 +1,22 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-
-const MAX_MODEL_LABELS = 200;
+import type { BreakerState } from '../breaker/provider-breaker';
+import type { ProviderDefinition } from '../providers';
+import { MetricLabels } from './metric-labels';
 
 /**
- * The gateway's Prometheus metrics (served at /metrics) and the in-process figures that
- * /v1/health/detailed reports. `model` is a client-chosen string, so its label values are capped:
- * past MAX_MODEL_LABELS distinct models, new ones are counted as `other`.
+ * The gateway's Prometheus metrics (served at /metrics, without authentication) and the in-process
+ * figures that /v1/health/detailed reports. Every label value goes through MetricLabels, so the
+ * series stay a bounded set that names no tenant: no client-chosen model and no organization's
+ * provider target appears.
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly models = new Set<string>();
   private readonly requests: Counter<'provider' | 'model' | 'status'>;
   private readonly latency: Histogram<'provider' | 'model'>;
   private readonly blocks: Counter<'reason'>;
   private readonly cost: Counter<'provider'>;
   private readonly breakerChanges: Counter<'provider' | 'state'>;
+  private readonly labels = new MetricLabels();
   private total = 0;
   private errors = 0;
 
@@ -53,24 +55,28 @@ export class GatewayMetrics {
     });
   }
 
-  observeRequest(provider: string, model: string, status: number, seconds: number): void {
-    const modelLabel = this.modelLabel(model);
-    this.requests.inc({ provider, model: modelLabel, status: String(status) });
-    this.latency.observe({ provider, model: modelLabel }, seconds);
+  /** One finished proxy request; `provider` undefined when it ended before one was chosen. */
+  observeRequest(provider: ProviderDefinition | undefined, model: string | undefined, status: number, seconds: number): void {
+    const providerLabel = this.labels.provider(provider);
+    const modelLabel = this.labels.model(providerLabel, model);
+    this.requests.inc({ provider: providerLabel, model: modelLabel, status: this.labels.status(status) });
+    this.latency.observe({ provider: providerLabel, model: modelLabel }, seconds);
     this.total += 1;
     if (status >= 500) this.errors += 1;
   }
 
+  /** A governance refusal by its error code (`rate_limit`). */
   observeBlock(reason: string): void {
-    this.blocks.inc({ reason });
+    this.blocks.inc({ reason: this.labels.reason(reason) });
   }
 
-  observeCost(provider: string, usd: number): void {
-    if (usd > 0) this.cost.inc({ provider }, usd);
+  observeCost(provider: ProviderDefinition, usd: number): void {
+    if (usd > 0) this.cost.inc({ provider: this.labels.provider(provider) }, usd);
   }
 
-  observeBreakerChange(provider: string, state: string): void {
-    this.breakerChanges.inc({ provider, state });
+  /** A breaker's new state; breakers are keyed by provider id, an organization's target id included. */
+  observeBreakerChange(providerId: string, state: BreakerState): void {
+    this.breakerChanges.inc({ provider: this.labels.providerId(providerId), state });
   }
 
   /**
@@ -103,13 +109,6 @@ export class GatewayMetrics {
 
   get contentType(): string {
     return this.registry.contentType;
-  }
-
-  private modelLabel(model: string): string {
-    if (this.models.has(model)) return model;
-    if (this.models.size >= MAX_MODEL_LABELS || model.length > 100) return 'other';
-    this.models.add(model);
-    return model;
   }
 }
 

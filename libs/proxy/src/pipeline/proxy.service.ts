@@ -16,7 +16,7 @@ import {
 } from '@svc/auth';
 import { asOrgId } from '@svc/domain';
 import { defaultPriceOptions, GOVERNANCE, GovernanceDecision, GovernanceService, PriceOptions, warmUpTokenizers } from '@svc/governance';
-import { APP_CONFIG, AppConfig, createOutboundAgent, GatewayError, LOGGER, Logger, toErrorResponse } from '@svc/platform';
+import { APP_CONFIG, AppConfig, ConfigError, createOutboundAgent, GatewayError, LOGGER, Logger, toErrorResponse } from '@svc/platform';
 import { BreakerRegistry } from '../breaker/breaker-registry';
 import type { ProxyReply, ProxyRequest } from '../http/proxy-io';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
@@ -82,6 +82,7 @@ export class ProxyService implements OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
+    checkProviderEnvironment(config, logger);
     const deadlines = {
       connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
       firstByteTimeoutMs: config.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
@@ -371,8 +372,11 @@ export class ProxyService implements OnModuleDestroy {
       void this.governance.settle(reservation, cost).catch((err: unknown) => this.logger.error({ err, request_id: request.id }, 'settle failed'));
     }
     const latencyMs = performance.now() - started;
-    this.metrics.observeRequest(provider, model, state.status, latencyMs / 1000);
-    if (cost > 0) this.metrics.observeCost(provider, cost);
+    // The metrics take the provider itself (not its id, which may be an organization's target);
+    // unrouted, only a built-in named by the path counts as one.
+    const routed = state.route?.provider ?? (call.endpointProvider ? providerRegistry.get(call.endpointProvider) : undefined);
+    this.metrics.observeRequest(routed, state.route?.upstreamModel, state.status, latencyMs / 1000);
+    if (cost > 0 && state.route) this.metrics.observeCost(state.route.provider, cost);
     const record = usageRecord({ requestId: request.id, provider, model, endpoint: request.url.split('?')[0], state, cost, latencyMs });
     if (record) this.usage.record(record);
   }
@@ -380,6 +384,21 @@ export class ProxyService implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.breakers.shutdown();
     await Promise.all([this.client.close(), this.targetClient.close()]);
+  }
+}
+
+/**
+ * `<PROVIDER>_BASE_URL` values the proxy will use: one of a built-in provider that is not an
+ * http(s) URL stops the start (ConfigError naming it); one of another word belongs to some other
+ * program and is ignored, and a URL under a word that is no provider (a misspelling such as
+ * `OPENIA_BASE_URL`) is logged, since it changes nothing.
+ */
+export function checkProviderEnvironment(config: Pick<AppConfig, 'providerEnvProblems' | 'providerBaseUrls'>, logger: Pick<Logger, 'info'>): void {
+  const ours = config.providerEnvProblems.filter((problem) => providerRegistry.get(problem.provider)?.id === problem.provider);
+  if (ours.length) throw new ConfigError(ours.map(({ variable, message }) => ({ variable, message })));
+  const unknown = Object.keys(config.providerBaseUrls).filter((id) => providerRegistry.get(id)?.id !== id);
+  if (unknown.length) {
+    logger.info({ variables: unknown.map((id) => `${id.toUpperCase()}_BASE_URL`) }, 'ignored: no built-in provider has these ids (GET /v1/models lists them)');
   }
 }
 
