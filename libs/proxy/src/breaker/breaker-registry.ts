@@ -3,11 +3,16 @@ import { BreakerOptions, BreakerRecord, BreakerState, DEFAULT_BREAKER_OPTIONS, P
 export type OverallHealth = 'healthy' | 'degraded' | 'unhealthy';
 
 /**
- * One breaker per provider, created on first use. `known` providers (the built-in registry) are
- * reported as closed before their first call, so health judges all providers, not only the used ones.
+ * One breaker per built-in provider, created on first use. `known` providers (the built-in registry)
+ * are reported as closed before their first call, so health judges all providers, not only the used
+ * ones. An organization's own provider target has a breaker of its own per organization (two
+ * organizations may both name a target `lab`: one's failing server must not open the other's), and
+ * it is not part of the public health views (it is that organization's business).
  */
 export class BreakerRegistry {
   private readonly breakers = new Map<string, ProviderBreaker>();
+  /** `orgId/providerId` → the breaker of an organization's provider target. */
+  private readonly targets = new Map<string, ProviderBreaker>();
 
   constructor(
     private readonly options: BreakerOptions = DEFAULT_BREAKER_OPTIONS,
@@ -24,6 +29,18 @@ export class BreakerRegistry {
     return breaker;
   }
 
+  /** The breaker of an organization's provider target. */
+  forTarget(orgId: string, provider: string): ProviderBreaker {
+    const key = `${orgId}/${provider}`;
+    let breaker = this.targets.get(key);
+    if (!breaker) {
+      breaker = new ProviderBreaker(provider, this.options, this.onStateChange);
+      this.targets.set(key, breaker);
+    }
+    return breaker;
+  }
+
+  /** The built-in providers' breakers (the health endpoints: no organization's target is listed). */
   records(): BreakerRecord[] {
     const records = [...this.breakers.values()].map((breaker) => breaker.record());
     for (const provider of this.known) if (!this.breakers.has(provider)) records.push(closedRecord(provider, this.options));
@@ -40,6 +57,7 @@ export class BreakerRegistry {
 
   shutdown(): void {
     for (const breaker of this.breakers.values()) breaker.shutdown();
+    for (const breaker of this.targets.values()) breaker.shutdown();
   }
 }
 

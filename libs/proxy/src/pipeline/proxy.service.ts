@@ -244,7 +244,7 @@ export class ProxyService implements OnModuleDestroy {
       state.result = await exchange({
         provider: route.provider,
         request: upstream,
-        breaker: this.breakers.for(route.provider.id),
+        breaker: route.provider.dynamic ? this.breakers.forTarget(principal.orgId, route.provider.id) : this.breakers.for(route.provider.id),
         client: providerRegistry.get(route.provider.id) ? this.client : this.targetClient,
         reply,
         translate: call.kind === 'chat' && needsResponseTranslation(route.provider),
