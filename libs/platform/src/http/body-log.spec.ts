@@ -76,6 +76,29 @@ describe('LOG_BODIES', () => {
     expect(JSON.stringify(env.lines)).not.toContain('hunter2-secret-pw');
   });
 
+  it('masks URLs (team-chat webhooks on any host, user info) and what nests too deep in a logged body', async () => {
+    const deep = { a: { b: { c: { d: { e: { f: { g: { h: { i: { api_key: 'sk-deep-secret-4' } } } } } } } } } };
+    const body = {
+      kind: 'slack',
+      url: 'https://hooks.slack.com/services/T000/B000/CHATSECRETxyz123',
+      fallback_url: 'https://8.8.8.8/services/T0/B0/CHATSECRET2part',
+      proxy: 'https://user:PASSWORD-secret-5@proxy.example:8080',
+      metadata: deep,
+    };
+    expect((await post(`${env.url}/json/login`, body)).status).toBe(201);
+    expect((await post(`${env.url}/hot/chat`, body)).status).toBe(200);
+    for (const url of ['/json/login', '/hot/chat']) {
+      const line = env.bodyLines().find((l) => l.url === url && l.body?.kind === 'slack');
+      expect(line?.body).toMatchObject({
+        url: 'https://hooks.slack.com/…z123',
+        fallback_url: 'https://8.8.8.8/…part',
+        proxy: 'https://user:***@proxy.example:8080',
+        metadata: { a: { b: { c: { d: { e: { f: { g: '[TRUNCATED]' } } } } } } },
+      });
+    }
+    expect(JSON.stringify(env.lines)).not.toMatch(/CHATSECRET|PASSWORD-secret|sk-deep-secret/);
+  });
+
   it('logs a body the route reads itself once it is read, and the route still gets every byte', async () => {
     const content = 'x'.repeat(200_000);
     const body = { model: 'gpt-4o', api_key: 'sk-body-secret-1', messages: [{ role: 'user', content }] };

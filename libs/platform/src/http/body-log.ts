@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable, Transform } from 'node:stream';
 import type { Logger } from 'pino';
 import { redactUrl } from '@svc/telemetry';
+import { redactBody } from '../logging/redact';
 
 /** Bodies up to this size are parsed and logged; larger ones are logged by size only. */
 export const LOGGED_BODY_LIMIT = 256 * 1024;
@@ -17,7 +18,9 @@ export function bodyLoggingEnabled(config: { LOG_BODIES: boolean }, logger: Logg
 
 /**
  * `LOG_BODIES` (at debug level): logs every request body once it has been read, with credentials
- * redacted by the logger (`password`, `api_key`, `plaintext_key`, ...). JSON bodies parsed by Fastify
+ * redacted (`password`, `api_key`, `plaintext_key`, ...) and every absolute URL masked to its scheme
+ * and host (`redactBody`: team-chat webhook URLs carry their secret in the path; user info is masked
+ * too); objects nested deeper than the logger walks are logged as `[TRUNCATED]`. JSON bodies parsed by Fastify
  * are logged before the handler runs. A body left unread for its route (`rawBodyPrefix`) is passed
  * through `tapRequestBody`. Code that takes a request over before body parsing (the proxy's
  * `onRequest` hot path) calls `tapRequestBody` itself on the stream it reads.
@@ -26,7 +29,7 @@ export function useBodyLogging(fastify: FastifyInstance, logger: Logger): void {
   fastify.addHook('preHandler', (request, _reply, done) => {
     const body: unknown = request.body;
     if (isStream(body)) request.body = tapRequestBody(body, request, logger);
-    else if (body !== undefined) logger.debug({ ...describe(request), body }, 'request body');
+    else if (body !== undefined) logger.debug({ ...describe(request), body: redactBody(body) }, 'request body');
     done();
   });
 }
@@ -62,7 +65,7 @@ function decode(chunks: Buffer[], size: number, contentType: string | undefined)
   if (size === 0) return { body_bytes: 0 };
   if (size > LOGGED_BODY_LIMIT || !/json/i.test(contentType ?? '')) return { body_bytes: size, body_omitted: 'not JSON or too large to log' };
   try {
-    return { body: JSON.parse(Buffer.concat(chunks, size).toString('utf8')) as unknown };
+    return { body: redactBody(JSON.parse(Buffer.concat(chunks, size).toString('utf8')) as unknown) };
   } catch {
     return { body_bytes: size, body_omitted: 'not valid JSON' };
   }

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { createLogger } from './logger';
-import { CENSOR, redactSecrets } from './redact';
+import { CENSOR, CIRCULAR, TRUNCATED, redactSecrets } from './redact';
 
 function capture() {
   const lines: string[] = [];
@@ -100,6 +100,54 @@ describe('createLogger', () => {
     expect(error.config.headers.Authorization).toBe('Bearer sec-1');
   });
 
+  it('masks user info of every URL and the path of incoming-webhook URLs, in headers and bodies', () => {
+    const { stream, text } = capture();
+    createLogger({ LOG_LEVEL: 'info' }, 'test', stream).warn({
+      upstream: {
+        headers: { Referer: 'https://alice:sec-1@app.example/page', 'X-Forwarded-Url': 'redis://:sec-2@cache:6379/0' },
+        url: 'https://sec-3@git.example/o/r.git',
+        target: 'https://api.example.com/v1/chat/completions',
+      },
+      body: {
+        notify: 'https://hooks.slack.com/services/T000/B000/CHATsec-4xyz123',
+        channels: ['https://discord.com/api/webhooks/1234/sec-5-discord-token', 'https://chat.example.org/hooks/sec-6abcdefgh'],
+        dsn: 'mongodb+srv://svc:sec-7@cluster0.example.net/db?retryWrites=true',
+      },
+    });
+    const line = JSON.parse(text());
+    expect(text()).not.toMatch(SECRET);
+    expect(line.upstream.headers).toEqual({ Referer: 'https://alice:***@app.example/page', 'X-Forwarded-Url': 'redis://:***@cache:6379/0' });
+    expect(line.upstream.url).toBe('https://***@git.example/o/r.git');
+    expect(line.upstream.target).toBe('https://api.example.com/v1/chat/completions');
+    expect(line.body.notify).toBe('https://hooks.slack.com/…z123');
+    expect(line.body.channels).toEqual(['https://discord.com/…oken', 'https://chat.example.org/…efgh']);
+    expect(line.body.dsn).toBe('mongodb+srv://svc:***@cluster0.example.net/db?retryWrites=true');
+  });
+
+  it('logs what nests deeper than 8 levels as [TRUNCATED], never as it is', () => {
+    const { stream, text } = capture();
+    createLogger({ LOG_LEVEL: 'info' }, 'test', stream).info({
+      body: { metadata: { a: { b: { c: { d: { e: { f: { g: { h: { i: { api_key: 'sec-1' } } }, kept: 'visible-1' } } } } } } } },
+      list: [[[[[[[[[{ token: 'sec-2' }]]]]]]]]],
+    });
+    const line = JSON.parse(text());
+    expect(text()).not.toMatch(SECRET);
+    expect(line.body.metadata.a.b.c.d.e.f).toEqual({ g: TRUNCATED, kept: 'visible-1' });
+    expect(line.list[0][0][0][0][0][0][0]).toEqual([TRUNCATED]);
+  });
+
+  it('redacts an object logged twice both times, and logs a cycle as [Circular]', () => {
+    const { stream, text } = capture();
+    const shared = { token: 'sec-1', model: 'm' };
+    const cyclic: Record<string, unknown> = { secret: 'sec-2', name: 'visible-1' };
+    cyclic.self = cyclic;
+    createLogger({ LOG_LEVEL: 'info' }, 'test', stream).info({ first: shared, again: { shared }, cyclic });
+    const line = JSON.parse(text());
+    expect(text()).not.toMatch(SECRET);
+    expect(line.again.shared).toEqual({ token: CENSOR, model: 'm' });
+    expect(line.cyclic).toEqual({ secret: CENSOR, name: 'visible-1', self: CIRCULAR });
+  });
+
   it('logs nothing of a secret passed as the only argument either', () => {
     const { stream, text } = capture();
     createLogger({ LOG_LEVEL: 'info' }, 'test', stream).error(Object.assign(new Error('boom'), { token: 'sec-1' }));
@@ -110,7 +158,11 @@ describe('createLogger', () => {
 
 describe('redactSecrets', () => {
   it('returns the very same object when there is nothing to redact, and never changes its input', () => {
-    const clean = { a: { b: [1, 2, { c: 'x' }] }, model: 'm' };
+    const clean = {
+      a: { b: [1, 2, { c: 'x' }] },
+      model: 'm',
+      upstream: { url: 'https://api.example.com/v1/models?limit=5', headers: { referer: 'https://app.example/x', accept: '*/*' } },
+    };
     expect(redactSecrets(clean)).toBe(clean);
     const dirty = { a: { token: 't' }, b: { c: 1 } };
     const redacted = redactSecrets(dirty);

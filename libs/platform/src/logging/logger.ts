@@ -4,7 +4,8 @@ import { redactSecrets } from './redact';
 
 /**
  * The service's pino logger. Every object logged (and every child logger's bindings) goes through
- * `redactSecrets`, so credentials are replaced by `[REDACTED]` whatever their depth or letter case.
+ * `redactSecrets`, so credentials are replaced by `[REDACTED]` whatever their letter case, URL user
+ * info and incoming-webhook paths are masked, and what nests deeper than 8 levels is `[TRUNCATED]`.
  */
 export function createLogger(
   config: Pick<AppConfig, 'LOG_LEVEL'>,

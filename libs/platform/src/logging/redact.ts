@@ -1,6 +1,11 @@
 import { redactUrl } from '@svc/telemetry';
+import { isAbsoluteUrl, maskUrl } from './url-mask';
 
 export const CENSOR = '[REDACTED]';
+/** What an object or array nested deeper than the walk goes is logged as, instead of its content. */
+export const TRUNCATED = '[TRUNCATED]';
+/** What a reference back to an object being walked (a cycle) is logged as. */
+export const CIRCULAR = '[Circular]';
 
 /**
  * Field names whose values never reach a log line, compared case-insensitively with `-` and `_`
@@ -45,11 +50,25 @@ function cloneOf<T extends object>(value: T): T {
   return copy;
 }
 
-function redactIn(value: unknown, depth: number, seen: WeakSet<object>): unknown {
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH || seen.has(value) || !(Array.isArray(value) || isWalkable(value))) {
-    return value;
-  }
-  seen.add(value);
+const WALKING = Symbol('walking');
+
+/** Per walk: what each object already met became (or `WALKING` while its own walk is under way). */
+type Seen = Map<object, unknown>;
+
+function redactString(key: string, value: string, everyPath: boolean): string {
+  if (isAbsoluteUrl(value)) return maskUrl(value, everyPath);
+  if (value.includes('?') && URL_KEYS.has(key.toLowerCase())) return redactUrl(value);
+  return value;
+}
+
+function redactIn(value: unknown, depth: number, seen: Seen, everyPath: boolean): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const known = seen.get(value);
+  // An object met twice is logged the same way twice: pino would print the second one as is.
+  if (known !== undefined) return known === WALKING ? CIRCULAR : known;
+  if (depth > MAX_DEPTH) return TRUNCATED;
+  if (!(Array.isArray(value) || isWalkable(value))) return value;
+  seen.set(value, WALKING);
   let copy: Record<string, unknown> | null = null;
   const source = value as Record<string, unknown>;
   const keys = Object.keys(source);
@@ -60,25 +79,41 @@ function redactIn(value: unknown, depth: number, seen: WeakSet<object>): unknown
     if (!Array.isArray(value) && isSensitiveLogKey(key)) {
       if (current !== undefined && current !== null) next = CENSOR;
     } else if (typeof current === 'string') {
-      if (URL_KEYS.has(key.toLowerCase()) && current.includes('?')) next = redactUrl(current);
+      next = redactString(key, current, everyPath);
     } else {
-      next = redactIn(current, depth + 1, seen);
+      next = redactIn(current, depth + 1, seen, everyPath);
     }
     if (next !== current) {
       copy ??= cloneOf(source);
       copy[key] = next;
     }
   }
-  return copy ?? value;
+  const result = copy ?? value;
+  seen.set(value, result);
+  return result;
 }
 
 /**
- * Returns `value` with every credential replaced by `[REDACTED]`, at any depth (up to 8 levels) and
- * in any letter case: header maps (`headers.Authorization`, `req.headers["X-Provider-Key"]`), bodies
- * (`plaintext_key`, `password`, `refresh_token`), errors and arrays. Credential query values in
- * URL-like fields (`url`, `path`, ...) are masked. Objects are copied only where something is
- * replaced, so a log line without secrets costs one walk and no allocation; the input is never changed.
+ * Returns `value` with every credential replaced by `[REDACTED]`, at any depth and in any letter
+ * case: header maps (`headers.Authorization`, `req.headers["X-Provider-Key"]`), bodies
+ * (`plaintext_key`, `password`, `refresh_token`), errors and arrays. Objects nested deeper than 8
+ * levels are logged as `[TRUNCATED]` and cycles as `[Circular]`, never as they are. Credential query
+ * values in URL-like fields (`url`, `path`, ...) are masked; in any string that is an absolute URL,
+ * user info (`https://user:***@host`) and the path of an incoming-webhook URL
+ * (`https://hooks.slack.com/…1234`) are masked too (see `maskUrl`). Objects are copied only where
+ * something is replaced, so a log line without secrets costs one walk and no copy; the input is never changed.
  */
 export function redactSecrets<T>(value: T): T {
-  return redactIn(value, 0, new WeakSet()) as T;
+  return redactIn(value, 0, new Map(), false) as T;
+}
+
+/**
+ * `redactSecrets` for a request body logged by `LOG_BODIES`, which also masks the path (with query
+ * and fragment) of every absolute URL, keeping scheme and host: a body cannot tell which URL carries
+ * its secret in the path (a team-chat incoming webhook on any host, a signed link), so none is logged
+ * whole. `{url: "https://chat.example.com/services/T0/B0/secret1234"}` → `"https://chat.example.com/…1234"`.
+ */
+export function redactBody<T>(body: T): T {
+  if (typeof body === 'string') return (isAbsoluteUrl(body) ? maskUrl(body, true) : body) as T;
+  return redactIn(body, 0, new Map(), true) as T;
 }
