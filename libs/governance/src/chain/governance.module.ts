@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import type { Repositories } from '@svc/domain';
 import { EVENT_PUBLISHER, EventPublisher } from '@svc/events';
@@ -7,6 +8,9 @@ import { ApprovalsService } from '../approvals/approvals.service';
 import { GOVERNANCE } from './contract';
 import { ChainGovernanceService } from './governance.service';
 import { acquireMemoryStore } from './shared-memory';
+
+/** The embedded mode's counters (budgets, quotas, rate windows), in DATA_DIR. */
+export const COUNTER_SNAPSHOT_FILE = 'governance-counters.json';
 
 /**
  * Provides the governance chain as GOVERNANCE (and as ChainGovernanceService, with the extra
@@ -27,7 +31,15 @@ import { acquireMemoryStore } from './shared-memory';
         logger: Logger,
         secrets: InstanceSecrets,
       ) => {
-        const memory = redis ? null : acquireMemoryStore(repositories);
+        // The embedded mode's counters are its only ones: they are kept in DATA_DIR across restarts.
+        const memory = redis
+          ? null
+          : acquireMemoryStore(repositories, {
+              snapshot: {
+                path: join(config.DATA_DIR, COUNTER_SNAPSHOT_FILE),
+                onError: (err) => logger.warn({ err }, 'governance counters: could not read or write the snapshot'),
+              },
+            });
         return new ChainGovernanceService({
           redis,
           repositories,

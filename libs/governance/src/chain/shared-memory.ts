@@ -1,16 +1,16 @@
-import { MemoryCounterStore } from '../counters/memory-counter-store';
+import { MemoryCounterStore, MemoryCounterStoreOptions } from '../counters/memory-counter-store';
 
 const shared = new WeakMap<object, { store: MemoryCounterStore; users: number }>();
 
 /**
  * The memory counters of one runtime (keyed by an object the runtime shares, its repositories),
  * so that in the embedded mode the proxy and the admin surface of `npm start` see the same
- * counts. Closed when its last user gives it back.
+ * counts. Closed when its last user gives it back (which writes its snapshot, when it keeps one).
  */
-export function acquireMemoryStore(owner: object): { store: MemoryCounterStore; release: () => void } {
+export function acquireMemoryStore(owner: object, options: MemoryCounterStoreOptions = {}): { store: MemoryCounterStore; release: () => void } {
   let entry = shared.get(owner);
   if (!entry) {
-    entry = { store: new MemoryCounterStore(), users: 0 };
+    entry = { store: new MemoryCounterStore(options), users: 0 };
     shared.set(owner, entry);
   }
   entry.users++;

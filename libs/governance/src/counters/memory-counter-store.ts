@@ -1,3 +1,4 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { AdmitLevel, AdmitCode, AdmitPlan, AdmitResult, CounterStore, RateStatus, SettlePlan, SettleResult } from './types';
 
 interface Entry {
@@ -12,6 +13,24 @@ export interface MemoryCounterStoreOptions {
   now?: () => number;
   /** How often expired entries are swept (0: never). */
   sweepIntervalMs?: number;
+  /**
+   * The embedded mode's counters outlive a restart: read from this file at construction, written to
+   * it every `intervalMs` (default 5 s) when something changed, and on close. Not for the fallback
+   * store of a Redis deployment, which is cleared when Redis returns.
+   */
+  snapshot?: { path: string; intervalMs?: number; onError?: (err: unknown) => void };
+}
+
+/**
+ * Keys a snapshot leaves out: a settle's and a release's marker are one per request (they only
+ * stop a repeat of a settle, and the reservations of a previous process are void anyway).
+ */
+const NOT_SNAPSHOTTED = /:(settled|released):/;
+
+interface SnapshotFile {
+  version: 1;
+  /** key, counter, fields, expiresAt (ms). */
+  entries: [string, number, [string, number][], number][];
 }
 
 /**
@@ -24,19 +43,31 @@ export class MemoryCounterStore implements CounterStore {
   private readonly entries = new Map<string, Entry>();
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout | null;
+  private readonly snapshot: MemoryCounterStoreOptions['snapshot'];
+  private readonly saver: NodeJS.Timeout | null = null;
+  /** Something changed since the last snapshot. */
+  private changed = false;
 
   constructor(options: MemoryCounterStoreOptions = {}) {
     this.now = options.now ?? Date.now;
     const interval = options.sweepIntervalMs ?? 30_000;
     this.sweeper = interval > 0 ? setInterval(() => this.sweep(), interval) : null;
     this.sweeper?.unref();
+    this.snapshot = options.snapshot;
+    if (this.snapshot) {
+      this.restore(this.snapshot.path);
+      this.saver = setInterval(() => void this.save(), this.snapshot.intervalMs ?? 5_000);
+      this.saver.unref();
+    }
   }
 
   async admit(plan: AdmitPlan): Promise<AdmitResult> {
+    this.changed = true;
     return this.admitSync(plan);
   }
 
   async settle(plan: SettlePlan): Promise<SettleResult> {
+    this.changed = true;
     return this.settleSync(plan);
   }
 
@@ -58,6 +89,54 @@ export class MemoryCounterStore implements CounterStore {
 
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.saver) clearInterval(this.saver);
+    await this.save();
+  }
+
+  /** Writes the snapshot now if something changed (the timer's and close's call; errors go to `onError`). */
+  async save(): Promise<void> {
+    if (!this.snapshot || !this.changed) return;
+    try {
+      this.writeSnapshot(this.snapshot.path);
+    } catch (err) {
+      this.snapshot.onError?.(err);
+    }
+  }
+
+  /** The live counters but the per-request markers, through a temporary file renamed over the old one. */
+  private writeSnapshot(path: string): void {
+    this.changed = false;
+    const now = this.now();
+    const entries: SnapshotFile['entries'] = [];
+    for (const [key, entry] of this.entries) {
+      if (entry.expiresAt > now && !NOT_SNAPSHOTTED.test(key)) entries.push([key, entry.counter, [...entry.fields], entry.expiresAt]);
+    }
+    const file: SnapshotFile = { version: 1, entries };
+    const temporary = `${path}.tmp`;
+    writeFileSync(temporary, JSON.stringify(file), { mode: 0o600 });
+    renameSync(temporary, path);
+  }
+
+  /**
+   * Reads a snapshot: the live entries, with no reservation (`r`): the requests that held one ended
+   * with the previous process and will never settle. A missing file is a first start; an unreadable
+   * one is reported and counting starts empty, as before snapshots existed.
+   */
+  private restore(path: string): void {
+    let file: SnapshotFile;
+    try {
+      file = JSON.parse(readFileSync(path, 'utf8')) as SnapshotFile;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ENOENT') this.snapshot?.onError?.(err);
+      return;
+    }
+    if (file?.version !== 1 || !Array.isArray(file.entries)) return;
+    const now = this.now();
+    for (const [key, counter, fields, expiresAt] of file.entries) {
+      if (typeof key !== 'string' || !(expiresAt > now)) continue;
+      const restored = new Map(Array.isArray(fields) ? fields.filter(([name]) => name !== 'r') : []);
+      this.entries.set(key, { counter: Number(counter) || 0, fields: restored, expiresAt });
+    }
   }
 
   /** Forgets every counter (the fallback store, once Redis has the replayed spend). */
