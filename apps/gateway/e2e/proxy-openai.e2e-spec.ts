@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { asOrgId } from '@svc/domain';
 import { UsageRecorder } from '@svc/proxy';
-import { GatewayHarness, PROVIDER_KEY, startGateway } from './harness';
+import { expectGovernanceHeaders, GatewayHarness, PROVIDER_KEY, startGateway } from './harness';
 
 /** The official OpenAI SDK pointed at the gateway, unchanged. */
 describe('gateway with the OpenAI SDK', () => {
@@ -150,6 +150,8 @@ describe('gateway with the OpenAI SDK', () => {
     const second = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(second.status).toBe(200);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
+    // A replay is a response too: it carries the rate-limit window and today's spend.
+    expectGovernanceHeaders(second.headers, gw.orgId);
     expect(await second.text()).toBe(await first.text());
     expect(gw.mock.requests.filter((r) => r.route === 'openai.chat')).toHaveLength(1);
     const other = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, messages: [{ role: 'user', content: 'different' }] }) });

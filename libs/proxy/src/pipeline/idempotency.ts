@@ -10,7 +10,8 @@ import type { ProxyReply } from '../http/proxy-io';
  * DECISIONS.md "Idempotency-Key" on chat completions: kept 24 h per organization. The same key and
  * body replays the stored answer with `Idempotent-Replayed: true`; another body is 409
  * `idempotency_key_reused`; a request still in flight is 409 `idempotency_key_in_progress`.
- * Streaming answers are not stored, and a failed request releases its key so it can be retried.
+ * Streaming answers are not stored. An answer below 500 is stored (the provider's 4xx included); a
+ * 5xx, a transport failure or a refusal by the gateway releases the key so the request can be retried.
  */
 @Injectable()
 export class IdempotencyGate {
@@ -18,8 +19,18 @@ export class IdempotencyGate {
 
   constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
 
-  /** The key to complete or release later; REPLAYED when the stored answer was sent; undefined without a key. */
-  async begin(principal: Principal, header: string | string[] | undefined, body: Buffer, reply: ProxyReply): Promise<string | undefined> {
+  /**
+   * The key to complete or release later; REPLAYED when the stored answer was sent; undefined
+   * without a key. A replay carries `standingHeaders()` (the rate-limit window and today's spend,
+   * as every response does) under the stored answer's own headers.
+   */
+  async begin(
+    principal: Principal,
+    header: string | string[] | undefined,
+    body: Buffer,
+    reply: ProxyReply,
+    standingHeaders: () => Promise<Record<string, string>>,
+  ): Promise<string | undefined> {
     if (header === undefined) return undefined;
     const key = Array.isArray(header) ? header[0] : header;
     if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw invalidRequest('Idempotency-Key must be 1 to 255 visible ASCII characters', 'Idempotency-Key');
@@ -46,6 +57,7 @@ export class IdempotencyGate {
       });
     }
     const { 'content-type': contentType = 'application/json', ...headers } = record.response.headers;
+    reply.setHeaders(await standingHeaders().catch(() => ({})));
     reply.setHeaders(headers);
     reply.header('Idempotent-Replayed', 'true');
     reply.send(record.response.status_code, record.response.body, contentType);

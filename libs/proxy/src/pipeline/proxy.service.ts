@@ -215,7 +215,7 @@ export class ProxyService implements OnModuleDestroy {
 
     let idempotencyKey: string | undefined;
     if (call.kind === 'chat' && !fields.stream) {
-      idempotencyKey = await this.idempotency.begin(principal, request.headers['idempotency-key'], raw, reply);
+      idempotencyKey = await this.idempotency.begin(principal, request.headers['idempotency-key'], raw, reply, () => this.governance.standingHeaders(principal, request.id));
       if (idempotencyKey === IdempotencyGate.REPLAYED) {
         state.status = reply.raw.statusCode;
         return;
