@@ -194,15 +194,11 @@ export function missingProviderKey(provider: string): GatewayError {
 /** Every value of the `Authorization` header in Node's `rawHeaders`, when there is more than one; else undefined. */
 export function repeatedAuthorization(rawHeaders: readonly string[]): string[] | undefined {
   let values: string[] | undefined;
-  let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i];
-    if (name.length === 13 && name.toLowerCase() === 'authorization') {
-      (values ??= []).push(rawHeaders[i + 1]);
-      count++;
-    }
+    if (name.length === 13 && name.toLowerCase() === 'authorization') (values ??= []).push(rawHeaders[i + 1]);
   }
-  return count > 1 ? values : undefined;
+  return values && values.length > 1 ? values : undefined;
 }
 
 /** The first value of a header, trimmed; undefined when absent or empty. */

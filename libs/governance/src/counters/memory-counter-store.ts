@@ -56,7 +56,7 @@ export class MemoryCounterStore implements CounterStore {
     this.snapshot = options.snapshot;
     if (this.snapshot) {
       this.restore(this.snapshot.path);
-      this.saver = setInterval(() => void this.save(), this.snapshot.intervalMs ?? 5_000);
+      this.saver = setInterval(() => this.save(), this.snapshot.intervalMs ?? 5_000);
       this.saver.unref();
     }
   }
@@ -90,14 +90,18 @@ export class MemoryCounterStore implements CounterStore {
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.saver) clearInterval(this.saver);
-    await this.save();
+    this.save();
   }
 
-  /** Writes the snapshot now if something changed (the timer's and close's call; errors go to `onError`). */
-  async save(): Promise<void> {
+  /**
+   * Writes the snapshot now if something changed (the timer's and close's call). A failed write
+   * goes to `onError` and is tried again at the next call.
+   */
+  save(): void {
     if (!this.snapshot || !this.changed) return;
     try {
       this.writeSnapshot(this.snapshot.path);
+      this.changed = false;
     } catch (err) {
       this.snapshot.onError?.(err);
     }
@@ -105,7 +109,6 @@ export class MemoryCounterStore implements CounterStore {
 
   /** The live counters but the per-request markers, through a temporary file renamed over the old one. */
   private writeSnapshot(path: string): void {
-    this.changed = false;
     const now = this.now();
     const entries: SnapshotFile['entries'] = [];
     for (const [key, entry] of this.entries) {

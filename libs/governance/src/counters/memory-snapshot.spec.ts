@@ -55,7 +55,7 @@ describe('MemoryCounterStore snapshot', () => {
   it('writes nothing when nothing changed, and a failed write is reported, not thrown', async () => {
     const errors: unknown[] = [];
     const store = new MemoryCounterStore({ snapshot: { path: join(dir, 'missing-dir', 'x.json'), onError: (err) => errors.push(err) } });
-    await store.save();
+    store.save();
     expect(errors).toHaveLength(0);
     await store.settle(settlePlanFor(keys, testPlan(keys, 'org_c'), 1));
     await expect(store.close()).resolves.toBeUndefined();

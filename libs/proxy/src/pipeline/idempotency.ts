@@ -22,7 +22,7 @@ export class IdempotencyGate {
   /**
    * The key to complete or release later; REPLAYED when the stored answer was sent; undefined
    * without a key. A replay carries `standingHeaders()` (the rate-limit window and today's spend,
-   * as every response does) under the stored answer's own headers.
+   * as every response does; it never rejects) under the stored answer's own headers.
    */
   async begin(
     principal: Principal,
@@ -57,7 +57,7 @@ export class IdempotencyGate {
       });
     }
     const { 'content-type': contentType = 'application/json', ...headers } = record.response.headers;
-    reply.setHeaders(await standingHeaders().catch(() => ({})));
+    reply.setHeaders(await standingHeaders());
     reply.setHeaders(headers);
     reply.header('Idempotent-Replayed', 'true');
     reply.send(record.response.status_code, record.response.body, contentType);

@@ -8,19 +8,17 @@ import {
   missingGatewayKey,
   parseCredentials,
   Principal,
-  RefusedKey,
   repeatedAuthorization,
   RequestCredentials,
   resolveProviderKey,
   runnerSessionOf,
 } from '@svc/auth';
-import { asOrgId } from '@svc/domain';
 import { defaultPriceOptions, GOVERNANCE, GovernanceDecision, GovernanceService, PriceOptions, warmUpTokenizers } from '@svc/governance';
-import { APP_CONFIG, AppConfig, ConfigError, createOutboundAgent, GatewayError, LOGGER, Logger, toErrorResponse } from '@svc/platform';
+import { APP_CONFIG, AppConfig, createOutboundAgent, GatewayError, LOGGER, Logger, toErrorResponse } from '@svc/platform';
 import { BreakerRegistry } from '../breaker/breaker-registry';
 import type { ProxyReply, ProxyRequest } from '../http/proxy-io';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
-import { ProviderDefinition, providerRegistry, resolveBaseUrl, resolveRoute, Route } from '../providers';
+import { checkProviderEnvironment, ProviderDefinition, providerRegistry, resolveBaseUrl, resolveRoute, Route } from '../providers';
 import {
   buildAnthropicMessagesRequest,
   buildChatCompletionsRequest,
@@ -38,6 +36,7 @@ import { ModelAliasResolver } from './model-aliases';
 import { OrgProviderRegistry } from './org-registry';
 import { ProviderKeySources } from './provider-keys';
 import { agentName, formatOf, hitlBypassRequested, ProxyKind, readFields, runnerHeaders, unsupportedEndpoint } from './proxy-input';
+import { insufficientScope, principalOfRefusedKey } from './key-refusals';
 import { exchange } from './upstream-exchange';
 import { UsageRecorder } from './usage-recorder';
 import { costOfExchange, FinishState, usageRecord } from './usage-record';
@@ -215,7 +214,7 @@ export class ProxyService implements OnModuleDestroy {
 
     let idempotencyKey: string | undefined;
     if (call.kind === 'chat' && !fields.stream) {
-      idempotencyKey = await this.idempotency.begin(principal, request.headers['idempotency-key'], raw, reply, () => this.governance.standingHeaders(principal, request.id));
+      idempotencyKey = await this.idempotency.begin(principal, request.headers['idempotency-key'], raw, reply, () => this.standingHeaders(principal, request.id));
       if (idempotencyKey === IdempotencyGate.REPLAYED) {
         state.status = reply.raw.statusCode;
         return;
@@ -329,12 +328,15 @@ export class ProxyService implements OnModuleDestroy {
     if (error instanceof ClientAbortedError) return;
     const principal = state.principal ?? (error instanceof KeyRefusedError ? principalOfRefusedKey(error.key) : undefined);
     if (!principal) return;
-    try {
-      reply.setHeaders(await this.governance.standingHeaders(principal, request.id));
-    } catch (err) {
-      // The refusal goes out without them rather than not at all.
-      this.logger.warn({ err, request_id: request.id }, 'could not read the rate-limit window for a refusal');
-    }
+    reply.setHeaders(await this.standingHeaders(principal, request.id));
+  }
+
+  /** GovernanceService.standingHeaders, or none when they cannot be read: the answer goes out without them rather than not at all. */
+  private standingHeaders(principal: Principal, requestId: string): Promise<Record<string, string>> {
+    return this.governance.standingHeaders(principal, requestId).catch((err: unknown) => {
+      this.logger.warn({ err, request_id: requestId }, 'could not read the rate-limit window for an answer');
+      return {};
+    });
   }
 
   /** Answers a failure in the gateway format (a started stream is only ended); returns the status to record. */
@@ -385,49 +387,4 @@ export class ProxyService implements OnModuleDestroy {
     this.breakers.shutdown();
     await Promise.all([this.client.close(), this.targetClient.close()]);
   }
-}
-
-/**
- * `<PROVIDER>_BASE_URL` values the proxy will use: one of a built-in provider that is not an
- * http(s) URL stops the start (ConfigError naming it); one of another word belongs to some other
- * program and is ignored, and a URL under a word that is no provider (a misspelling such as
- * `OPENIA_BASE_URL`) is logged, since it changes nothing.
- */
-export function checkProviderEnvironment(config: Pick<AppConfig, 'providerEnvProblems' | 'providerBaseUrls'>, logger: Pick<Logger, 'info'>): void {
-  const ours = config.providerEnvProblems.filter((problem) => providerRegistry.get(problem.provider)?.id === problem.provider);
-  if (ours.length) throw new ConfigError(ours.map(({ variable, message }) => ({ variable, message })));
-  const unknown = Object.keys(config.providerBaseUrls).filter((id) => providerRegistry.get(id)?.id !== id);
-  if (unknown.length) {
-    logger.info({ variables: unknown.map((id) => `${id.toUpperCase()}_BASE_URL`) }, 'ignored: no built-in provider has these ids (GET /v1/models lists them)');
-  }
-}
-
-/** The principal of a key refused by authentication (its organization is known; it holds no scopes). */
-function principalOfRefusedKey(key: RefusedKey): Principal {
-  return {
-    kind: 'api_key',
-    orgId: asOrgId(key.orgId),
-    organization: { _id: key.orgId, name: '', plan: 'free', subscription_status: 'active' },
-    scopes: [],
-    keyId: key.keyId,
-    keyName: key.keyName,
-    teamId: key.teamId,
-    userId: null,
-    role: null,
-    deprecation: null,
-  };
-}
-
-function insufficientScope(scope: string, principal: Principal): GatewayError {
-  const error = new KeyRefusedError(
-    403,
-    {
-      message: `This key lacks the scope ${scope}`,
-      type: 'permission_error',
-      code: 'insufficient_scope',
-      remediation: `Create a key with the ${scope} scope (gateway_proxy is accepted as gateway:write).`,
-    },
-    { orgId: principal.orgId, keyId: principal.keyId ?? '', keyName: principal.keyName ?? 'unknown', teamId: principal.teamId },
-  );
-  return error;
 }

@@ -3,3 +3,4 @@ export * from './catalog';
 export * from './registry';
 export * from './routing';
 export * from './models';
+export * from './environment';

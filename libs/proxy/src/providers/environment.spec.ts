@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '@svc/platform';
-import { checkProviderEnvironment } from './proxy.service';
+import { checkProviderEnvironment } from './environment';
 
 describe('checkProviderEnvironment', () => {
   const quiet = () => {
