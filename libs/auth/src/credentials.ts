@@ -74,16 +74,16 @@ export interface RequestCredentials {
  * has a retired beta prefix; a missing gateway key is left to the caller (`missingGatewayKey()`).
  */
 export function parseCredentials(input: CredentialsInput): RequestCredentials {
-  const first = bearerToken(header(input.headers, 'authorization'));
   // With two Bearer tokens, the one with a gateway prefix is the gateway key and the other the provider key.
-  const second = input.authorization && input.authorization.length > 1 ? input.authorization.slice(1).map(bearerToken).find(Boolean) : undefined;
-  const [bearer, otherBearer] = second && first && !hasGatewayPrefix(first) && hasGatewayPrefix(second) ? [second, first] : [first, second];
+  const bearers = input.authorization && input.authorization.length > 1 ? input.authorization.map(bearerToken) : [bearerToken(header(input.headers, 'authorization'))];
+  const gatewayBearer = bearers.find((token) => token !== undefined && hasGatewayPrefix(token));
+  const providerBearer = bearers.find((token) => token !== undefined && !hasGatewayPrefix(token));
   const xApiKey = input.readXApiKey ? header(input.headers, 'x-api-key') : undefined;
   const queryKey = typeof input.query?.api_key === 'string' ? input.query.api_key.trim() : undefined;
 
   const candidates: { value: string | undefined; location: GatewayKeyCredential['location']; needsPrefix: boolean }[] = [
     { value: header(input.headers, 'x-svc-api-key'), location: 'x-svc-api-key', needsPrefix: false },
-    { value: bearer, location: 'authorization', needsPrefix: true },
+    { value: gatewayBearer, location: 'authorization', needsPrefix: true },
     { value: xApiKey, location: 'x-api-key', needsPrefix: true },
     { value: queryKey || undefined, location: 'query', needsPrefix: false },
   ];
@@ -102,7 +102,6 @@ export function parseCredentials(input: CredentialsInput): RequestCredentials {
   const result: RequestCredentials = gatewayKey ? { gatewayKey } : {};
   const explicit = header(input.headers, 'x-provider-key');
   if (explicit) return { ...result, providerKeyFromRequest: explicit, providerKeyLocation: 'x-provider-key' };
-  const providerBearer = bearer && !hasGatewayPrefix(bearer) ? bearer : otherBearer && !hasGatewayPrefix(otherBearer) ? otherBearer : undefined;
   if (providerBearer) return { ...result, providerKeyFromRequest: providerBearer, providerKeyLocation: 'authorization' };
   if (xApiKey && !hasGatewayPrefix(xApiKey)) {
     return { ...result, providerKeyFromRequest: xApiKey, providerKeyLocation: 'x-api-key' };
