@@ -1,4 +1,5 @@
 import { asOrgId, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, PlanTier, PolicyOverrides, Repositories, UsageRecordEntity } from '@svc/domain';
+import type { LogDestination } from '@svc/platform';
 import { UsageRecorder } from '@svc/proxy';
 import { bootService, TestService } from '@svc/testing';
 import { MockProvider, startMockProvider } from '@svc/mock-provider';
@@ -23,7 +24,7 @@ export interface GatewayHarness {
  * The real gateway app on free ports, with every provider's base URL pointed at one mock upstream
  * speaking the real wire formats, Redis from the test setup, and an organization with a key.
  */
-export async function startGateway(options: { plan?: PlanTier; env?: Record<string, string> } = {}): Promise<GatewayHarness> {
+export async function startGateway(options: { plan?: PlanTier; env?: Record<string, string>; logs?: LogDestination } = {}): Promise<GatewayHarness> {
   const mock = await startMockProvider({ port: 0 });
   const service = await bootService(SERVICE, {
     REDIS_URL: process.env.TEST_REDIS_URL as string,
@@ -34,7 +35,7 @@ export async function startGateway(options: { plan?: PlanTier; env?: Record<stri
     GROQ_BASE_URL: `${mock.url}/v1`,
     OLLAMA_BASE_URL: `${mock.url}/v1`,
     ...options.env,
-  });
+  }, { logDestination: options.logs });
   const repos = service.runtime.repositories;
   const org = await repos.organizations.create({ name: `org-${Date.now()}`, plan: options.plan ?? 'enterprise' });
   const newKey = async (scopes: string[], name = `key-${Math.random().toString(36).slice(2)}`) => {

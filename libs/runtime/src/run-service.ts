@@ -2,7 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { setFlagsFromString } from 'node:v8';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig, closeGracefully, ConfigError, createHttpApp, ErrorSurface, handleShutdown, loadConfig } from '@svc/platform';
-import { createRuntime, Runtime, RuntimeModule } from './runtime';
+import { createRuntime, Runtime, RuntimeModule, RuntimeOptions } from './runtime';
 
 type PortVariable = 'GATEWAY_PORT' | 'ORG_API_PORT' | 'GATEWAY_ADMIN_PORT' | 'RUNNER_CONTROL_PLANE_PORT' | 'WEBHOOK_DISPATCHER_PORT';
 
@@ -49,6 +49,8 @@ export interface StartOptions {
   handleSignals?: boolean;
   /** Print the start-up banner on stdout (default true; in-process tests turn it off). */
   banner?: boolean;
+  /** Where log lines go (default stdout). */
+  logDestination?: RuntimeOptions['logDestination'];
 }
 
 /**
@@ -74,7 +76,7 @@ export async function startService(
   options: StartOptions = {},
 ): Promise<RunningService> {
   tuneV8(config);
-  const runtime = await createRuntime(definition.name, config, { bootstrap: definition.bootstrap });
+  const runtime = await createRuntime(definition.name, config, { bootstrap: definition.bootstrap, logDestination: options.logDestination });
   const apps: NestFastifyApplication[] = [];
   const urls: Record<string, string> = {};
   for (const surface of definition.surfaces) {
@@ -85,6 +87,7 @@ export async function startService(
       bodyLimit: surface.bodyLimit,
       rawBodyPrefix: surface.rawBodyPrefix,
       logBodies: config.LOG_BODIES,
+      accessLog: config.ACCESS_LOG,
       validation: surface.validation,
       docs: surface.docs && { ...surface.docs, version: definition.version },
     });

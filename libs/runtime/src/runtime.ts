@@ -16,6 +16,7 @@ import {
   createLogger,
   createRedis,
   InvalidationBus,
+  LogDestination,
   LOGGER,
   Logger,
   Redis,
@@ -59,6 +60,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** Create the first organization and Owner when there are no users (services that own users). */
   bootstrap?: boolean;
+  /** Where the service's log lines go (default stdout); tests read them from a stream. */
+  logDestination?: LogDestination;
 }
 
 /**
@@ -69,7 +72,7 @@ export interface RuntimeOptions {
 export const REDIS_STARTUP_WAIT_MS = 5_000;
 
 export async function createRuntime(name: string, config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
-  const logger = createLogger(config, name);
+  const logger = createLogger(config, name, options.logDestination);
   const secrets = resolveInstanceSecrets(config, logger);
   // Registered first, so closed last: the spans of the shutdown itself are exported too.
   const resources: Closeable[] = [{ close: () => stopTelemetry() }];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@svc/platform';
-import { RunningService, ServiceDefinition, startService } from '@svc/runtime';
+import { RunningService, ServiceDefinition, StartOptions, startService } from '@svc/runtime';
 
 export interface TestService extends RunningService {
   dataDir: string;
@@ -12,9 +12,14 @@ export interface TestService extends RunningService {
 
 /**
  * Boots a service definition in process on free ports with a private DATA_DIR, silent logs, no
- * banner and no signal handlers. `env` overrides or adds environment variables (e.g. REDIS_URL).
+ * banner and no signal handlers. `env` overrides or adds environment variables (e.g. REDIS_URL);
+ * `options.logDestination` receives the log lines (with a LOG_LEVEL in `env` that writes some).
  */
-export async function bootService(definition: ServiceDefinition, env: Record<string, string> = {}): Promise<TestService> {
+export async function bootService(
+  definition: ServiceDefinition,
+  env: Record<string, string> = {},
+  options: Pick<StartOptions, 'logDestination'> = {},
+): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -28,7 +33,7 @@ export async function bootService(definition: ServiceDefinition, env: Record<str
     WEBHOOK_DISPATCHER_PORT: '0',
     ...env,
   });
-  const running = await startService(definition, config, { handleSignals: false, banner: false });
+  const running = await startService(definition, config, { ...options, handleSignals: false, banner: false });
   return {
     ...running,
     dataDir,

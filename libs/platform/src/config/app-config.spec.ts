@@ -26,6 +26,14 @@ describe('loadConfig', () => {
     expect(config.TRUSTED_PROXIES).toEqual(['10.0.0.1', '10.0.0.2']);
   });
 
+  it('ACCESS_LOG: as set, else on unless NODE_ENV is production', () => {
+    expect(loadConfig({}).ACCESS_LOG).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).ACCESS_LOG).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', ACCESS_LOG: 'true' }).ACCESS_LOG).toBe(true);
+    expect(loadConfig({ ACCESS_LOG: 'no' }).ACCESS_LOG).toBe(false);
+    expect(() => loadConfig({ ACCESS_LOG: 'sometimes' })).toThrow('ACCESS_LOG: must be one of true, false');
+  });
+
   it('names every bad variable at once', () => {
     let error: unknown;
     try {

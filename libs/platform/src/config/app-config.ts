@@ -3,7 +3,13 @@ import { configSchema, RawConfig } from './config.schema';
 /** Environment variables that configure an upstream provider: `<PROVIDER>_BASE_URL`, `<PROVIDER>_API_KEY`. */
 const PROVIDER_ENV = /^([A-Z0-9]+)_(BASE_URL|API_KEY)$/;
 
-export interface AppConfig extends Readonly<RawConfig> {
+export interface AppConfig extends Readonly<Omit<RawConfig, 'ACCESS_LOG'>> {
+  /**
+   * `ACCESS_LOG`, resolved: set, as set; unset, on for `npm start` and development (a new user sees
+   * each request answered), off with `NODE_ENV=production` (the images), where the usage records
+   * are the per-request trail and a log line per request is the operator's choice.
+   */
+  readonly ACCESS_LOG: boolean;
   /** `<PROVIDER>_BASE_URL` overrides, keyed by lower-case provider id. */
   readonly providerBaseUrls: Readonly<Record<string, string>>;
   /** `<PROVIDER>_API_KEY` self-hosted provider keys, keyed by lower-case provider id. */
@@ -56,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   return Object.freeze({
     ...parsed.data,
+    ACCESS_LOG: parsed.data.ACCESS_LOG ?? parsed.data.NODE_ENV !== 'production',
     providerBaseUrls: Object.freeze(providerBaseUrls),
     providerApiKeys: Object.freeze(providerApiKeys),
     providerEnvProblems: Object.freeze(providerEnvProblems),

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 
-const bool = (fallback: boolean) =>
+/** A boolean whose default depends on other settings (resolved by loadConfig): undefined when unset. */
+const optionalBool = () =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'], {
       errorMap: () => ({ message: 'must be one of true, false, 1, 0, yes, no' }),
     })
     .optional()
-    .transform((value) => (value === undefined ? fallback : ['true', '1', 'yes'].includes(value)));
+    .transform((value) => (value === undefined ? undefined : ['true', '1', 'yes'].includes(value)));
+
+const bool = (fallback: boolean) => optionalBool().transform((value) => value ?? fallback);
 
 /** 0 asks the OS for a free port (tests). */
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
@@ -36,6 +39,8 @@ export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_BODIES: bool(false),
+  /** One info line per request answered; unset: on unless NODE_ENV is production (see loadConfig). */
+  ACCESS_LOG: optionalBool(),
   HOST: z.string().min(1).default('0.0.0.0'),
   GATEWAY_PORT: port(8002),
   ORG_API_PORT: port(8001),

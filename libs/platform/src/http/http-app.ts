@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { ErrorSurface } from '../errors/errors';
 import { SurfaceExceptionFilter } from '../errors/exception.filter';
 import { NestPinoLogger } from '../logging/nest-logger';
+import { accessLogEnabled, useAccessLog } from './access-log';
 import { bodyLoggingEnabled, useBodyLogging } from './body-log';
 import { clientErrorHandler, frameworkErrorHandler } from './client-error';
 import { useJsonBodies } from './json-body';
@@ -31,6 +32,8 @@ export interface HttpAppOptions {
   rawBodyPrefix?: string;
   /** `LOG_BODIES`: log request bodies (credentials redacted); only when the logger is at debug or below. */
   logBodies?: boolean;
+  /** `ACCESS_LOG`: one info line per request answered (see useAccessLog). */
+  accessLog?: boolean;
   /**
    * The global ValidationPipe for class-validator DTOs (default true). false for a surface whose
    * routes take no DTO: the pipe would load class-validator for nothing.
@@ -58,6 +61,7 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
     abortOnError: false,
     bodyParser: false,
   });
+  if (accessLogEnabled({ ACCESS_LOG: options.accessLog ?? false }, options.logger)) useAccessLog(app.getHttpAdapter().getInstance(), options.logger);
   useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix });
   useApiResponseHeaders(app.getHttpAdapter().getInstance());
   if (bodyLoggingEnabled({ LOG_BODIES: options.logBodies ?? false }, options.logger)) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger);

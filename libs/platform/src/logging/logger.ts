@@ -10,7 +10,7 @@ import { redactSecrets } from './redact';
 export function createLogger(
   config: Pick<AppConfig, 'LOG_LEVEL'>,
   name: string,
-  destination?: pino.DestinationStream,
+  destination?: LogDestination,
 ): Logger {
   const options: pino.LoggerOptions = {
     name,
@@ -33,5 +33,8 @@ export function createLogger(
   logger.child = redactedChild as unknown as typeof logger.child;
   return logger;
 }
+
+/** A stream log lines are written to (stdout when none is given). */
+export type LogDestination = pino.DestinationStream;
 
 export type { Logger };

@@ -14,7 +14,7 @@ import {
   runnerSessionOf,
 } from '@svc/auth';
 import { defaultPriceOptions, GOVERNANCE, GovernanceDecision, GovernanceService, PriceOptions, warmUpTokenizers } from '@svc/governance';
-import { APP_CONFIG, AppConfig, createOutboundAgent, GatewayError, LOGGER, Logger, toErrorResponse } from '@svc/platform';
+import { accessLogEnabled, APP_CONFIG, AppConfig, claimAccessLog, createOutboundAgent, GatewayError, LOGGER, Logger, pathOf, toErrorResponse } from '@svc/platform';
 import { BreakerRegistry } from '../breaker/breaker-registry';
 import type { ProxyReply, ProxyRequest } from '../http/proxy-io';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
@@ -39,7 +39,7 @@ import { agentName, formatOf, hitlBypassRequested, ProxyKind, readFields, runner
 import { insufficientScope, principalOfRefusedKey } from './key-refusals';
 import { exchange } from './upstream-exchange';
 import { UsageRecorder } from './usage-recorder';
-import { costOfExchange, FinishState, usageRecord } from './usage-record';
+import { accessLine, costOfExchange, FinishState, usageRecord } from './usage-record';
 
 export interface ProxyCall {
   kind: ProxyKind;
@@ -67,6 +67,8 @@ export class ProxyService implements OnModuleDestroy {
    */
   readonly targetClient: UpstreamClient;
   private readonly prices: PriceOptions;
+  /** ACCESS_LOG: the pipeline writes each request's line itself, with its tenant, provider, model and cost. */
+  private readonly accessLog: boolean;
 
   constructor(
     private readonly authenticator: GatewayKeyAuthenticator,
@@ -93,6 +95,7 @@ export class ProxyService implements OnModuleDestroy {
       createOutboundAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS }),
     );
     this.prices = defaultPriceOptions(config.DEFAULT_MODEL_PRICE);
+    this.accessLog = accessLogEnabled(config, logger);
     // The tokenizers load their encodings lazily; loading the common one now keeps that off the first request.
     warmUpTokenizers();
   }
@@ -155,6 +158,7 @@ export class ProxyService implements OnModuleDestroy {
   async handle(call: ProxyCall, request: ProxyRequest, reply: ProxyReply): Promise<void> {
     const started = performance.now();
     reply.header('X-SVC-Request-ID', request.id);
+    if (this.accessLog) claimAccessLog(reply.raw);
     const state: FinishState = { status: 500, stream: false, agent: 'unknown' };
     try {
       // Read once: the gateway key authenticates, the provider key (if any) goes upstream.
@@ -379,8 +383,9 @@ export class ProxyService implements OnModuleDestroy {
     const routed = state.route?.provider ?? (call.endpointProvider ? providerRegistry.get(call.endpointProvider) : undefined);
     this.metrics.observeRequest(routed, state.route?.upstreamModel, state.status, latencyMs / 1000);
     if (cost > 0 && state.route) this.metrics.observeCost(state.route.provider, cost);
-    const record = usageRecord({ requestId: request.id, provider, model, endpoint: request.url.split('?')[0], state, cost, latencyMs });
+    const record = usageRecord({ requestId: request.id, provider, model, endpoint: pathOf(request.url), state, cost, latencyMs });
     if (record) this.usage.record(record);
+    if (this.accessLog) this.logger.info(accessLine(request, { provider, model, state, cost, latencyMs }), 'request');
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Principal, RefusedKey } from '@svc/auth';
 import type { UsageRecordEntity } from '@svc/domain';
 import { costOf, GovernanceDecision, pricedModel, PriceOptions } from '@svc/governance';
+import { pathOf, roundMs } from '@svc/platform';
 import type { Route } from '../providers';
 import type { ExchangeResult } from './upstream-exchange';
 
@@ -99,6 +100,36 @@ export function usageRecord(input: UsageRecordInput): UsageRecordEntity | null {
       skills: findings?.skills ?? [],
       reasoning_tokens: findings?.reasoning_tokens ?? null,
     },
+  };
+}
+
+/**
+ * The `ACCESS_LOG` line of a proxied request: the generic line's fields (request id, method, path
+ * without its query, status, latency) and what the usage record adds: the tenant, the route, the
+ * outcome and the cost. Nothing of the prompt, the answer or the credentials.
+ */
+export function accessLine(
+  request: { id: string; method: string; url: string },
+  input: Pick<UsageRecordInput, 'provider' | 'model' | 'state' | 'cost' | 'latencyMs'>,
+): Record<string, unknown> {
+  const { state } = input;
+  const tenant = tenantOf(state);
+  const usage = state.result?.usage;
+  return {
+    request_id: request.id,
+    method: request.method,
+    path: pathOf(request.url),
+    status_code: state.status,
+    latency_ms: roundMs(input.latencyMs),
+    org_id: tenant?.orgId ?? null,
+    key_id: tenant?.keyId ?? null,
+    provider: input.provider,
+    model: input.model,
+    stream: state.stream,
+    blocked_by: state.decision?.blockedBy?.code ?? null,
+    input_tokens: usage?.inputTokens ?? 0,
+    output_tokens: usage?.outputTokens ?? 0,
+    cost: input.cost,
   };
 }
 
