@@ -41,7 +41,17 @@ describe('named-budget alerts: the dispatcher evaluates them every BUDGET_ALERT_
     expect(await verifyDelivery(delivery, SECRET)).toEqual({ hmac: true, standard: true });
     const event = JSON.parse(delivery.body) as GatewayEvent<'budget.warning'>;
     expect(event).toMatchObject({ type: 'budget.warning', orgid: orgId });
-    expect(event.data).toEqual({ budget_type: 'daily', threshold_pct: 80, spent: 8.5, budget: 10, utilization_pct: 85, timestamp: expect.any(String) });
+    // Which of the organization's named budgets crossed its threshold, not only its figures.
+    expect(event.data).toEqual({
+      budget_type: 'daily',
+      threshold_pct: 80,
+      spent: 8.5,
+      budget: 10,
+      utilization_pct: 85,
+      timestamp: expect.any(String),
+      budget_id: budget._id,
+      budget_name: 'Daily cap',
+    });
     expect((await repos.namedBudgets.findById(org, budget._id))?.alerts[0]).toMatchObject({ triggered: true, triggered_at: expect.any(Date) });
 
     // Further checks and further spend in the same period do not notify the same threshold again.

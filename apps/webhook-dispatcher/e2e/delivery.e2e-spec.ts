@@ -175,6 +175,19 @@ describe('webhook dispatcher: signed delivery, retries, dead letters, dedup, dis
     expect(await untilDelivery(orgId, hook._id, event.id, (d) => d.status === 'succeeded')).toMatchObject({ retry_count: 1, status_code: 200 });
   });
 
+  it('cuts a body the receiver trickles at the timeout, so the attempt ends and the retries follow', async () => {
+    const orgId = await newOrg(service);
+    receiver.behave('/drip', (_request, nth) => ({ status: nth === 1 ? 503 : 200, dripMs: 50 }));
+    const hook = await seedWebhook(service, orgId, receiver.url('/drip'), ['budget.exceeded'], CHOSEN_SECRET);
+    const event = sampleEvent('budget.exceeded', orgId);
+    await publish(event);
+    // Without the cut the first attempt reads the never-ending body for as long as the receiver drips.
+    const failed = await untilDelivery(orgId, hook._id, event.id, (d) => d.status === 'failed');
+    expect(failed).toMatchObject({ status_code: 503, error: expect.stringMatching(/^HTTP 503: \.+$/), retry_count: 0 });
+    expect(await untilDelivery(orgId, hook._id, event.id, (d) => d.status === 'succeeded')).toMatchObject({ status_code: 200, retry_count: 1 });
+    expect(receiver.on('/drip')).toHaveLength(2);
+  });
+
   it('disables a webhook at its 50th consecutive failed delivery; a success resets the count', async () => {
     const orgId = await newOrg(service);
     const org = asOrgId(orgId);

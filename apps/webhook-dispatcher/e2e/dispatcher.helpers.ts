@@ -83,6 +83,8 @@ export interface Reply {
   delayMs?: number;
   /** Never answer (the connection stays open until the client gives up or dies). */
   hang?: boolean;
+  /** Send the status and headers at once, then one byte of body every `dripMs`, never ending. */
+  dripMs?: number;
 }
 
 type Behaviour = (request: Received, nth: number) => Reply;
@@ -105,6 +107,11 @@ export class Receiver {
         const nth = this.on(request.path).length;
         const reply: Reply = (this.behaviours.get(request.path) ?? (() => ({ status: 200 })))(request, nth);
         if (reply.hang) return;
+        if (reply.dripMs) {
+          res.writeHead(reply.status, reply.headers).flushHeaders();
+          const drip = setInterval(() => res.write('.'), reply.dripMs);
+          return void res.on('close', () => clearInterval(drip));
+        }
         const send = () => res.writeHead(reply.status, reply.headers).end(reply.body ?? '');
         if (!reply.delayMs) return void send();
         const timer = setTimeout(send, reply.delayMs);

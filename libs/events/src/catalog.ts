@@ -65,6 +65,10 @@ export interface BudgetWarningData {
   budget: number;
   utilization_pct: number;
   timestamp: IsoTimestamp;
+  /** Named budgets only (source `/svc/org-api`): which budget crossed the threshold. */
+  budget_id?: string;
+  /** Named budgets only: that budget's `name`. */
+  budget_name?: string;
 }
 
 export interface GuardrailRateLimitData {

@@ -26,6 +26,11 @@ describe('describeEvent', () => {
     expect(text.length).toBeLessThanOrEqual(EVENT_SUMMARY_MAX_LENGTH);
   });
 
+  it('names the named budget of a budget.warning from the organization API', () => {
+    const data = { ...SAMPLE_DATA['budget.warning'], budget_type: 'weekly' as const, budget_id: 'budget_1', budget_name: 'Research team' };
+    expect(describeEvent(eventOf('budget.warning', data))).toBe('Budget warning: weekly budget "Research team" spend $7.60 of $10.00 (76% used) crossed the 75% threshold');
+  });
+
   it('summarises every guardrail subtype', () => {
     const timestamp = '2025-01-15T10:00:00.000Z';
     const rate = describeEvent(

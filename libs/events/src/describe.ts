@@ -24,8 +24,9 @@ function summary(event: GatewayEvent): string {
     }
     case 'budget.warning': {
       const d = event.data;
+      const which = d.budget_name === undefined ? d.budget_type : `${d.budget_type} budget "${d.budget_name}"`;
       return (
-        `Budget warning: ${d.budget_type} spend ${usd(d.spent)} of ${usd(d.budget)} ` +
+        `Budget warning: ${which} spend ${usd(d.spent)} of ${usd(d.budget)} ` +
         `(${pct(d.utilization_pct)} used) crossed the ${pct(d.threshold_pct)} threshold`
       );
     }

@@ -34,7 +34,7 @@ describe('BudgetAlertWorker: named-budget alerts as spend accrues', () => {
     await world.spend(orgId, 3);
     await Promise.all(replicas.map((replica) => replica.check()));
     expect(warnings(orgId).map((event) => event.data)).toEqual([
-      { budget_type: 'daily', threshold_pct: 20, spent: 3, budget: 10, utilization_pct: 30, timestamp: expect.any(String) },
+      { budget_type: 'daily', threshold_pct: 20, spent: 3, budget: 10, utilization_pct: 30, timestamp: expect.any(String), budget_id: budget._id, budget_name: 'Daily' },
     ]);
     expect((await world.repositories.namedBudgets.findById(orgId, budget._id))?.alerts.map((a) => a.triggered)).toEqual([true, false]);
 

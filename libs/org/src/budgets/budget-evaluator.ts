@@ -92,6 +92,9 @@ export class BudgetEvaluator {
         budget: budget.limit,
         utilization_pct: round2(utilizationPct(current, budget.limit)),
         timestamp: now.toISOString(),
+        // An organization may have several named budgets: say which one this is.
+        budget_id: budget._id,
+        budget_name: budget.name,
       },
       EVENT_SOURCES.orgApi,
     ) as GatewayEvent;

@@ -73,6 +73,33 @@ describe('OutboundPoster', () => {
     expect(outcome.latencyMs).toBeLessThan(1_000);
   });
 
+  it('stops reading a body the receiver trickles at the deadline: a 2xx still succeeds, a failure keeps what arrived', async () => {
+    handler = (req, res) => {
+      res.writeHead(req.url === '/trickle-ok' ? 200 : 503, { 'Content-Type': 'text/plain' });
+      res.flushHeaders();
+      const drip = setInterval(() => res.write('.'), 40);
+      res.on('close', () => clearInterval(drip));
+    };
+    for (const [path, expected] of [
+      ['/trickle-ok', { statusCode: 200, error: null, blocked: false }],
+      ['/trickle-failed', { statusCode: 503, error: expect.stringMatching(/^HTTP 503: \.+$/), blocked: false }],
+    ] as const) {
+      const started = performance.now();
+      const outcome = await poster({ timeoutMs: 300 }).post(`${base}${path}`, '{}', {});
+      expect({ path, outcome }).toEqual({ path, outcome: expect.objectContaining(expected) });
+      // Without the cut the attempt would last as long as the receiver keeps dripping.
+      expect(performance.now() - started).toBeLessThan(1_000);
+    }
+  });
+
+  it('counts resolving the host in the deadline: a name server that never answers times the attempt out', async () => {
+    const silentDns = () => new Promise<never>(() => undefined);
+    const outcome = await poster({ timeoutMs: 200, resolve: silentDns }).post('https://hooks.example.com/hook', '{}', {});
+    expect(outcome).toMatchObject({ statusCode: null, error: 'timed out after 200 ms', blocked: false });
+    expect(outcome.latencyMs).toBeGreaterThanOrEqual(190);
+    expect(outcome.latencyMs).toBeLessThan(1_000);
+  });
+
   it('lets a slow connection (a TLS handshake that never ends) use the whole timeout, past 5 s', async () => {
     // Accepts TCP, never answers the TLS ClientHello.
     const sockets: Socket[] = [];

@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { checkOutboundUrl, createOutboundAgent, OutboundBlockedError, raceTimeout, SERVICE_VERSION } from '@svc/platform';
+import { checkOutboundUrl, createOutboundAgent, HostResolver, OutboundBlockedError, raceTimeout, SERVICE_VERSION } from '@svc/platform';
 
 /** Injection token of the dispatcher's OutboundPoster. */
 export const OUTBOUND_POSTER = Symbol('OUTBOUND_POSTER');
@@ -9,8 +9,10 @@ export interface OutboundPosterOptions {
   allowPrivate: boolean;
   /** `WEBHOOK_ALLOW_HTTP`. */
   allowHttp: boolean;
-  /** The whole exchange (connect, headers, the start of the body) must finish within this. */
+  /** The whole exchange (resolving the host, connect, headers, the start of the body) must finish within this. */
   timeoutMs: number;
+  /** Replaces node:dns for the check before connecting (tests). */
+  resolve?: HostResolver;
 }
 
 /** What one POST came to. */
@@ -55,14 +57,20 @@ export class OutboundPoster {
   async post(url: string, body: string, headers: Record<string, string>): Promise<PostOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    const remaining = () => Math.max(0, this.options.timeoutMs - elapsed());
+    let timedOut = false;
     try {
-      await checkOutboundUrl(url, { allowPrivate: this.options.allowPrivate, allowHttp: this.options.allowHttp });
+      // A name server that never answers must not stretch the attempt past its deadline either.
+      const { allowPrivate, allowHttp, resolve } = this.options;
+      await raceTimeout(checkOutboundUrl(url, { allowPrivate, allowHttp, resolve }), this.options.timeoutMs, () => {
+        timedOut = true;
+        throw new Error('timeout');
+      });
     } catch (error) {
-      return this.failure(error, elapsed(), false);
+      return this.failure(error, elapsed(), timedOut);
     }
     const controller = new AbortController();
     this.controllers.add(controller);
-    let timedOut = false;
     try {
       const pending = request(url, {
         method: 'POST',
@@ -75,20 +83,27 @@ export class OutboundPoster {
       pending.then((late) => timedOut && late.body.destroy(), () => undefined);
       // The deadline is this race: undici answers an abort only when its connection attempt ends
       // (nodejs/undici#386), so a TLS handshake that never finishes would outlast the signal alone.
-      const response = await raceTimeout(pending, this.options.timeoutMs, () => {
+      const response = await raceTimeout(pending, remaining(), () => {
         timedOut = true;
         controller.abort(new Error('timeout'));
         throw new Error('timeout');
       });
       const latencyMs = elapsed();
-      const { statusCode } = response;
-      if (statusCode >= 200 && statusCode < 300) {
-        await response.body.dump({ limit: BODY_READ_LIMIT }).catch(() => undefined);
-        return { statusCode, latencyMs, error: null, blocked: false };
+      const { statusCode, body: responseBody } = response;
+      // The body is read within what is left of the deadline, then dropped: a receiver that
+      // answers at once and trickles its body must not hold this attempt (and a worker slot).
+      const cut = setTimeout(() => responseBody.destroy(), remaining());
+      try {
+        if (statusCode >= 200 && statusCode < 300) {
+          await responseBody.dump({ limit: BODY_READ_LIMIT }).catch(() => undefined);
+          return { statusCode, latencyMs, error: null, blocked: false };
+        }
+        const snippet = await readSnippet(responseBody);
+        const redirect = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : '';
+        return { statusCode, latencyMs, error: `HTTP ${statusCode}${redirect}${snippet ? `: ${snippet}` : ''}`, blocked: false };
+      } finally {
+        clearTimeout(cut);
       }
-      const snippet = await readSnippet(response.body).catch(() => '');
-      const redirect = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : '';
-      return { statusCode, latencyMs, error: `HTTP ${statusCode}${redirect}${snippet ? `: ${snippet}` : ''}`, blocked: false };
     } catch (error) {
       return this.failure(error, elapsed(), timedOut);
     } finally {
@@ -135,11 +150,16 @@ function describeNetworkError(error: unknown): string {
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
+/** The start of a failed response's body: what arrived before the limit, the end, or the deadline's cut. */
 async function readSnippet(body: AsyncIterable<Buffer | string> & { destroy(): unknown }): Promise<string> {
   let text = '';
-  for await (const chunk of body) {
-    text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    if (text.length >= BODY_READ_LIMIT) break;
+  try {
+    for await (const chunk of body) {
+      text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      if (text.length >= BODY_READ_LIMIT) break;
+    }
+  } catch {
+    // Cut at the deadline, or the connection broke: keep what arrived.
   }
   body.destroy();
   const flat = text.replace(/\s+/g, ' ').trim();
