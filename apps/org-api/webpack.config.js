@@ -1,1 +1,1 @@
-module.exports = require('../../tools/webpack/app.webpack')('org-api');
+module.exports = require('../../tools/webpack/app.webpack')('org-api', { tools: ['reset-password'] });

@@ -28,7 +28,11 @@ class PrintWithoutCommentsPlugin {
   }
 }
 
-module.exports = function appWebpackConfig(appName) {
+/**
+ * `tools`: operator commands of the app, each `apps/<app>/src/<tool>.ts` bundled beside main.js as
+ * `<tool>.js` (e.g. org-api's `reset-password.js`), so the app's image can run them.
+ */
+module.exports = function appWebpackConfig(appName, { tools = [] } = {}) {
   const root = join(__dirname, '..', '..');
   return {
     output: { path: join(root, 'dist', 'apps', appName), clean: true },
@@ -39,6 +43,7 @@ module.exports = function appWebpackConfig(appName) {
         outputPath: join(root, 'dist', 'apps', appName),
         compiler: 'tsc',
         main: `./src/main.ts`,
+        additionalEntryPoints: tools.map((tool) => ({ entryName: tool, entryPath: join('apps', appName, 'src', `${tool}.ts`) })),
         // Absolute: Nx's package.json generator reads importHelpers from it while webpack runs in the
         // app's directory; a relative path there silently drops `tslib` from the generated manifest.
         tsConfig: join(root, 'apps', appName, 'tsconfig.app.json'),

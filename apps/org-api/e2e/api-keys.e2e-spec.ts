@@ -65,6 +65,27 @@ describe('org API: API keys, roles and the rate limit', () => {
     }
   });
 
+  it('refuses null for any field on create (400 naming the field), the optional ones too, and creates nothing', async () => {
+    const total = (await api.call('GET', '/api/v1/platform/api-keys', { token: owner.token })).body.total;
+    const valid = { name: 'null-guard', scopes: ['gateway:read'] };
+    const cases: [Json, string, string][] = [
+      [{ ...valid, name: null }, 'name', 'name must be a string'],
+      [{ ...valid, scopes: null }, 'scopes', 'scopes must be an array'],
+      [{ ...valid, ip_allowlist: null }, 'ip_allowlist', 'ip_allowlist must not be null (omit it for the default)'],
+      [{ ...valid, team_id: null }, 'team_id', 'team_id must not be null (omit it for the default)'],
+    ];
+    for (const [body, param, message] of cases) {
+      const res = await create(owner, body);
+      expect({ body, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ body, status: 400, code: 'VALIDATION_ERROR', param });
+      expect(res.body.error.message).toContain(message);
+    }
+    expect((await api.call('GET', '/api/v1/platform/api-keys', { token: owner.token })).body.total).toBe(total);
+    // The control: the optional fields left out take their defaults.
+    const ok = await create(owner, valid);
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ ip_allowlist: [], team_id: null });
+  });
+
   it('answers 409 resource_already_exists for a duplicate name', async () => {
     const first = await create(owner, { name: 'deploy-bot', scopes: ['gateway:write'] });
     const dup = await create(owner, { name: 'deploy-bot', scopes: ['gateway:read'] });

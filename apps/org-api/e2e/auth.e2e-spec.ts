@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { asOrgId, REFRESH_TOKENS } from '@svc/domain';
 import { Json, OrgApi, OWNER_EMAIL, OWNER_PASSWORD, Session } from './org-api.helpers';
 
 describe('org API authentication', () => {
@@ -63,6 +64,18 @@ describe('org API authentication', () => {
     const weak = await api.call('POST', '/api/v1/auth/register', { body: { email: 'a@b.co', password: 'short', org_name: 'X' } });
     expect(weak.status).toBe(400);
     expect(weak.body.error.details.param).toBe('password');
+  });
+
+  it('register refuses null for any field (400 naming the field), the optional name too, and creates nobody', async () => {
+    const valid = { email: 'null-founder@example.com', password: 'a-long-password-1', org_name: 'Null Co' };
+    for (const field of ['email', 'password', 'org_name', 'name']) {
+      const res = await api.call('POST', '/api/v1/auth/register', { body: { ...valid, [field]: null } });
+      expect({ field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ field, status: 400, code: 'VALIDATION_ERROR', param: field });
+    }
+    const named = await api.call('POST', '/api/v1/auth/register', { body: { ...valid, name: null } });
+    expect(named.body.error.message).toBe('name must not be null (omit it for the default)');
+    // Nobody was created: the e-mail is still free.
+    expect((await api.call('POST', '/api/v1/auth/register', { body: valid })).status).toBe(201);
   });
 
   it('slows down repeated failures for one e-mail and address: 429 with retry_after after 5 failures', async () => {
@@ -152,6 +165,54 @@ describe('org API authentication', () => {
     expect({ status: reuse.status, reason: reuse.body.error?.details?.reason }).toEqual({ status: 401, reason: 'refresh_token_reuse' });
     expect((await refresh(rotated.body.refresh_token)).body.error).toEqual(loggedOut);
   });
+
+  /** Makes each refresh-token store operation wait 0-9 ms first (the store stays real); returns the undo. */
+  const jitterRefreshTokens = (): (() => void) => {
+    const collection = api.service.runtime.store.collection(REFRESH_TOKENS) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const originals = ['insertOne', 'findOne', 'find', 'count', 'updateOne', 'updateMany', 'findOneAndUpdate', 'deleteOne', 'deleteMany'].map((name) => {
+      const original = collection[name];
+      collection[name] = async (...args) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 10)));
+        return original.apply(collection, args);
+      };
+      return [name, original] as const;
+    });
+    return () => originals.forEach(([name, original]) => (collection[name] = original));
+  };
+
+  it('a refresh racing the logout of its login never leaves a working token of that login', async () => {
+    const org = asOrgId(owner.orgId);
+    const outcomes = { refreshed: 0, loggedOut: 0 };
+    // With the jitter the two requests interleave at every step of the rotation and of the logout.
+    const undo = jitterRefreshTokens();
+    try {
+      for (let i = 0; i < 60; i += 1) {
+        const session = await api.loginOwner();
+        const family = claims(session.refresh).fam as string;
+        // The logout starts 0-19 ms after the refresh.
+        const [rotated, out] = await Promise.all([
+          refresh(session.refresh),
+          new Promise((resolve) => setTimeout(resolve, i % 20)).then(() => api.call('POST', '/api/v1/auth/logout', { token: session.token })),
+        ]);
+        expect(out.status).toBe(204);
+        expect({ i, status: rotated.status, reason: rotated.body.error?.details?.reason }).toEqual(
+          rotated.status === 200 ? { i, status: 200, reason: undefined } : { i, status: 401, reason: 'logged_out' },
+        );
+        // Nothing of the family is live in the store, and no token of it works.
+        expect({ i, live: await api.repos.refreshTokens.count(org, { family_id: family, revoked_at: null }) }).toEqual({ i, live: 0 });
+        const refreshTokens = rotated.status === 200 ? [session.refresh, rotated.body.refresh_token] : [session.refresh];
+        for (const token of refreshTokens) expect({ i, status: (await refresh(token)).status }).toEqual({ i, status: 401 });
+        const accessTokens = rotated.status === 200 ? [session.token, rotated.body.access_token] : [session.token];
+        for (const token of accessTokens) expect({ i, status: (await profile(token)).status }).toEqual({ i, status: 401 });
+        outcomes[rotated.status === 200 ? 'refreshed' : 'loggedOut'] += 1;
+      }
+    } finally {
+      undo();
+    }
+    // Both orders happened: the race was really run.
+    expect(outcomes.refreshed).toBeGreaterThan(0);
+    expect(outcomes.loggedOut).toBeGreaterThan(0);
+  }, 90_000);
 
   it('refresh-token reuse revokes the access tokens of the login at once', async () => {
     const session = await api.loginOwner();

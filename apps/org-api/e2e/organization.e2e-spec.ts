@@ -73,6 +73,20 @@ describe('org API: members, plan, runners, templates, removed routes and docs', 
     }
   });
 
+  it('refuses null for any field when adding a member (400 naming the field), the optional name too', async () => {
+    const valid = { email: 'null-member@example.com', password: 'null-member-pass-1', role: 'Member' };
+    for (const field of ['email', 'password', 'role', 'name']) {
+      const res = await members(owner, 'POST', '', { ...valid, [field]: null });
+      expect({ field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ field, status: 400, code: 'VALIDATION_ERROR', param: field });
+    }
+    expect((await members(owner, 'POST', '', { ...valid, name: null })).body.error.message).toBe('name must not be null (omit it for the default)');
+    expect((await members(owner, 'GET', '?limit=100')).body.items.map((m: Json) => m.email)).not.toContain(valid.email);
+    // The control: name left out is no name.
+    const added = await members(owner, 'POST', '', valid);
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ email: valid.email, name: null });
+  });
+
   it('refuses null on PATCH of the organization (400 naming the field) and changes nothing', async () => {
     const before = await api.repos.organizations.findById(asOrgId(owner.orgId));
     for (const field of ['name', 'plan', 'subscription_status']) {

@@ -158,6 +158,33 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     expect(cleared.body).toMatchObject({ description: null, url: created.url, status: 'active' });
   });
 
+  it('refuses null on create, test delivery and the team-chat PUT (400 naming the field); description: null on create is no description', async () => {
+    const org = asOrgId(owner.orgId);
+    const before = (await api.repos.webhooks.list(org, { limit: 1000 })).total;
+    const target = url();
+    const cases: [string, string, Json, string, string][] = [
+      ['POST', '/api/v1/admin/webhooks', { url: null, events: ['budget.exceeded'] }, 'url', 'url must be a string'],
+      ['POST', '/api/v1/admin/webhooks', { url: target, events: null }, 'events', 'events must be an array'],
+      ['POST', '/api/v1/admin/webhooks', { url: target, events: ['budget.exceeded'], secret: null }, 'secret', 'secret must not be null (omit it for the default)'],
+      ['POST', '/api/v1/webhooks/deliver', { webhook_id: null, url: target }, 'webhook_id', 'webhook_id must not be null'],
+      ['POST', '/api/v1/webhooks/deliver', { url: null }, 'url', 'url must not be null'],
+      ['POST', '/api/v1/webhooks/deliver', { url: target, payload: null }, 'payload', 'payload must not be null'],
+      ['POST', '/api/v1/webhooks/deliver', { url: target, event_type: null }, 'event_type', 'event_type must not be null'],
+      ['PUT', '/api/v1/admin/integrations/chat', { url: target, events: null }, 'events', 'events must not be null (omit it for the default)'],
+      ['PUT', '/api/v1/admin/integrations/chat', { url: target, enabled: null }, 'enabled', 'enabled must not be null'],
+    ];
+    for (const [method, path, body, param, message] of cases) {
+      const res = await api.call(method, path, { token: owner.token, body });
+      expect({ path, body, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ path, body, status: 400, code: 'VALIDATION_ERROR', param });
+      expect(res.body.error.message).toContain(message);
+    }
+    expect((await api.repos.webhooks.list(org, { limit: 1000 })).total).toBe(before);
+    expect((await api.call('GET', '/api/v1/admin/integrations/chat', { token: owner.token })).status).toBe(404);
+    const plain = await create(owner, { url: target, events: ['budget.exceeded'], description: null });
+    expect(plain.status).toBe(201);
+    expect(plain.body).toMatchObject({ description: null, secret: expect.stringMatching(/^whsec_/) });
+  });
+
   it('lists deliveries with offset/limit and retries a dead letter onto the delivery queue', async () => {
     const webhook = (await create(owner, { url: url(), events: ['budget.exceeded'] })).body;
     const org = asOrgId(owner.orgId);

@@ -185,6 +185,38 @@ describe('runner lifecycle through HTTP', () => {
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
   });
 
+  it('refuses null for any field of create, start, exec and register except image_ref (400 naming the field), and creates nothing', async () => {
+    const runner = await t.admin.createRunner();
+    const session = await t.admin.startSession(runner.runner_id);
+    const total = async () => (await t.admin.get('/', { limit: '1' })).body.total as number;
+    const before = await total();
+    const create = { provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 600 };
+    const cases: [string, Json, string, Record<string, string>?][] = [
+      ...['provider_type', 'tool_profile', 'ttl_seconds', 'runtime_version', 'name', 'session_budget_usd'].map((field): [string, Json, string] => ['/', { ...create, [field]: null }, field]),
+      [`/${runner.runner_id}/exec`, { argv: null }, 'argv', { session_id: session.session_id }],
+      [`/${runner.runner_id}/exec`, { argv: ['echo'], timeout_seconds: null }, 'timeout_seconds', { session_id: session.session_id }],
+      ...['machine_id', 'name', 'tool_profile', 'ttl_seconds', 'runtime_version'].map((field): [string, Json, string] => ['/byovm/register', { machine_id: 'null-box', [field]: null }, field]),
+    ];
+    for (const [path, body, param, query] of cases) {
+      const res = await t.admin.post(path, body, query);
+      expect({ path, body, status: res.status, error: res.body.error }).toEqual({
+        path,
+        body,
+        status: 400,
+        error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', param }),
+      });
+    }
+    expect((await t.admin.post('/', { ...create, name: null })).body.error.message).toBe('name must not be null (omit it for the default)');
+    expect(await total()).toBe(before);
+    // start takes an optional ttl_override: null is refused on a runner that could start.
+    const idle = await t.admin.createRunner();
+    const start = await t.admin.post(`/${idle.runner_id}/start`, { ttl_override: null });
+    expect({ status: start.status, param: start.body.error?.param }).toEqual({ status: 400, param: 'ttl_override' });
+    expect((await t.admin.get(`/${idle.runner_id}`)).body.state).toBe('ready');
+    // image_ref is "string or null" (SPEC.md): null is the default image.
+    expect((await t.admin.post('/', { ...create, image_ref: null })).status).toBe(201);
+  });
+
   it('accepts the boundary TTLs and a per-runner session budget', async () => {
     await t.admin.createRunner({ ttl_seconds: 60 });
     const runner = await t.admin.createRunner({ ttl_seconds: 86_400, session_budget_usd: 12.5, name: 'nightly' });

@@ -39,6 +39,33 @@ describe('runner proof (X-Runner-Proof)', () => {
     }
   });
 
+  it('accepts the MAC only as issued: one spelling of the same 32 bytes, refused in any other', () => {
+    const k = keys();
+    const proof = issueRunnerProof(k, binding);
+    const prefix = proof.slice(0, proof.lastIndexOf('.') + 1);
+    const mac = proof.slice(prefix.length);
+    const bytes = Buffer.from(mac, 'base64url');
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(mac[42]);
+    // The last character carries 2 spare bits: three other characters decode to the same bytes.
+    const spare = [1, 2, 3].map((bits) => `${mac.slice(0, 42)}${alphabet[last ^ bits]}`);
+    for (const variant of spare) expect(Buffer.from(variant, 'base64url').equals(bytes)).toBe(true);
+    const variants = [
+      ...spare,
+      `${mac}=`,
+      bytes.toString('base64'),
+      bytes.toString('hex'),
+      bytes.toString('hex').toUpperCase(),
+      mac.toUpperCase(),
+      mac.toLowerCase(),
+      ` ${mac}`,
+      `${mac.slice(0, 21)} ${mac.slice(21)}`,
+    ].filter((variant) => variant !== mac);
+    expect(variants.length).toBeGreaterThanOrEqual(9);
+    for (const variant of variants) expect({ variant, verified: verifyRunnerProof(k, `${prefix}${variant}`) }).toEqual({ variant, verified: null });
+    expect(verifyRunnerProof(k, `${prefix}${mac}`)).toEqual(binding);
+  });
+
   it('keeps verifying proofs of the previous master key during a rotation', () => {
     const old = randomBytes(32);
     const proof = issueRunnerProof(keys(old), binding);

@@ -20,6 +20,8 @@ const HKDF_SALT = 'svc-gateway';
 const HKDF_INFO = 'runner-proof/v1';
 /** Runner and session ids: a prefix and alphanumerics (`run_...`, `ses_...`). */
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** The MAC as issued: 32 bytes in unpadded base64url, 43 characters (hex, base64 and padding are refused). */
+const MAC_SPELLING = /^[A-Za-z0-9_-]{43}$/;
 
 export type MasterKeys = InstanceSecrets['masterKeys'];
 
@@ -53,20 +55,24 @@ export function issueRunnerProof(keys: MasterKeys, binding: RunnerProofBinding):
 
 /**
  * Verifies a proof (constant-time), under the current or a previous master key. Returns the runner
- * and session it is bound to, or null when it is malformed, forged or, with `expected` given, bound
- * to another runner or session.
+ * and session it is bound to, or null when it is malformed, forged, spelled otherwise than issued
+ * (the MAC in another encoding, case or padding, or with the last character's spare bits set) or,
+ * with `expected` given, bound to another runner or session.
  */
 export function verifyRunnerProof(keys: MasterKeys, proof: string | null | undefined, expected?: RunnerProofBinding): RunnerProofBinding | null {
   if (typeof proof !== 'string' || proof.length > 512) return null;
   const parts = proof.trim().split('.');
   if (parts.length !== 4 || parts[0] !== RUNNER_PROOF_VERSION) return null;
   const [, runnerId, sessionId, signature] = parts;
-  if (!ID.test(runnerId) || !ID.test(sessionId) || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return null;
+  if (!ID.test(runnerId) || !ID.test(sessionId) || !MAC_SPELLING.test(signature)) return null;
   if (expected && (expected.runnerId !== runnerId || expected.sessionId !== sessionId)) return null;
-  const given = Buffer.from(signature, 'base64url');
+  // The spelling is compared, not the decoded bytes: 43 base64url characters carry 258 bits, so four
+  // spellings (the last character's two spare bits) decode to the same 32 bytes. Only the one
+  // `issueRunnerProof` writes (spare bits zero, no padding) is accepted.
+  const given = Buffer.from(signature, 'ascii');
   const binding = { runnerId, sessionId };
   for (const candidate of [keys.current, ...keys.previous]) {
-    if (timingSafeEqual(given, mac(candidate.key, binding))) return binding;
+    if (timingSafeEqual(given, Buffer.from(mac(candidate.key, binding).toString('base64url'), 'ascii'))) return binding;
   }
   return null;
 }

@@ -4,6 +4,7 @@ export { openDocumentStore } from './store/open-store';
 export type { DocumentStoreConfig } from './store/open-store';
 export { EmbeddedDocumentStore } from './store/embedded/embedded-store';
 export type { EmbeddedStoreOptions } from './store/embedded/embedded-store';
+export { DataDirLockedError } from './store/embedded/dir-lock';
 export type { MongoStoreOptions } from './store/mongo/mongo-store';
 
 // Tenancy, ids, repository base

@@ -6,7 +6,7 @@ import { RunningService, ServiceDefinition, StartOptions, startService } from '@
 
 export interface TestService extends RunningService {
   dataDir: string;
-  /** Closes the service and removes its data directory. */
+  /** Closes the service and removes its data directory (unless the caller gave it in `env`). */
   stop(): Promise<void>;
 }
 
@@ -20,7 +20,9 @@ export async function bootService(
   env: Record<string, string> = {},
   options: Pick<StartOptions, 'logDestination'> = {},
 ): Promise<TestService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));
+  // A DATA_DIR given in `env` is the caller's: kept on stop, to start a service on it again.
+  const ownDataDir = env.DATA_DIR === undefined;
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'svc-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -39,7 +41,7 @@ export async function bootService(
     dataDir,
     stop: async () => {
       await running.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -14,13 +14,19 @@ export interface SpawnedProcess {
   waitFor(text: string | RegExp, timeoutMs: number): Promise<void>;
 }
 
-/** Runs a node script of the workspace as a real child process, collecting its output. */
-export function spawnNode(args: string[], env: Record<string, string>): SpawnedProcess {
+/**
+ * Runs a node script of the workspace as a real child process, collecting its output. `input`,
+ * when given, is written to its stdin, which then ends (otherwise stdin is closed from the start).
+ */
+export function spawnNode(args: string[], env: Record<string, string>, options: { input?: string } = {}): SpawnedProcess {
   const child = spawn(process.execPath, args, {
     cwd: WORKSPACE_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  // A child that exits without reading its stdin must not fail the test with EPIPE.
+  child.stdin?.on('error', () => undefined);
+  if (options.input !== undefined) child.stdin?.end(options.input);
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {

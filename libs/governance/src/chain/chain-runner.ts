@@ -35,6 +35,7 @@ export interface ChainRunnerDeps {
   flags: GovernanceFlags;
   ner: PiiNerClient | null;
   classifier: ExternalSafetyClassifier | null;
+  /** Checks `X-Runner-Proof` against the runner and session ids (HMAC, constant time); called once per request. */
   verifyProof(runnerId: string, sessionId: string, proof: string): boolean;
   findSession(ctx: ChainContext, sessionId: string): Promise<SessionRecord | null>;
   /** Gives back a reservation whose request a later stage refused (never awaited). */
@@ -109,7 +110,8 @@ export class ChainRunner {
   async run(input: GovernanceInput, profile: OrgProfile): Promise<{ decision: GovernanceDecision; events: PendingEvent[] }> {
     const started = performance.now();
     const ctx = new ChainContext(input, profile, this.deps.flags);
-    // Runner headers make a runner request (stage 1.5's entitlement) only with a proof that verifies.
+    // Runner headers make a runner request (stage 1.5's entitlement) and name the session stage 3
+    // charges only with a proof that verifies: checked here, once, and read by both from the context.
     if (input.runner) ctx.runnerProofValid = this.deps.verifyProof(input.runner.runnerId, input.runner.sessionId, input.runner.proof);
     let refusal = await this.runStages(ctx, this.before);
     if (!refusal) ctx.session = await resolveSession(ctx, this.deps);

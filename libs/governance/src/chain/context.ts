@@ -72,7 +72,7 @@ export class ChainContext {
   rate: RateMeta;
   /** Settled spend of the organization today (USD), for X-SVC-Daily-Cost. */
   dailySpent = 0;
-  /** The request's `X-Runner-Proof` verifies for its runner and session (set before the stages run). */
+  /** The request's `X-Runner-Proof` verifies for its runner and session (set once, before the stages run; read by 1.5 and 3). */
   runnerProofValid = false;
   /** Findings of 4.5 and 4.6, decided on by 4.7. */
   safetyFindings: SafetyFinding[] = [];

@@ -1,3 +1,4 @@
+import { issueRunnerProof } from '@svc/auth';
 import { createRedis, Redis, waitForRedis } from '@svc/platform';
 import { startRedisProcess } from '@svc/test-redis';
 import { chatBody, inputFor, present } from './governance.fixtures';
@@ -67,6 +68,34 @@ describe('ChainGovernanceService on Redis', () => {
       // One guardrail event per organization and minute, however many requests were refused.
       expect(h.publisher.ofType('guardrail.triggered').filter((e) => e.orgid === principal.orgId)).toHaveLength(1);
     }
+  });
+
+  it('verifies a runner proof once per request: stage 1.5 and stage 3 read the one verdict', async () => {
+    // Counts the chain's HMAC checks (a wrapper around the real one).
+    const deps = (h.service as unknown as { runner: { deps: { verifyProof: (runnerId: string, sessionId: string, proof: string) => boolean } } }).runner.deps;
+    const verify = deps.verifyProof;
+    let checks = 0;
+    deps.verifyProof = (...args) => {
+      checks += 1;
+      return verify(...args);
+    };
+    const session = await h.db.repositories.runnerSessions.create(h.principal.orgId, { runner_id: 'run_once', ttl_seconds: 600, budget_usd: 0.00001 });
+    await h.db.repositories.runnerSessions.transition(h.principal.orgId, session._id, ['starting'], { state: 'active' });
+    const proof = issueRunnerProof(h.masterKeys, { runnerId: 'run_once', sessionId: session._id });
+    const runner = { runnerId: 'run_once', sessionId: session._id, proof };
+    // A valid proof: stage 3 charges the session (its tiny budget refuses), after one check.
+    expect((await h.service.evaluate(h.input({ runner }))).blockedBy?.code).toBe('session_budget_exceeded');
+    expect(checks).toBe(1);
+    // A forged proof: an ordinary request of the key, after one check.
+    expect((await h.service.evaluate(h.input({ runner: { ...runner, proof: `${proof.slice(0, -2)}xx` } }))).outcome).toBe('ALLOW');
+    expect(checks).toBe(2);
+    // Without runner headers nothing is checked.
+    expect((await h.service.evaluate(h.input())).outcome).toBe('ALLOW');
+    expect(checks).toBe(2);
+    // Stage 1.5 reads the same verdict: a free plan refuses the valid proof as a runner request.
+    const free = await h.newOrg('free');
+    expect((await h.service.evaluate(inputFor(free.principal, { runner }))).blockedBy?.code).toBe('feature_not_on_plan');
+    expect(checks).toBe(3);
   });
 
   it('never overshoots the daily budget by more than what is in flight, and settles the right amounts', async () => {

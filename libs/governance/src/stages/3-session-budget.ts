@@ -21,8 +21,6 @@ export interface SessionRecord {
 }
 
 export interface SessionStageDeps {
-  /** Checks `X-Runner-Proof` against the runner and session ids (HMAC, constant time). */
-  verifyProof(runnerId: string, sessionId: string, proof: string): boolean;
   /** The session of the organization, or null (cached by the caller). */
   findSession(ctx: ChainContext, sessionId: string): Promise<SessionRecord | null>;
 }
@@ -39,7 +37,8 @@ export async function resolveSession(ctx: ChainContext, deps: SessionStageDeps):
     return { runnerId: token.runnerId, sessionId: token.sessionId, budgetUsd: session.budgetUsd, spentUsd: session.spentUsd };
   }
   const runner = ctx.input.runner;
-  if (!runner || !deps.verifyProof(runner.runnerId, runner.sessionId, runner.proof)) return null;
+  // The chain verified the proof once, before the stages (`ctx.runnerProofValid`); it is not checked again.
+  if (!runner || !ctx.runnerProofValid) return null;
   const session = await deps.findSession(ctx, runner.sessionId);
   if (!session || session.runnerId !== runner.runnerId || !LIVE_STATES.has(session.state)) return null;
   return { runnerId: runner.runnerId, sessionId: runner.sessionId, budgetUsd: session.budgetUsd, spentUsd: session.spentUsd };

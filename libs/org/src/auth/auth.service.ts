@@ -19,8 +19,7 @@ import { LoginThrottle } from './login-throttle';
 import type { OrgPrincipal } from './org-principal';
 
 const LOGIN_FAILED = 'Invalid e-mail or password';
-/** A login has one live refresh token (rotation marks the previous one used); a few more only under concurrent refreshes. */
-const MAX_LIVE_TOKENS = 100;
+const LOGGED_OUT = 'This session was logged out; sign in again';
 
 /** Login, refresh-token rotation with reuse detection, logout and sign-up. */
 @Injectable()
@@ -53,7 +52,9 @@ export class AuthService {
   /**
    * Rotates a refresh token: the presented one is marked used (exactly once) and a new one of the
    * same family is returned. Presenting a used or revoked token again revokes the whole family,
-   * except a token its login's logout ended (used, with no successor): that is a plain 401.
+   * except a token its login's logout ended (used, with no successor): that is a plain 401. A
+   * logout racing the refresh wins: the repository's rotation never leaves the new token live
+   * after the family was ended, and the refresh then answers the same "logged out" 401.
    */
   async refresh(refreshToken: string): Promise<TokenResponseDto> {
     const claims = this.verifyRefresh(refreshToken);
@@ -64,23 +65,26 @@ export class AuthService {
       throw orgErrors.unauthorized('The user of this refresh token no longer exists');
     }
     const next = this.tokens.issueRefresh({ id: user._id, org_id: user.org_id }, claims.fam);
-    const used = await this.repositories.refreshTokens.markUsed(orgId, claims.jti, next.claims.jti);
-    if (!used) {
+    // Signed before the rotation completes: a logout after it revokes the family's access tokens
+    // for a full access-token lifetime from then, which covers this one.
+    const access = this.tokens.issueAccess({ id: user._id, org_id: user.org_id, role: user.role, email: user.email }, claims.fam);
+    const outcome = await this.repositories.refreshTokens.rotate(orgId, claims.jti, {
+      id: next.claims.jti,
+      user_id: user._id,
+      family_id: claims.fam,
+      ttl_ms: REFRESH_TOKEN_TTL_SECONDS * 1000,
+    });
+    if (outcome.status === 'ended') throw orgErrors.unauthorized(LOGGED_OUT, { reason: 'logged_out' });
+    if (outcome.status === 'not_live') {
       const record = await this.repositories.refreshTokens.findById(orgId, claims.jti);
       if (!record) throw orgErrors.unauthorized('Invalid or expired refresh token');
-      if (record.used_at && !record.replaced_by) throw orgErrors.unauthorized('This session was logged out; sign in again', { reason: 'logged_out' });
+      if (record.used_at && !record.replaced_by) throw orgErrors.unauthorized(LOGGED_OUT, { reason: 'logged_out' });
       const revoked = await this.revokeFamily(orgId, record.family_id);
       this.logger.warn({ org_id: orgId, user_id: user._id, family_id: record.family_id, revoked }, 'refresh token reuse: family revoked');
       throw orgErrors.unauthorized('This refresh token was already used or revoked; every session of this login has been revoked', {
         reason: 'refresh_token_reuse',
       });
     }
-    await this.repositories.refreshTokens.issueWithId(orgId, next.claims.jti, {
-      user_id: user._id,
-      family_id: used.family_id,
-      ttl_ms: REFRESH_TOKEN_TTL_SECONDS * 1000,
-    });
-    const access = this.tokens.issueAccess({ id: user._id, org_id: user.org_id, role: user.role, email: user.email }, used.family_id);
     return { access_token: access.token, refresh_token: next.token, token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS };
   }
 
@@ -126,14 +130,14 @@ export class AuthService {
   }
 
   /**
-   * Logout of one login: its live refresh token is marked used with no successor (`replaced_by`
-   * null), so presenting it later reads as "logged out" rather than as reuse of a rotated token;
-   * then the family is revoked as for reuse. The token never works again either way.
+   * Logout of one login: its live refresh tokens are marked used with no successor (`replaced_by`
+   * null) and the family revoked, in the repository's `endFamily`, which also ends a successor a
+   * racing refresh records meanwhile; then the family's access tokens are revoked. Presenting a
+   * refresh token of it later reads as "logged out" rather than as reuse of a rotated token.
    */
   private async endLogin(orgId: OrgId, family: string): Promise<void> {
-    const live = await this.repositories.refreshTokens.list(orgId, { filter: { family_id: family, used_at: null, revoked_at: null }, limit: MAX_LIVE_TOKENS });
-    await Promise.all(live.items.map((token) => this.repositories.refreshTokens.markUsed(orgId, token._id, null)));
-    await this.revokeFamily(orgId, family);
+    await this.repositories.refreshTokens.endFamily(orgId, family);
+    await revokeAccessTokenFamily(this.revocations, family);
   }
 
   /** Revokes a login: its refresh tokens, and every access token issued in it (at once, on every replica). */

@@ -16,7 +16,8 @@ const MAX_MEMORY_ENTRIES = 100_000;
  * window ends, even with the right password. A successful login clears the count. Counting before
  * checking makes the limit hold for parallel attempts too: checking first and counting the failure
  * afterwards let 45 of 200 parallel wrong passwords through. Redis when available (shared by
- * replicas, one atomic MULTI per attempt), else memory.
+ * replicas, one atomic MULTI per attempt), else memory. A key starts with a digest of the e-mail
+ * alone, so an operator's password reset can clear the e-mail's lockouts from every address.
  */
 export class LoginThrottle {
   private readonly memory = new Map<string, { count: number; expiresAt: number }>();
@@ -45,8 +46,30 @@ export class LoginThrottle {
     if (this.redis && this.redis.status === 'ready') await this.redis.del(key).catch(() => undefined);
   }
 
+  /**
+   * Ends every lockout of an e-mail, from any address (an operator reset its password); returns
+   * how many counts it removed. Only what this process can reach: Redis, or its own memory.
+   */
+  async clear(email: string): Promise<number> {
+    const prefix = this.emailPrefix(email);
+    let cleared = 0;
+    for (const key of [...this.memory.keys()]) if (key.startsWith(prefix)) cleared += Number(this.memory.delete(key));
+    if (!this.redis) return cleared;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length) cleared += await this.redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    return cleared;
+  }
+
+  private emailPrefix(email: string): string {
+    return `svc:org-api:login-failures:${sha256(email.trim().toLowerCase()).slice(0, 32)}:`;
+  }
+
   private key(email: string, ip: string): string {
-    return `svc:org-api:login-failures:${createHash('sha256').update(`${email.trim().toLowerCase()}|${ip}`).digest('hex')}`;
+    return `${this.emailPrefix(email)}${sha256(`${email.trim().toLowerCase()}|${ip}`)}`;
   }
 
   /** INCR with the window set on the first attempt (SET NX EX), atomically; null when Redis is not there. */
@@ -81,4 +104,8 @@ export class LoginThrottle {
       this.memory.delete(key);
     }
   }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

@@ -27,6 +27,12 @@ function flatten(errors: ValidationError[], prefix = ''): { path: string; messag
 }
 
 /**
+ * Options of `IsOptionalNonNull` for optional fields of a create (a POST, or a PUT that replaces the
+ * whole resource): left out, the field takes its default; `null` is refused, naming the field.
+ */
+export const NOT_NULL_ON_CREATE: ValidationOptions = { message: '$property must not be null (omit it for the default)' };
+
+/**
  * For fields of partial updates (PUT/PATCH where only the fields sent change): the field may be
  * absent, but `null` is refused (400 naming the field) instead of skipping the other checks as
  * `@IsOptional()` does. Use `@IsOptional()` only where null has a meaning (e.g. "clear it").

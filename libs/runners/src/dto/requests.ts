@@ -16,6 +16,7 @@ import {
   Min,
 } from 'class-validator';
 import { RUNNER_STATES, RunnerState, TOOL_PROFILES, ToolProfile } from '@svc/domain';
+import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
 import { PROVIDER_TYPES } from '../providers/provider-registry';
 
 export const MIN_TTL_SECONDS = 60;
@@ -47,7 +48,7 @@ export class CreateRunnerDto {
   ttl_seconds!: number;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @MaxLength(64)
   runtime_version?: string;
@@ -59,13 +60,13 @@ export class CreateRunnerDto {
   image_ref?: string | null;
 
   @ApiPropertyOptional({ description: 'display name (agent.failed carries it as runner_name); default the runner id' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @Length(1, 120)
   name?: string;
 
   @ApiPropertyOptional({ minimum: 0, maximum: 100_000, default: 5, description: 'gateway spend allowed per session, USD' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(100_000)
@@ -106,7 +107,7 @@ export class EventsQuery extends GatewayKeyQuery {
 
 export class StartSessionDto {
   @ApiPropertyOptional({ minimum: MIN_TTL_SECONDS, maximum: MAX_TTL_SECONDS, description: "this session's TTL instead of the runner's ttl_seconds" })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsInt()
   @Min(MIN_TTL_SECONDS)
   @Max(MAX_TTL_SECONDS)
@@ -139,7 +140,7 @@ export class ExecDto {
   argv!: string[];
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_COMMAND_TIMEOUT_SECONDS, default: DEFAULT_COMMAND_TIMEOUT_SECONDS })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsInt()
   @Min(1)
   @Max(MAX_COMMAND_TIMEOUT_SECONDS)
@@ -153,25 +154,25 @@ export class RegisterByovmDto {
   machine_id!: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @Length(1, 120)
   name?: string;
 
   @ApiPropertyOptional({ enum: TOOL_PROFILES, default: 'locked' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsIn(TOOL_PROFILES)
   tool_profile?: ToolProfile;
 
   @ApiPropertyOptional({ minimum: MIN_TTL_SECONDS, maximum: MAX_TTL_SECONDS, default: 3600 })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsInt()
   @Min(MIN_TTL_SECONDS)
   @Max(MAX_TTL_SECONDS)
   ttl_seconds?: number;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @MaxLength(64)
   runtime_version?: string;

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
 
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 120, description: "The key's label, unique per organization among current keys", example: 'ci-pipeline' })
@@ -23,14 +24,14 @@ export class CreateApiKeyDto {
   scopes!: string[];
 
   @ApiPropertyOptional({ type: [String], example: ['203.0.113.0/24'], description: 'Addresses or CIDR ranges allowed to use the key; empty = any' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsArray()
   @ArrayMaxSize(100)
   @IsString({ each: true })
   ip_allowlist?: string[];
 
   @ApiPropertyOptional({ description: 'Team the key belongs to (hierarchical budgets)', example: 'team-data' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @MinLength(1)
   @MaxLength(120)

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
 
 export class LoginDto {
   @ApiProperty({ example: 'admin@example.com' })
@@ -47,7 +48,7 @@ export class RegisterDto {
   org_name!: string;
 
   @ApiPropertyOptional({ maxLength: 120 })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @MaxLength(120)
   name?: string;

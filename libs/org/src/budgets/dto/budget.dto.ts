@@ -17,11 +17,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ALERT_CHANNELS, AlertChannel, BUDGET_TYPES, BudgetType } from '@svc/domain';
-import { IsOptionalNonNull } from '@svc/platform';
+import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
 import { IsQueryInt } from '../../common/query-int';
-
-/** On create, an optional field left out takes its default; `null` is refused, as in a PUT. */
-const NOT_NULL_ON_CREATE = { message: '$property must not be null (omit it for the default)' };
 
 /** Alert state (triggered, notified) is kept per threshold, so a budget's thresholds must differ. */
 function AlertThresholdsUnique(): PropertyDecorator {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { ORG_ROLES, OrgRole, SUBSCRIPTION_STATUSES, SubscriptionStatus } from '@svc/domain';
-import { IsOptionalNonNull } from '@svc/platform';
+import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
 
 export class AddMemberDto {
   @ApiProperty({ example: 'ada@example.com' })
@@ -20,7 +20,7 @@ export class AddMemberDto {
   role!: OrgRole;
 
   @ApiPropertyOptional({ maxLength: 120 })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @MaxLength(120)
   name?: string;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { EVENT_TYPES } from '@svc/events';
-import { IsOptionalNonNull } from '@svc/platform';
+import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
 
 const EVENTS_DESCRIPTION = `Catalog event types (${EVENT_TYPES.join(', ')}); the aliases cost.exceeded and approval.required are accepted and stored as budget.exceeded and approval.requested`;
 
@@ -19,17 +19,17 @@ export class CreateWebhookDto {
   events!: string[];
 
   @ApiPropertyOptional({ minLength: 16, maxLength: 256, writeOnly: true, description: 'Signing secret (write-only). Omit it and one is generated and returned once.' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @MinLength(16)
   @MaxLength(256)
   secret?: string;
 
-  @ApiPropertyOptional({ maxLength: 500 })
+  @ApiPropertyOptional({ maxLength: 500, nullable: true, description: 'null is no description, as when left out' })
   @IsOptional()
   @IsString()
   @MaxLength(500)
-  description?: string;
+  description?: string | null;
 }
 
 export class UpdateWebhookDto {
@@ -68,24 +68,24 @@ export class UpdateWebhookDto {
 
 export class TestDeliveryDto {
   @ApiPropertyOptional({ description: 'The webhook to deliver to (or give its `url`)' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @MaxLength(100)
   webhook_id?: string;
 
   @ApiPropertyOptional({ description: "A registered webhook's URL, when `webhook_id` is not given" })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @MaxLength(2048)
   url?: string;
 
   @ApiPropertyOptional({ description: 'The event `data` to send; a sample marked `test: true` by default' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsObject()
   payload?: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: "Event type of the test event; default: the webhook's first subscribed type" })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsString()
   @MaxLength(100)
   event_type?: string;
@@ -98,14 +98,14 @@ export class ChatIntegrationDto {
   url!: string;
 
   @ApiPropertyOptional({ type: [String], description: 'Event types to post; empty or absent = every event' })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
   events?: string[];
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
   @IsBoolean()
   enabled?: boolean;
 }
