@@ -51,6 +51,8 @@ describe('probes', () => {
       const path = probePath(text, probe);
       expect({ probe, path: path !== null }).toEqual({ probe, path: true });
       expect({ probe, path, served: routes[app].hasGet(path ?? '') }).toEqual({ probe, path, served: true });
+      // A kubelet probe sends no credentials: the path answers 200 to a bare GET.
+      expect({ probe, path, status: routes[app].answers[path ?? ''] }).toEqual({ probe, path, status: 200 });
     }
     expect(probePath(text, 'livenessProbe')).toBe('/health');
   });

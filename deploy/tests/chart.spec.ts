@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDockerfile, stagesOf } from './support/dockerfile';
 import {
-  CHART_DIR, chartFile, isObject, kinds, leafPaths, lookup, readYaml, ROOT, SERVICES, templates, templateStructureErrors, unknownKeys,
+  CHART_DIR, chartFile, isObject, kinds, leafPaths, lookup, readYaml, ROOT, ServiceApp, SERVICES, templates, templateStructureErrors, unknownKeys,
   valuesReferences, Yaml,
 } from './support/chart';
 
@@ -11,6 +11,17 @@ const values = readYaml(join(CHART_DIR, 'values.yaml'));
 const files = templates();
 const template = (name: string) => files.get(name) ?? '';
 const allTemplateText = [...files.values()].join('\n');
+const guide = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+/**
+ * Resident memory of each service on the images' Node 24 with their NODE_OPTIONS and malloc settings
+ * (docs/deploy.md "Memory": idle after start, Redis connected; the gateway after load, docs/benchmarks.md).
+ */
+const RESIDENT_MIB: Record<ServiceApp, number> = { gateway: 234, 'gateway-admin': 152, 'org-api': 137, 'webhook-dispatcher': 138, 'runner-control-plane': 137 };
+const mebibytes = (quantity: unknown) => {
+  const match = /^(\d+(?:\.\d+)?)(Mi|Gi)$/.exec(String(quantity));
+  if (!match) throw new Error(`memory quantity ${String(quantity)}: use Mi or Gi`);
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
+};
 const packageVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Values only the Bitnami subcharts read (the chart passes them through under redis./mongodb.). */
@@ -83,10 +94,15 @@ describe('each service', () => {
     expect(text).toMatch(/containerPort: \{\{ \.Values\.\w+\.port \}\}/);
   });
 
-  it.each(SERVICES)('$app: resource requests and limits for cpu and memory', ({ key }) => {
+  it.each(SERVICES)('$app: resource requests and limits for cpu and memory; the memory request covers what it holds', ({ key, app }) => {
     const resources = lookup(values, `${key}.resources`).value as { requests: Yaml; limits: Yaml };
     expect(Object.keys(resources.requests).sort()).toEqual(['cpu', 'memory']);
     expect(Object.keys(resources.limits).sort()).toEqual(['cpu', 'memory']);
+    const request = mebibytes(resources.requests.memory);
+    // A request under what the pod holds lets the scheduler overcommit the node; the limit leaves room for load on top.
+    expect({ app, request, covers: request >= RESIDENT_MIB[app] }).toEqual({ app, request, covers: true });
+    expect(mebibytes(resources.limits.memory)).toBeGreaterThanOrEqual(2 * RESIDENT_MIB[app]);
+    expect(guide).toMatch(new RegExp(`\\| ${app} \\| ${RESIDENT_MIB[app]} MiB`));
   });
 
   it('the gateway and the org API scale with a HorizontalPodAutoscaler; the others by replicas', () => {

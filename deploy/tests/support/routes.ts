@@ -30,7 +30,12 @@ export interface AppRoutes {
   hasGet(url: string): boolean;
   /** Every route, read from printRoutes and each confirmed with hasRoute. */
   routes: AppRoute[];
+  /** Status of a GET without credentials, over HTTP, of each of PROBED_PATHS (as a kubelet probe asks). */
+  answers: Record<string, number>;
 }
+
+/** Paths the chart's probes may call; each is asked of every app while it runs. */
+export const PROBED_PATHS = ['/health', '/v1/health'];
 
 /**
  * Rebuilds full paths from `printRoutes({ commonPrefix: false })`: each line is a tree node
@@ -63,7 +68,10 @@ export async function readAllRoutes(): Promise<Record<ServiceApp, AppRoutes>> {
     const service = await bootService(definition);
     try {
       const fastify = service.apps[0].getHttpAdapter().getInstance() as FastifyInstance;
-      result[app] = { routes: listRoutes(fastify), hasGet: (url) => fastify.hasRoute({ method: 'GET', url }) };
+      const base = service.urls[definition.surfaces[0].label];
+      const answers: Record<string, number> = {};
+      for (const path of PROBED_PATHS) answers[path] = (await fetch(`${base}${path}`)).status;
+      result[app] = { routes: listRoutes(fastify), hasGet: (url) => fastify.hasRoute({ method: 'GET', url }), answers };
     } finally {
       await service.stop();
     }

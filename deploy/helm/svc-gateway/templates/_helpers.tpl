@@ -130,6 +130,22 @@ the drain.
 {{- if not .Values.secrets.JWT_SECRET -}}
 {{- fail "secrets.JWT_SECRET is required (at least 32 characters: openssl rand -hex 32), or name a Secret in secrets.existingSecret" -}}
 {{- end -}}
+{{- /* What the services check at start (libs/platform config schema): refused here, not in a crash loop. */ -}}
+{{- if ne (len (b64dec .Values.secrets.MASTER_ENCRYPTION_KEY)) 32 -}}
+{{- fail "secrets.MASTER_ENCRYPTION_KEY must be 32 bytes encoded as base64 (openssl rand -base64 32)" -}}
+{{- end -}}
+{{- if and .Values.secrets.MASTER_ENCRYPTION_KEY_PREVIOUS (ne (len (b64dec .Values.secrets.MASTER_ENCRYPTION_KEY_PREVIOUS)) 32) -}}
+{{- fail "secrets.MASTER_ENCRYPTION_KEY_PREVIOUS must be 32 bytes encoded as base64 (the previous MASTER_ENCRYPTION_KEY)" -}}
+{{- end -}}
+{{- if and .Values.secrets.MASTER_ENCRYPTION_KEY_PREVIOUS (lt (int .Values.config.MASTER_ENCRYPTION_KEY_VERSION) 2) -}}
+{{- fail "config.MASTER_ENCRYPTION_KEY_VERSION must be 2 or more when secrets.MASTER_ENCRYPTION_KEY_PREVIOUS is set" -}}
+{{- end -}}
+{{- if lt (len .Values.secrets.JWT_SECRET) 32 -}}
+{{- fail "secrets.JWT_SECRET must be at least 32 characters (openssl rand -hex 32)" -}}
+{{- end -}}
+{{- if and .Values.secrets.BOOTSTRAP_ADMIN_PASSWORD (lt (len .Values.secrets.BOOTSTRAP_ADMIN_PASSWORD) 12) -}}
+{{- fail "secrets.BOOTSTRAP_ADMIN_PASSWORD must be at least 12 characters" -}}
+{{- end -}}
 {{- end -}}
 {{- if and .Values.secrets.existingSecret (eq .Values.secrets.existingSecret (include "svc.secretName" .)) (include "svc.createSecret" .) -}}
 {{- fail (printf "secrets.existingSecret must not be %s: the chart creates a Secret of that name" (include "svc.secretName" .)) -}}
