@@ -1,4 +1,4 @@
-import { extractTexts } from './extract';
+import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_TEXTS, extractTexts } from './extract';
 
 describe('extractTexts', () => {
   it('extracts format-A string content, text parts, tool-call arguments and tool results with paths and roles', () => {
@@ -43,6 +43,86 @@ describe('extractTexts', () => {
       { path: 'messages[0].content[2].input', text: '{}', role: 'assistant' },
       { path: 'tools[0].description', text: 'Look a customer up', role: 'tool_definition' },
     ]);
+  });
+
+  it('extracts the texts of format-A parameter schemas at any depth, each under its path, in document order', () => {
+    const parameters = {
+      type: 'object',
+      title: 'Weather query',
+      properties: {
+        city: { type: 'string', description: 'City name', examples: ['Berlin', 'Paris'], pattern: '^[A-Z]' },
+        unit: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' },
+        days: { type: 'integer', default: 3, const: 3 },
+        // A property named like a keyword is a subschema: its name is not a keyword.
+        description: { type: 'string', description: 'Free text' },
+        tags: { type: 'array', items: { anyOf: [{ type: 'string', description: 'A tag' }, { $ref: '#/$defs/tag' }] } },
+        'ship-to address': { type: 'object', properties: { zip: { description: 'ZIP code' } } },
+        filter: { type: 'object', default: { owner: 'jane@example.com' } },
+      },
+      required: ['city', 'ssn 123-45-6789'],
+      $defs: { tag: { $comment: 'internal', 'x-note': { description: 'vendor extension' } } },
+    };
+    const body = { messages: [], tools: [{ type: 'function', function: { name: 'weather', description: 'Gets the weather', parameters } }] };
+    const at = 'tools[0].function.parameters';
+    expect(extractTexts(body)).toEqual([
+      { path: 'tools[0].function.description', text: 'Gets the weather', role: 'tool_definition' },
+      { path: `${at}.title`, text: 'Weather query', role: 'tool_definition' },
+      { path: `${at}.properties.city.description`, text: 'City name', role: 'tool_definition' },
+      { path: `${at}.properties.city.examples`, text: '["Berlin","Paris"]', role: 'tool_definition' },
+      { path: `${at}.properties.unit.enum`, text: '["celsius","fahrenheit"]', role: 'tool_definition' },
+      { path: `${at}.properties.unit.default`, text: 'celsius', role: 'tool_definition' },
+      { path: `${at}.properties.days.default`, text: '3', role: 'tool_definition' },
+      { path: `${at}.properties.days.const`, text: '3', role: 'tool_definition' },
+      { path: `${at}.properties.description.description`, text: 'Free text', role: 'tool_definition' },
+      { path: `${at}.properties.tags.items.anyOf[0].description`, text: 'A tag', role: 'tool_definition' },
+      { path: `${at}.properties[*].properties.zip.description`, text: 'ZIP code', role: 'tool_definition' },
+      { path: `${at}.properties.filter.default`, text: '{"owner":"jane@example.com"}', role: 'tool_definition' },
+      { path: `${at}.$defs.tag.$comment`, text: 'internal', role: 'tool_definition' },
+      { path: `${at}.$defs.tag.x-note.description`, text: 'vendor extension', role: 'tool_definition' },
+    ]);
+  });
+
+  it('extracts format-B input_schema and legacy functions parameters texts', () => {
+    const schema = { type: 'object', properties: { q: { type: 'string', description: 'Search terms' } } };
+    expect(extractTexts({ messages: [], tools: [{ name: 'search', input_schema: schema }], functions: [{ name: 'find', parameters: schema }] })).toEqual([
+      { path: 'tools[0].input_schema.properties.q.description', text: 'Search terms', role: 'tool_definition' },
+      { path: 'functions[0].parameters.properties.q.description', text: 'Search terms', role: 'tool_definition' },
+    ]);
+    expect(extractTexts({ tools: [{ name: 'x', input_schema: 'not a schema' }, { name: 'y', input_schema: 42 }] })).toEqual([
+      { path: 'tools[0].input_schema', text: 'not a schema', role: 'tool_definition' },
+    ]);
+  });
+
+  it('extracts a schema past its bounds whole, as one text at the schema path, so nothing goes unscanned', () => {
+    const nested = (levels: number, leaf: Record<string, unknown>): Record<string, unknown> => {
+      let node: Record<string, unknown> = leaf;
+      for (let i = 0; i < levels; i++) node = { type: 'object', properties: { inner: node } };
+      return node;
+    };
+    // Each level is two objects deep (the properties map and the subschema): the leaf is at MAX_SCHEMA_DEPTH, then one level more.
+    const shallow = extractTexts({ tools: [{ name: 't', input_schema: nested(MAX_SCHEMA_DEPTH / 2, { description: 'leaf' }) }] });
+    expect(shallow).toEqual([{ path: `tools[0].input_schema${'.properties.inner'.repeat(MAX_SCHEMA_DEPTH / 2)}.description`, text: 'leaf', role: 'tool_definition' }]);
+    const deep = extractTexts({ tools: [{ name: 't', input_schema: nested(MAX_SCHEMA_DEPTH / 2 + 1, { description: 'SSN 123-45-6789' }) }] });
+    expect(deep).toHaveLength(1);
+    expect(deep[0].path).toBe('tools[0].input_schema');
+    expect(deep[0].text.endsWith('inner\ndescription\nSSN 123-45-6789')).toBe(true);
+    // Far too deep for recursion: walked all the same.
+    const abyss = extractTexts({ tools: [{ name: 't', input_schema: nested(20_000, { description: 'bottom' }) }] });
+    expect(abyss).toHaveLength(1);
+    expect(abyss[0].text.endsWith('description\nbottom')).toBe(true);
+    // Past the request's text budget: the schema that overflows is one text; the ones before keep their paths.
+    const many = (count: number) => ({ properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { description: `d${i}` }])) });
+    const split = extractTexts({
+      tools: [
+        { name: 'a', input_schema: many(MAX_SCHEMA_TEXTS - 1) },
+        { name: 'b', input_schema: many(2) },
+        { name: 'c', input_schema: many(1) },
+      ],
+    });
+    expect(split).toHaveLength(MAX_SCHEMA_TEXTS + 1);
+    expect(split[MAX_SCHEMA_TEXTS - 2]).toEqual({ path: `tools[0].input_schema.properties.p${MAX_SCHEMA_TEXTS - 2}.description`, text: `d${MAX_SCHEMA_TEXTS - 2}`, role: 'tool_definition' });
+    expect(split[MAX_SCHEMA_TEXTS - 1]).toEqual({ path: 'tools[1].input_schema', text: 'properties\np0\ndescription\nd0\np1\ndescription\nd1', role: 'tool_definition' });
+    expect(split[MAX_SCHEMA_TEXTS]).toEqual({ path: 'tools[2].input_schema.properties.p0.description', text: 'd0', role: 'tool_definition' });
   });
 
   it('extracts the end-user identifiers: format A user and safety_identifier, format B metadata.user_id', () => {

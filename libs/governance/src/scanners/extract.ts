@@ -14,10 +14,15 @@
  *   `input` (as JSON text, path `messages[i].content[j].input`), role of the message;
  * - tool definitions' descriptions: format A `tools[i].function.description`, legacy
  *   `functions[i].description`, format B `tools[i].description`, role `tool_definition`;
+ * - tool parameter schemas (format A `tools[i].function.parameters`, legacy `functions[i].parameters`,
+ *   format B `tools[i].input_schema`): the `description`, `title` and `$comment` strings and the
+ *   `enum`, `const`, `default` and `examples` values of every (sub)schema, each under its own path
+ *   (`tools[0].function.parameters.properties.city.description`), role `tool_definition`; see
+ *   `schemaTexts` for the bounds;
  * - end-user identifiers: format A `user` and `safety_identifier`, format B `metadata.user_id`,
  *   role `metadata`;
  * - embeddings `input` and a legacy `prompt` (string or array of strings), role `input`.
- * Not extracted: images, audio, token arrays, tool names and parameter schemas.
+ * Not extracted: images, audio, token arrays, tool names and schema property names.
  *
  * Stage 4 (PII) scans every role; stages 4.5 and 4.6 scan the untrusted ones
  * (`DEFAULT_SAFETY_ROLES`). A body without tools, tool calls or identifiers costs no more than a
@@ -47,6 +52,7 @@ function push(out: ExtractedText[], path: string, text: unknown, role: string): 
 /** A tool_use `input` as the JSON text a format-A client would send as `arguments`. */
 function jsonText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value !== 'object' || value === null) return undefined;
   try {
     return JSON.stringify(value);
@@ -97,14 +103,98 @@ function toolCalls(out: ExtractedText[], path: string, calls: unknown, role: str
   });
 }
 
-/** Descriptions of `tools` (format A `function.description`, format B `description`) or legacy `functions`. */
-function toolDescriptions(out: ExtractedText[], field: string, tools: unknown): void {
+/**
+ * Descriptions and parameter schemas of `tools` (format A `function.description` and
+ * `function.parameters`, format B `description` and `input_schema`) or legacy `functions`
+ * (`description`, `parameters`).
+ */
+function toolDefinitions(out: ExtractedText[], field: string, tools: unknown, budget: SchemaBudget): void {
   if (!Array.isArray(tools)) return;
   tools.forEach((tool, index) => {
     if (!isObject(tool)) return;
-    if (isObject(tool.function)) push(out, `${field}[${index}].function.description`, tool.function.description, 'tool_definition');
-    else push(out, `${field}[${index}].description`, tool.description, 'tool_definition');
+    const at = `${field}[${index}]`;
+    if (isObject(tool.function)) {
+      push(out, `${at}.function.description`, tool.function.description, 'tool_definition');
+      if (tool.function.parameters !== undefined) schemaTexts(out, `${at}.function.parameters`, tool.function.parameters, budget);
+      return;
+    }
+    push(out, `${at}.description`, tool.description, 'tool_definition');
+    if (tool.input_schema !== undefined) schemaTexts(out, `${at}.input_schema`, tool.input_schema, budget);
+    if (tool.parameters !== undefined) schemaTexts(out, `${at}.parameters`, tool.parameters, budget);
   });
+}
+
+/** Schema keywords whose strings the model reads as text. */
+const SCHEMA_TEXT_KEYWORDS = new Set(['description', 'title', '$comment']);
+/** Schema keywords whose values (of any JSON type) are sample or allowed data, scanned as JSON text. */
+const SCHEMA_VALUE_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
+/** Keywords whose value maps names to subschemas: their keys are names, never keywords. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/** Object and array levels below a schema's root that get their own field paths. */
+export const MAX_SCHEMA_DEPTH = 32;
+/** Schema texts with their own field paths, over all the schemas of a request. */
+export const MAX_SCHEMA_TEXTS = 1000;
+/** A key that can stand in a path as `.key`; any other key (or one that could hold data) is `[*]`. */
+const PATH_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]{0,63}$/;
+
+interface SchemaBudget {
+  texts: number;
+}
+
+interface SchemaNode {
+  value: unknown;
+  path: string;
+  depth: number;
+  /** A `properties`-like map: every value is a subschema, whatever its key. */
+  map: boolean;
+  /** A text to emit rather than a node to walk. */
+  text?: string;
+}
+
+/**
+ * The texts of a tool's parameter schema (JSON Schema), walked without recursion at any depth:
+ * `description`, `title` and `$comment` strings and `enum`, `const`, `default` and `examples`
+ * values (as JSON text) of every subschema, found under any key (`properties`, `items`, `anyOf`,
+ * `$defs`, vendor extensions...), each under its own path, in document order. Bounded: a schema
+ * nested deeper than MAX_SCHEMA_DEPTH, or one that would pass the request's MAX_SCHEMA_TEXTS,
+ * is extracted whole instead, as one text of all its keys and strings at the schema's path; so
+ * nothing in it goes unscanned, and the paths built stay few and short.
+ */
+function schemaTexts(out: ExtractedText[], path: string, schema: unknown, budget: SchemaBudget): void {
+  if (typeof schema === 'string') return push(out, path, schema, 'tool_definition');
+  if (typeof schema !== 'object' || schema === null) return;
+  const found: ExtractedText[] = [];
+  const stack: SchemaNode[] = [{ value: schema, path, depth: 0, map: false }];
+  while (stack.length > 0) {
+    const node = stack.pop() as SchemaNode;
+    if (node.text !== undefined) {
+      if (found.length >= budget.texts) return push(out, path, stringsOf(schema), 'tool_definition');
+      push(found, node.path, node.text, 'tool_definition');
+      continue;
+    }
+    if (node.depth > MAX_SCHEMA_DEPTH) return push(out, path, stringsOf(schema), 'tool_definition');
+    const children: SchemaNode[] = [];
+    const depth = node.depth + 1;
+    if (Array.isArray(node.value)) {
+      node.value.forEach((item, index) => {
+        if (typeof item === 'object' && item !== null) children.push({ value: item, path: `${node.path}[${index}]`, depth, map: false });
+      });
+    } else {
+      for (const [key, value] of Object.entries(node.value as Json)) {
+        const at = `${node.path}${PATH_KEY.test(key) ? `.${key}` : '[*]'}`;
+        if (!node.map && SCHEMA_TEXT_KEYWORDS.has(key) && typeof value === 'string') children.push({ value, path: at, depth, map: false, text: value });
+        else if (!node.map && SCHEMA_VALUE_KEYWORDS.has(key)) {
+          const text = jsonText(value);
+          if (text !== undefined) children.push({ value, path: at, depth, map: false, text });
+        } else if (typeof value === 'object' && value !== null) {
+          children.push({ value, path: at, depth, map: !node.map && SCHEMA_MAPS.has(key) });
+        }
+      }
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  budget.texts -= found.length;
+  for (const text of found) out.push(text);
 }
 
 function inputs(out: ExtractedText[], field: string, value: unknown): void {
@@ -125,8 +215,9 @@ export function extractTexts(body: unknown): ExtractedText[] {
       if (isObject(message.function_call)) push(out, `messages[${index}].function_call.arguments`, message.function_call.arguments, role);
     });
   }
-  if (body.tools !== undefined) toolDescriptions(out, 'tools', body.tools);
-  if (body.functions !== undefined) toolDescriptions(out, 'functions', body.functions);
+  const budget = { texts: MAX_SCHEMA_TEXTS };
+  if (body.tools !== undefined) toolDefinitions(out, 'tools', body.tools, budget);
+  if (body.functions !== undefined) toolDefinitions(out, 'functions', body.functions, budget);
   push(out, 'user', body.user, 'metadata');
   push(out, 'safety_identifier', body.safety_identifier, 'metadata');
   if (isObject(body.metadata)) push(out, 'metadata.user_id', body.metadata.user_id, 'metadata');

@@ -82,6 +82,29 @@ describe('stage 4, PII scan', () => {
     expect(email.warnings[0]).toEqual([{ type: 'email', severity: 'MEDIUM', path: 'user', count: 1 }]);
   });
 
+  it('scans tool parameter schemas (format A parameters, format B input_schema) and lets a plain schema through', async () => {
+    const run = (body: Record<string, unknown>, format: 'openai' | 'anthropic' = 'openai') => piiStage(contextFor({ input: { format, body } }), deps());
+    const withKey = { type: 'object', properties: { repo: { type: 'string' }, auth: { type: 'string', default: 'ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d' } } };
+    const a = await run(chatBody('hi', { tools: [{ type: 'function', function: { name: 'clone', description: 'Clones a repo', parameters: withKey } }] }));
+    if (a.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(a.error.body).toMatchObject({ param: 'tools[0].function.parameters.properties.auth.default', message: expect.stringContaining('github_token in tools[0].function.parameters.properties.auth.default') });
+    expect(JSON.stringify(a)).not.toContain('ghp_u8jz');
+    const nested = { type: 'object', properties: { customer: { type: 'object', properties: { ssn: { type: 'string', examples: ['123-45-6789'] } } } } };
+    const b = await run({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'lookup', input_schema: nested }] }, 'anthropic');
+    expect(b.outcome === 'BLOCK' && b.error.body.param).toBe('tools[0].input_schema.properties.customer.properties.ssn.examples');
+    const plain = {
+      type: 'object',
+      properties: {
+        id: { type: 'string', format: 'uuid', description: 'Order id, e.g. 123e4567-e89b-12d3-a456-426614174000' },
+        since: { type: 'string', format: 'date-time', default: '2024-01-15T10:30:00Z' },
+        sha: { type: 'string', description: 'Commit, e.g. 9fceb02d0ae598e95dc970b74767f19372d61af8', pattern: '^[0-9a-f]{40}$' },
+        password: { type: 'string', description: 'The user password', minLength: 8 },
+      },
+      required: ['id'],
+    };
+    expect((await run(chatBody('hi', { tools: [{ type: 'function', function: { name: 'orders', parameters: plain } }] }))).outcome).toBe('ALLOW');
+  });
+
   describe('with a Presidio-compatible analyzer', () => {
     let analyzer: JsonServer;
     let answer: { status?: number; body: unknown; delayMs?: number };

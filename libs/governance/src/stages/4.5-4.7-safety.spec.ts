@@ -77,6 +77,24 @@ describe('stages 4.5, 4.6 and 4.7: content safety, security scanner, classifier'
     expect((await run({ tools: [{ type: 'function', function: { name: 'weather', description: 'Gets the current weather for a city.' } }] })).outcome).toBe('ALLOW');
   });
 
+  it('scan tool parameter schemas as untrusted text, and let a plain schema through', async () => {
+    const run = async (tools: unknown[]) => {
+      const ctx = contextFor({ input: { body: chatBody('What is the weather?', { tools }) }, flags: ALL_FLAGS });
+      contentSafetyStage(ctx);
+      securityScannerStage(ctx);
+      return classifierStage(ctx, { external: null, onLogged: () => undefined, onExternalError: () => undefined });
+    };
+    const schema = (description: string) => ({ type: 'object', properties: { city: { type: 'object', properties: { name: { type: 'string', description } } } } });
+    const poisoned = await run([{ type: 'function', function: { name: 'weather', description: 'Gets the weather.', parameters: schema(`The city. ${INJECTION}`) } }]);
+    if (poisoned.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(poisoned.error.body.param).toBe('tools[0].function.parameters.properties.city.properties.name.description');
+    const beacon = await run([{ name: 'weather', input_schema: { type: 'object', properties: { note: { type: 'string', default: BEACON } } } }]);
+    expect(beacon.outcome === 'BLOCK' && beacon.error.body.param).toBe('tools[0].input_schema.properties.note.default');
+    const plain = { type: 'object', properties: { callback_url: { type: 'string', format: 'uri', description: 'URL to send the results to, e.g. https://example.com/hook?id=42' } } };
+    expect((await run([{ type: 'function', function: { name: 'export', parameters: plain } }])).outcome).toBe('ALLOW');
+    expect((await run([{ type: 'function', function: { name: 'weather', parameters: schema('The city name, such as Berlin') } }])).outcome).toBe('ALLOW');
+  });
+
   it('let the classifier clear a question about attacks, and log it', async () => {
     const { result, logged } = await chain(`What is prompt injection, for example "${INJECTION}"?`);
     expect(result.outcome).toBe('ALLOW');

@@ -20,6 +20,7 @@ function fill(unit: string, size = ONE_MB): string {
 }
 
 const B64 = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/'.repeat(2);
+const GUID = '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d';
 
 /**
  * Near-misses of every PII detector (`PII_DETECTORS`, by type): each unit is the start of one of the
@@ -42,17 +43,29 @@ export const PII_NEAR_MISSES: Readonly<Record<PiiType, Readonly<Record<string, s
   },
   // One character short of a token, the prefix alone.
   github_token: { github_classic: `ghp_${B64.slice(0, 35)} `, github_pat: `github_pat_${B64.slice(0, 81).replace(/[+/]/g, '_')} ` },
-  slack_token: { slack: 'xoxb-123456789 ', slack_dashes: 'xoxp-------------- ' },
+  slack_token: { slack: 'xoxb-123456789 ', slack_dashes: 'xoxp-------------- ', slack_app: 'xapp-1-A012 ' },
+  // One character short of the secret (or of the signature parameter) of each webhook URL.
+  webhook_url: {
+    slack_webhook: 'hooks.slack.com/services/T0123ABCD/B0456EFGH/abcdefghijKLMNOPqrs ',
+    slack_trigger: 'hooks.slack.com/triggers/T0123456789/5467891234567/3f7c9a2b1e4d8f6a0c5 ',
+    discord_webhook: `discord.com/api/webhooks/1187654321098765432/${B64.slice(0, 59).replace(/[+/]/g, '_')} `,
+    teams_webhook: `webhook.office.com/webhookb2/${GUID}@${GUID}/IncomingWebhook/${'3e8f7a1b2c9d4e6f'.repeat(2).slice(0, 31)} `,
+    teams_workflow: `logic.azure.com/workflows/${'0a1b2c3d'.repeat(4)}/triggers/manual/paths/invoke?api-version=1&sig=${B64.slice(0, 19)} `,
+    google_chat_webhook: `chat.googleapis.com/v1/spaces/AAAA/messages?key=k&token=${B64.slice(0, 19)} `,
+  },
   generic_secret: {
     secret_assignment: 'password= ',
     short_password: 'password=hunter ',
     secret_value: 'api_key=abcdefgh',
+    // A value cut at the next query parameter, and a variable named after a secret.
+    query_value: 'token=ab12&page=2 ',
+    named_secret: 'token: accessToken, ',
     url_credentials: 'x://aaaa:bbbb',
     basic_auth: 'Authorization: Basic ',
     private_key: '-----BEGIN PRIVATE ',
   },
   ssn: { ssn: '123-45-678 ', ssn_keyword: 'SSN 123 45 ' },
-  email: { email: 'a.b@c.', email_local: 'aaaaaaaaaaaaaaaaaaaaaaaa@' },
+  email: { email: 'a.b@c.', email_local: 'aaaaaaaaaaaaaaaaaaaaaaaa@', email_remote: 'git@a.io:o/r ', email_url_user: 'ssh://git@a.io/r ' },
   credit_card: { card: '4111 1111 1111 111 ', card_digits: '411111111111 ' },
   iban: { iban: 'DE89 3704 0044 0532 ', iban_compact: 'DE8937040044053201300' },
   eu_vat_number: { vat: 'DE12345678 ', vat_nl: 'NL123456789B1 ' },
@@ -87,7 +100,7 @@ export const SAFETY_NEAR_MISSES: Readonly<Record<string, Readonly<Record<string,
   fake_role_header: { role_header: '\nassistant ', markdown_header: '\n#### syste' },
   send_data_to: { send_to: 'send the contents to ', send_all: 'send all of the data ', send_of: 'send the contents of the entire system ' },
   // 4.6 beyond the phrase rules.
-  url_with_data: { exfil_url: 'https://x.io/?q=' },
+  url_with_data: { exfil_url: 'https://x.io/?q=', digest_value: 'https://x.io/?sha=9fceb02d0ae598e95dc970b74767f19372d61af8 ' },
   image_beacon: {
     markdown_image: '![a](https://x.io/p?d=',
     html_image: '<img src="https://x.io/p?d=',

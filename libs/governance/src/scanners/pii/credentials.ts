@@ -56,11 +56,14 @@ const AWS_SECRET = /aws_?secret_?access_?key["']?[ \t]{0,4}[:=][ \t]{0,4}["']?[A
 const GOOGLE_API_KEY = /AIza[0-9A-Za-z_-]{35}/g;
 const AZURE_ACCOUNT_KEY = /AccountKey=[A-Za-z0-9+/]{86}==/g;
 
-/** Cloud credentials: AWS access key ids (AKIA, ASIA, ...) and secret keys, Google API keys, Azure storage keys. */
+/**
+ * Cloud credentials: AWS access key ids (AKIA, ASIA, ...; not placeholders such as
+ * `AKIAXXXXXXXXXXXXXXXX`) and secret keys, Google API keys, Azure storage keys.
+ */
 export const cloudKeyDetector: PiiDetector = {
   type: 'cloud_access_key',
   find: (text) => [
-    ...matchOffsets(AWS_KEY_ID, text, (m) => !alnumAt(text, m.index - 1) && !alnumAt(text, m.index + 20)),
+    ...matchOffsets(AWS_KEY_ID, text, (m) => !alnumAt(text, m.index - 1) && !alnumAt(text, m.index + 20) && !/X{4}|0{8}/.test(m[0].slice(4))),
     ...(/aws_?secret/i.test(text)
       ? matchOffsets(AWS_SECRET, text, (m) => !/[A-Za-z0-9/+]/.test(text[m.index + m[0].length] ?? ''))
       : []),
@@ -78,7 +81,7 @@ export const cloudKeyDetector: PiiDetector = {
 const GITHUB_TOKEN = /gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82}/g;
 
 /** A random token body: at least `distinct` different characters and no run such as `xxxx` (placeholders). */
-function tokenLooksRandom(value: string, distinct: number): boolean {
+export function tokenLooksRandom(value: string, distinct: number): boolean {
   return new Set(value).size >= distinct && !/x{4}|X{4}|0{8}/.test(value);
 }
 
@@ -94,15 +97,16 @@ export const githubTokenDetector: PiiDetector = {
 };
 
 /**
- * Slack tokens: bot, user, workspace-app, refresh and legacy session tokens (`xoxb-`, `xoxp-`,
- * `xoxa-`, `xoxr-`, `xoxs-`), whose bodies hold numeric team and user ids: a digit is required.
+ * Slack tokens: bot, user, workspace-app, refresh, legacy session and rotating tokens (`xoxb-`,
+ * `xoxp-`, `xoxa-`, `xoxr-`, `xoxs-`, `xoxe-`; `xoxe.xoxb-...` is found at its `xoxb-`) and
+ * app-level tokens (`xapp-1-A0123456789-...`), whose bodies hold numeric ids: a digit is required.
  */
-const SLACK_TOKEN = /xox[abprs]-[A-Za-z0-9-]{10,250}/g;
+const SLACK_TOKEN = /(?:xox[abeprs]|xapp)-[A-Za-z0-9-]{10,250}/g;
 
 export const slackTokenDetector: PiiDetector = {
   type: 'slack_token',
   find: (text) =>
-    !text.includes('xox')
+    !text.includes('xox') && !text.includes('xapp-')
       ? []
       : matchOffsets(SLACK_TOKEN, text, (m) => {
           const body = m[0].slice(5);
@@ -119,7 +123,7 @@ const BASIC_AUTH = /authorization["']?[ \t]{0,4}:[ \t]{0,4}["']?basic[ \t]{1,4}(
 const URL_CREDENTIALS = /:\/\/([^\s:/@]{1,128}):([^\s:/@]{1,128})@/g;
 
 /** Values with their own credential type are reported as that type only. */
-const SPECIFIC_KEY = /^(?:sk-|svc_sk_|AKIA|ASIA|AIza|eyJ|gh[pousr]_|github_pat_|xox[abprs]-)/;
+const SPECIFIC_KEY = /^(?:sk-|svc_sk_|AKIA|ASIA|AIza|eyJ|gh[pousr]_|github_pat_|xox[abeprs]-|xapp-)/;
 const PLACEHOLDER_WORDS = ['password', 'passwd', 'changeme', 'redacted', 'placeholder', 'example', 'secret', 'undefined', 'your'];
 const SECRET_SYMBOLS = '!#$%&*+=?@^~|';
 
@@ -130,11 +134,10 @@ function isDottedIdentifier(value: string): boolean {
 
 /** A secret value, not a placeholder, an identifier, a variable reference or a plain word. */
 export function secretValueOk(raw: string, minLength = 8): boolean {
-  const value = raw.replace(/[.:]$/, '');
+  const last = raw.charCodeAt(raw.length - 1);
+  const value = last === 46 || last === 58 ? raw.slice(0, -1) : raw;
   if (value.length < minLength || '$%*#&@/\\'.includes(value[0])) return false;
-  const lower = value.toLowerCase();
-  if (PLACEHOLDER_WORDS.some((word) => lower.startsWith(word)) || /x{4}|\*{3}|\.{3}/.test(lower)) return false;
-  if (new Set(value).size < minOf(4, minLength) || isDottedIdentifier(value)) return false;
+  // The character classes first: they reject plain words without allocating.
   let digit = false;
   let upper = false;
   let lowerCase = false;
@@ -146,14 +149,53 @@ export function secretValueOk(raw: string, minLength = 8): boolean {
     else if (code >= 97 && code <= 122) lowerCase = true;
     else if (SECRET_SYMBOLS.includes(value[i])) symbol = true;
   }
-  return digit || (upper && lowerCase) || symbol;
+  if (!digit && !(upper && lowerCase) && !symbol) return false;
+  const lower = value.toLowerCase();
+  if (PLACEHOLDER_WORDS.some((word) => lower.startsWith(word)) || /x{4}|\*{3}|\.{3}/.test(lower)) return false;
+  return new Set(value).size >= minOf(4, minLength) && !isDottedIdentifier(value);
 }
 
-function secretAssignmentOk(password: boolean, value: string): boolean {
-  if (SPECIFIC_KEY.test(value)) return false;
+/** `&name=` in a value: the next parameter of a URL query (`?token=abc&page=2`), where the value ends. */
+const NEXT_QUERY_PARAMETER = /&[A-Za-z_][A-Za-z0-9_.-]{0,64}=/;
+/** Word parts of an identifier that name a secret: `accessToken`, `newPassword`, `client_secret`, `apiKey`. */
+const SECRET_WORDS = new Set(['token', 'tokens', 'password', 'passwd', 'pass', 'pwd', 'secret', 'secrets', 'key', 'keys', 'apikey', 'credential', 'credentials', 'auth']);
+
+/** A value of letters (and `_`) only whose camelCase or snake_case parts name a secret: a variable, not its value. */
+function namesASecret(value: string): boolean {
+  if (value.length > 64) return false;
+  let partStart = 0;
+  for (let i = 0; i <= value.length; i++) {
+    const code = i < value.length ? value.charCodeAt(i) : 95;
+    const upper = code >= 65 && code <= 90;
+    if (!upper && code !== 95 && !(code >= 97 && code <= 122)) return false;
+    const lowerBefore = i > 0 && value.charCodeAt(i - 1) >= 97 && value.charCodeAt(i - 1) <= 122;
+    if (code === 95 || (upper && lowerBefore)) {
+      if (i > partStart && i - partStart <= 11 && SECRET_WORDS.has(value.slice(partStart, i).toLowerCase())) return true;
+      partStart = code === 95 ? i + 1 : i;
+    }
+  }
+  return false;
+}
+
+/**
+ * The value of a secret assignment: at least 8 characters that look like a secret (6 for a
+ * password with a digit or a symbol), cut at the next URL query parameter. Code is not a
+ * secret: an unquoted value followed by `(` or `[` is a call or a type (`getPassword()`,
+ * `Optional[str]`), and an identifier naming a secret is a variable (`{ token: accessToken }`).
+ */
+function secretAssignmentOk(text: string, match: RegExpExecArray): boolean {
+  let value = match[2];
+  const next = value.indexOf('&') < 0 ? null : NEXT_QUERY_PARAMETER.exec(value);
+  if (next) value = value.slice(0, next.index);
+  if (SPECIFIC_KEY.test(value) || namesASecret(value)) return false;
   const length = value.length - (value.endsWith('.') || value.endsWith(':') ? 1 : 0);
-  if (length >= 8) return secretValueOk(value);
-  return password && SHORT_PASSWORD.test(value) && secretValueOk(value, 6);
+  const secret = length >= 8 ? secretValueOk(value) : match[1] !== undefined && SHORT_PASSWORD.test(value) && secretValueOk(value, 6);
+  if (!secret) return false;
+  if (next) return true;
+  // A call or a type in code: an unquoted value directly followed by `(` or `[`.
+  const end = match.index + match[0].length;
+  const quote = text.charCodeAt(end - match[2].length - 1);
+  return quote === 34 || quote === 39 || (text.charCodeAt(end) !== 40 && text.charCodeAt(end) !== 91);
 }
 
 function basicAuthOk(encoded: string): boolean {
@@ -175,7 +217,7 @@ export const genericSecretDetector: PiiDetector = {
   find: (text) => {
     const assigns = text.includes('=') || text.includes(':');
     return [
-      ...(assigns ? matchOffsets(SECRET_ASSIGNMENT, text, (m) => secretAssignmentOk(m[1] !== undefined, m[2])) : []),
+      ...(assigns ? matchOffsets(SECRET_ASSIGNMENT, text, (m) => secretAssignmentOk(text, m)) : []),
       ...(text.includes('PRIVATE KEY') ? matchOffsets(PRIVATE_KEY_BLOCK, text) : []),
       ...(assigns && /basic/i.test(text) ? matchOffsets(BASIC_AUTH, text, (m) => basicAuthOk(m[1])) : []),
       ...(text.includes('://') ? matchOffsets(URL_CREDENTIALS, text, (m) => urlCredentialsOk(text, m)) : []),

@@ -61,6 +61,18 @@ function domainValid(text: string, from: number, to: number): boolean {
   return false;
 }
 
+/** `://user@host` at `localStart`: the user of a URL (`ssh://git@gitlab.com/...`), not an address. */
+function isUrlUser(text: string, localStart: number): boolean {
+  return localStart >= 3 && text.charCodeAt(localStart - 1) === 47 && text.charCodeAt(localStart - 2) === 47 && text.charCodeAt(localStart - 3) === 58;
+}
+
+/** `@host:path` ending at `end`: an scp-style remote (`git@github.com:org/repo.git`), not an address. */
+function isRemotePath(text: string, end: number): boolean {
+  if (text.charCodeAt(end) !== 58 || end + 1 >= text.length) return false;
+  const next = text.charCodeAt(end + 1);
+  return isAlnumCode(next) || next === 47 || next === 126 || next === 46 || next === 95;
+}
+
 /** `user:password@host` of a URL (`scheme://user:password@host`): a credential, not an address. */
 function isUrlCredentials(text: string, localStart: number): boolean {
   if (text.charCodeAt(localStart - 1) !== 58) return false;
@@ -74,7 +86,9 @@ function isUrlCredentials(text: string, localStart: number): boolean {
 
 /**
  * E-mail addresses, found from each `@` outwards without a regular expression: local part of
- * letters, digits and `._%+-` (1-64), domain of at least two labels with an alphabetic TLD.
+ * letters, digits and `._%+-` (1-64), domain of at least two labels with an alphabetic TLD. Not
+ * the user of a URL (`ssh://git@host/`, `scheme://user:password@host`) nor of an scp-style
+ * remote (`git@github.com:org/repo.git`).
  * Each character is visited a bounded number of times, so the scan is linear even on runs of `@`.
  */
 export function findEmails(text: string): number[] {
@@ -85,7 +99,7 @@ export function findEmails(text: string): number[] {
     while (start > 0 && at - start < MAX_LOCAL && isLocalChar(text.charCodeAt(start - 1))) start--;
     if (start > 0 && isLocalChar(text.charCodeAt(start - 1))) continue;
     while (start < at && text.charCodeAt(start) === 46) start++;
-    if (start === at || text.charCodeAt(at - 1) === 46 || isUrlCredentials(text, start)) continue;
+    if (start === at || text.charCodeAt(at - 1) === 46 || isUrlCredentials(text, start) || isUrlUser(text, start)) continue;
     let end = at + 1;
     let dot = false;
     while (end < text.length && end - at - 1 < MAX_DOMAIN) {
@@ -94,7 +108,7 @@ export function findEmails(text: string): number[] {
       if (code === 46) dot = true;
       end++;
     }
-    if (!dot || (end < text.length && isDomainChar(text.charCodeAt(end)))) continue;
+    if (!dot || (end < text.length && isDomainChar(text.charCodeAt(end))) || isRemotePath(text, end)) continue;
     while (end > at + 1 && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 45)) end--;
     if (domainValid(text, at + 1, end)) offsets.push(start);
   }

@@ -78,6 +78,35 @@ describe('detectPii', () => {
     ['slack_token', 'legacy xoxa-2-jJJibaZUPgHV7iB3m03nbqnsGpWLuqIA1id6Vw5D'],
     ['slack_token', 'xoxr-QL05HA064GiIjHGb3CXlMaXZjljENUhJduRHHJEY'],
     ['slack_token', 'session xoxs-18033401878-bW56eCuNGMGmSrCGIZEG8pSH4487q7'],
+    ['slack_token', 'SLACK_APP_TOKEN=xapp-1-A0123456789-1234567890123-3f7c9a2b1e4d8f6a0c5b7e9d2a4f6c813f7c9a2b1e4d8f6a0c5b7e9d2a4f6c81'],
+    ['slack_token', '"xapp-1-A04QF6GJ2M1-5467891234567-a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6"'],
+    ['slack_token', 'refresh xoxe-1-My0xLTEyMzQ1Njc4OTAxMi0xMjM0NTY3ODkwMTIzLTM0NTY3ODkwMTIzNDU2'],
+    ['slack_token', 'rotated xoxe.xoxb-1-MS0yLTEyMzQ1Njc4OTAxMi0xMjM0NTY3ODkwMTIz'],
+    ['webhook_url', 'SLACK_WEBHOOK_URL=https://hooks.slack.com/services/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'],
+    ['webhook_url', 'curl -d @msg.json https://hooks.slack.com/services/T0123ABCD/B0456EFGH/abcdefghijKLMNOPqrst1234'],
+    ['webhook_url', 'https://hooks.slack.com/triggers/T0123456789/5467891234567/3f7c9a2b1e4d8f6a0c5b7e9d2a4f6c81'],
+    ['webhook_url', 'https://hooks.slack.com/triggers/E012AB3CD4E/1234567890123/8a9b7c6d5e4f3a2b1c0d9e8f7a6b5c4d'],
+    ['webhook_url', 'https://hooks.slack.com/workflows/T01234567/A0123456789/412345678901234567/Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2'],
+    ['webhook_url', 'https://discord.com/api/webhooks/1187654321098765432/Kq9Zx2Lm7Np4Rs8Tv1Wz6Bc3Df5Gh0Jk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab8Cd0Ef2Gh4_Ij6-Kl8'],
+    ['webhook_url', 'https://discordapp.com/api/v10/webhooks/876543210987654321/aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1eF3hJ5kL7nP9rT1vX3zA5cE7gI9kM1oQ3sU5wY7'],
+    [
+      'webhook_url',
+      'https://contoso.webhook.office.com/webhookb2/7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d@72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/3e8f7a1b2c9d4e6f8a0b1c2d3e4f5a6b/9c8b7a6d-5e4f-4321-8765-4321abcdef01/V2xyz',
+    ],
+    ['webhook_url', 'https://outlook.office.com/webhook/7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d@72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/3e8f7a1b2c9d4e6f8a0b1c2d3e4f5a6b/9c8b7a6d-5e4f-4321-8765-4321abcdef01'],
+    [
+      'webhook_url',
+      'https://prod-27.westus.logic.azure.com:443/workflows/0a1b2c3d4e5f60718293a4b5c6d7e8f9/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=Xk3pQ9mZ2vL7nR4tY8wB1cD6fG0hJ5kM3sN8aE2uI9o',
+    ],
+    [
+      'webhook_url',
+      'https://default1234.56.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/0a1b2c3d4e5f60718293a4b5c6d7e8f9/triggers/manual/paths/invoke?api-version=1&sv=1.0&sig=Xk3pQ9mZ2vL7nR4tY8wB1cD6fG0hJ5kM3sN8aE2uI9o',
+    ],
+    ['webhook_url', 'https://chat.googleapis.com/v1/spaces/AAAA1bCdEfG/messages?key=AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI&token=sNTM1S_2d6QwG3aG1hm2k5ChSl6qX3PH7ZQgEw9Wlg8%3D'],
+    ['generic_secret', 'https://example.com/reset?token=5f2b9c1e8a7d4f3b&email=x'],
+    ['generic_secret', 'password: MyPassword2024'],
+    ['cloud_access_key', 'X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1'],
+    ['email', 'mail git@github.com or jane@example.com: both work'],
     ['credit_card', 'mastercard 2223003122003222'],
     ['credit_card', 'MC 2720 9900 0000 0007'],
     ['ssn', 'SSN 123-45-6789'],
@@ -113,6 +142,23 @@ describe('detectPii', () => {
     ['slack_token', 'xoxb-0000000000-0000000000-xxxxxxxxxxxxxxxxxxxxxxxx'],
     ['slack_token', 'xoxb-12345678 and xoxz-590139624595-7117777412154-E1SkHbn88HxjSI6bWHtP3fS2'],
     ['credit_card', 'not a card: 2220 9900 0000 0002 or 2721 0000 0000 0004'],
+    ['slack_token', 'SLACK_APP_TOKEN=xapp-your-app-token, xapp-1-xxxxxxxxxx and xapp-1-A0123456789-1234567890123-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
+    ['webhook_url', 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX'],
+    ['webhook_url', 'https://hooks.slack.com/services/YOUR/WEBHOOK/URL and https://hooks.slack.com/services/...'],
+    ['webhook_url', 'https://hooks.slack.com/triggers/T0123456789/xxxx/yyyy and https://hooks.slack.com/services/T0123ABCD/B0456EFGH/short1234'],
+    ['webhook_url', 'https://discord.com/api/webhooks/{webhook.id}/{webhook.token} and https://discord.com/api/webhooks/123456789012345678/your-webhook-token'],
+    ['webhook_url', 'https://discord.com/channels/123456789012345678/987654321098765432'],
+    ['webhook_url', 'https://outlook.office.com/webhook/00000000-0000-0000-0000-000000000000@00000000-0000-0000-0000-000000000000/IncomingWebhook/00000000000000000000000000000000/00000000-0000-0000-0000-000000000000'],
+    ['webhook_url', 'https://prod-27.westus.logic.azure.com:443/workflows/0a1b2c3d4e5f60718293a4b5c6d7e8f9/triggers/manual/paths/invoke?api-version=2016-06-01&sig=<signature>'],
+    ['webhook_url', 'https://prod-27.westus.logic.azure.com/workflows/0a1b2c3d4e5f60718293a4b5c6d7e8f9/triggers/manual/paths/invoke?api-version=2016-06-01 sig=Xk3pQ9mZ2vL7nR4tY8wB1cD6fG0hJ5kM3sN8aE2uI9o'],
+    ['webhook_url', 'https://github.com/org/repo/actions/workflows/ci.yml and https://chat.googleapis.com/v1/spaces/SPACE_ID/messages?key=KEY&token=TOKEN'],
+    // Ordinary developer text.
+    ['generic_secret', 'https://example.com/search?q=test&token=abc&session_id=123 and ?access_token=abcd&expires=3600'],
+    ['generic_secret', 'password: getPassword() and api_key: Optional[str] = None'],
+    ['generic_secret', 'const user = { token: accessToken, password: newPassword, secret: clientSecret, apiKey: apiKey, authToken: AuthToken };'],
+    ['cloud_access_key', 'aws_access_key_id = AKIAXXXXXXXXXXXXXXXX # or AKIA0000000000000000'],
+    ['email', 'git clone git@github.com:org/repo.git'],
+    ['email', 'git clone ssh://git@gitlab.com/group/project.git'],
     ['generic_secret', 'password=${DB_PASSWORD}'],
     ['generic_secret', 'api_key = os.environ.API_KEY'],
     ['generic_secret', 'postgres://user:password@localhost/db'],
@@ -191,5 +237,6 @@ describe('scanPii', () => {
     expect(PII_TYPES.email.severity).toBe('MEDIUM');
     expect(PII_TYPES.github_token).toEqual({ category: 'credentials', severity: 'HIGH' });
     expect(PII_TYPES.slack_token).toEqual({ category: 'credentials', severity: 'HIGH' });
+    expect(PII_TYPES.webhook_url).toEqual({ category: 'credentials', severity: 'HIGH' });
   });
 });

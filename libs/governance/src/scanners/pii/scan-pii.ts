@@ -13,6 +13,7 @@ import { germanIdDetector, ninoDetector, passportDetector, vatDetector } from '.
 import { creditCardDetector, ibanDetector } from './financial';
 import { icd10Detector, medicationDetector } from './health';
 import { emailDetector, ssnDetector } from './identifiers';
+import { webhookUrlDetector } from './webhooks';
 import { PII_TYPES, PiiCategory, PiiDetector, PiiSeverity, PiiType } from './types';
 
 export const PII_DETECTORS: readonly PiiDetector[] = Object.freeze([
@@ -23,6 +24,7 @@ export const PII_DETECTORS: readonly PiiDetector[] = Object.freeze([
   cloudKeyDetector,
   githubTokenDetector,
   slackTokenDetector,
+  webhookUrlDetector,
   genericSecretDetector,
   ssnDetector,
   emailDetector,

@@ -11,6 +11,7 @@ export type PiiType =
   | 'cloud_access_key'
   | 'github_token'
   | 'slack_token'
+  | 'webhook_url'
   | 'generic_secret'
   | 'ssn'
   | 'email'
@@ -41,6 +42,7 @@ export const PII_TYPES: Readonly<Record<PiiType, Readonly<PiiTypeInfo>>> = Objec
   cloud_access_key: { category: 'credentials', severity: 'HIGH' },
   github_token: { category: 'credentials', severity: 'HIGH' },
   slack_token: { category: 'credentials', severity: 'HIGH' },
+  webhook_url: { category: 'credentials', severity: 'HIGH' },
   generic_secret: { category: 'credentials', severity: 'HIGH' },
   ssn: { category: 'personal_identifiers', severity: 'CRITICAL' },
   email: { category: 'personal_identifiers', severity: 'MEDIUM' },

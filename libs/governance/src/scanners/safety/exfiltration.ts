@@ -40,9 +40,31 @@ function hasPlaceholder(text: string, from: number, to: number): boolean {
 }
 
 /**
+ * text[from, to) is a hex digest (MD5, SHA-1, SHA-256: a commit, a content hash, a cache-buster),
+ * not data: 32, 40 or 64 characters, digits and hex letters of one case, with both. Called only for
+ * a value that would otherwise count as data, so each query character is read at most twice.
+ */
+function isHexDigest(text: string, from: number, to: number): boolean {
+  const length = to - from;
+  if (length !== 32 && length !== 40 && length !== 64) return false;
+  let digits = false;
+  let lower = false;
+  let upper = false;
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) digits = true;
+    else if (code >= 97 && code <= 102) lower = true;
+    else if (code >= 65 && code <= 70) upper = true;
+    else return false;
+  }
+  return digits && lower !== upper;
+}
+
+/**
  * The query text[from, to) looks like a carrier: sheer length, a template placeholder, or a value
- * (after the first `=` of a `&`-separated pair, or the whole pair) of 32 or more data characters.
- * Read in place, without substrings or regular expressions.
+ * (after the first `=` of a `&`-separated pair, or the whole pair) of 32 or more data characters
+ * that is not a hex digest (32, 40 or 64 hex digits and letters of one case, with both:
+ * `?sha=<commit>`, an avatar's `u=<hash>`). Read in place, without substrings or regular expressions.
  */
 function queryCarriesData(text: string, from: number, to: number): boolean {
   if (to - from >= LONG_QUERY || hasPlaceholder(text, from, to)) return true;
@@ -53,7 +75,7 @@ function queryCarriesData(text: string, from: number, to: number): boolean {
     const code = i < to ? text.charCodeAt(i) : 38;
     if (code === 38) {
       const length = i - valueStart;
-      if (clean && length >= MIN_DATA_VALUE && length <= MAX_DATA_VALUE) return true;
+      if (clean && length >= MIN_DATA_VALUE && length <= MAX_DATA_VALUE && !isHexDigest(text, valueStart, i)) return true;
       valueStart = i + 1;
       equals = false;
       clean = true;
