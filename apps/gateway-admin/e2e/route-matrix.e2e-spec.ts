@@ -172,6 +172,19 @@ describe('gateway admin: every route', () => {
     });
   });
 
+  describe('400 for a body that is not a JSON object, nothing changed', () => {
+    // Key rotation's body is optional (grace_period_hours may come in the query), but it is a DTO too.
+    const withBody = [...ROUTES.filter(([, , , body]) => body !== undefined), ...ROUTES.filter(([method, path]) => method === 'POST' && path(TEMPLATE) === '/keys/{key_id}/rotate')];
+    it.each(titled(withBody, ([method, path]) => `${method} ${path(TEMPLATE)}`))('%s refuses null, an array, a string and a number', async (_title, [method, path]) => {
+      const before = await snapshot(ours);
+      for (const body of [null, [], [{ name: 'x' }], 'x', 5]) {
+        const error = gatewayError(await h.call(method, `/gateway/admin${path(ours)}`, { key: h.org.admin, body }), 400, 'invalid_request');
+        expect({ body, type: error.type, message: error.message }).toEqual({ body, type: 'invalid_request_error', message: expect.stringMatching(/JSON object/) });
+      }
+      expect(await snapshot(ours)).toEqual(before);
+    });
+  });
+
   describe('404 for another organization’s ids, nothing changed', () => {
     let before: Awaited<ReturnType<typeof snapshot>>;
     let ourNodes: Awaited<ReturnType<typeof snapshot>>['nodes'];

@@ -69,15 +69,20 @@ describe('org API: API keys, roles and the rate limit', () => {
     const total = (await api.call('GET', '/api/v1/platform/api-keys', { token: owner.token })).body.total;
     const valid = { name: 'null-guard', scopes: ['gateway:read'] };
     const cases: [Json, string, string][] = [
-      [{ ...valid, name: null }, 'name', 'name must be a string'],
-      [{ ...valid, scopes: null }, 'scopes', 'scopes must be an array'],
+      [{ ...valid, name: null }, 'name', 'name must not be null'],
+      [{ ...valid, scopes: null }, 'scopes', 'scopes must not be null'],
       [{ ...valid, ip_allowlist: null }, 'ip_allowlist', 'ip_allowlist must not be null (omit it for the default)'],
       [{ ...valid, team_id: null }, 'team_id', 'team_id must not be null (omit it for the default)'],
     ];
     for (const [body, param, message] of cases) {
       const res = await create(owner, body);
-      expect({ body, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ body, status: 400, code: 'VALIDATION_ERROR', param });
-      expect(res.body.error.message).toContain(message);
+      expect({ body, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param, message: res.body.error?.message }).toEqual({
+        body,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        param,
+        message,
+      });
     }
     expect((await api.call('GET', '/api/v1/platform/api-keys', { token: owner.token })).body.total).toBe(total);
     // The control: the optional fields left out take their defaults.

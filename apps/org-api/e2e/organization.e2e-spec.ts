@@ -75,11 +75,22 @@ describe('org API: members, plan, runners, templates, removed routes and docs', 
 
   it('refuses null for any field when adding a member (400 naming the field), the optional name too', async () => {
     const valid = { email: 'null-member@example.com', password: 'null-member-pass-1', role: 'Member' };
-    for (const field of ['email', 'password', 'role', 'name']) {
+    const cases: [string, string][] = [
+      ['email', 'email must not be null'],
+      ['password', 'password must not be null'],
+      ['role', 'role must not be null'],
+      ['name', 'name must not be null (omit it for the default)'],
+    ];
+    for (const [field, message] of cases) {
       const res = await members(owner, 'POST', '', { ...valid, [field]: null });
-      expect({ field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ field, status: 400, code: 'VALIDATION_ERROR', param: field });
+      expect({ field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param, message: res.body.error?.message }).toEqual({
+        field,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        param: field,
+        message,
+      });
     }
-    expect((await members(owner, 'POST', '', { ...valid, name: null })).body.error.message).toBe('name must not be null (omit it for the default)');
     expect((await members(owner, 'GET', '?limit=100')).body.items.map((m: Json) => m.email)).not.toContain(valid.email);
     // The control: name left out is no name.
     const added = await members(owner, 'POST', '', valid);
@@ -165,6 +176,23 @@ describe('org API: members, plan, runners, templates, removed routes and docs', 
       const res = await api.call(method, path, { token: owner.token });
       expect({ path, status: res.status, code: res.body.error.code, details: res.body.error.details }).toEqual({ path, status: 410, code: 'GONE', details: {} });
     }
+  });
+
+  it('refuses a body that is not a JSON object on every route with a body (400 VALIDATION_ERROR naming body)', async () => {
+    const doc = (await api.call('GET', '/docs/json')).body;
+    const routes = Object.entries(doc.paths as Record<string, Record<string, Json>>)
+      .filter(([path]) => path.startsWith('/api/v1') && path !== '/api/v1/auth/register') // 404 while SIGNUP_ENABLED is off, whatever the body
+      .flatMap(([path, methods]) => Object.entries(methods).filter(([, operation]) => operation.requestBody).map(([method]) => [method.toUpperCase(), path]));
+    expect(routes.length).toBeGreaterThan(10);
+    const before = await api.repos.organizations.findById(asOrgId(owner.orgId));
+    for (const [method, template] of routes) {
+      const path = template.replace('{org_id}', owner.orgId).replace(/\{[a-z_]+\}/g, 'id_missing');
+      for (const body of [null, [], 'x', 5]) {
+        const res = await api.call(method, path, { token: owner.token, body });
+        expect({ method, path, body, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ method, path, body, status: 400, code: 'VALIDATION_ERROR', param: 'body' });
+      }
+    }
+    expect(await api.repos.organizations.findById(asOrgId(owner.orgId))).toEqual(before);
   });
 
   it('documents every route with its roles and scopes in OpenAPI', async () => {

@@ -158,25 +158,71 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     expect(cleared.body).toMatchObject({ description: null, url: created.url, status: 'active' });
   });
 
+  it('refuses a body that is not a JSON object on PATCH, PUT and create (400 naming body) and changes nothing', async () => {
+    const created = (await create(owner, { url: url(), events: ['budget.exceeded'], description: 'ops' })).body;
+    const org = asOrgId(owner.orgId);
+    const before = await api.repos.webhooks.findById(org, created.id);
+    const total = (await api.repos.webhooks.list(org, { limit: 1000 })).total;
+    for (const [method, path] of [['PATCH', `/api/v1/admin/webhooks/${created.id}`], ['PUT', `/api/v1/admin/webhooks/${created.id}`], ['POST', '/api/v1/admin/webhooks']]) {
+      for (const body of [null, [], [{ url: url(), events: ['budget.exceeded'] }], 'active', 5]) {
+        const res = await api.call(method, path, { token: owner.token, body });
+        expect({ method, body, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param, message: res.body.error?.message }).toEqual({
+          method,
+          body,
+          status: 400,
+          code: 'VALIDATION_ERROR',
+          param: 'body',
+          message: 'The request body must be a JSON object',
+        });
+      }
+    }
+    expect(await api.repos.webhooks.findById(org, created.id)).toEqual(before);
+    expect((await api.repos.webhooks.list(org, { limit: 1000 })).total).toBe(total);
+  });
+
+  it('status: active on an active webhook keeps its failure count, so a client sending the whole object back still sees it disabled at 50', async () => {
+    const created = (await create(owner, { url: url(), events: ['budget.exceeded'] })).body;
+    const org = asOrgId(owner.orgId);
+    const whole = { url: created.url, events: created.events, description: null, status: 'active' };
+    for (let i = 1; i < 50; i += 1) {
+      await api.repos.webhooks.recordDeliveryFailure(org, created.id);
+      const method = i % 2 ? 'PUT' : 'PATCH';
+      const res = await api.call(method, `/api/v1/admin/webhooks/${created.id}`, { token: owner.token, body: i % 3 ? whole : { status: 'active' } });
+      expect({ i, status: res.status, state: res.body.status, failures: res.body.consecutive_failures }).toEqual({ i, status: 200, state: 'active', failures: i });
+    }
+    await api.repos.webhooks.recordDeliveryFailure(org, created.id);
+    const disabled = await api.call('GET', `/api/v1/admin/webhooks/${created.id}`, { token: owner.token });
+    expect(disabled.body).toMatchObject({ status: 'disabled', consecutive_failures: 50, disabled_reason: '50 consecutive failed deliveries' });
+    // From disabled, status: active is a change: it re-enables and resets the count.
+    const enabled = await api.call('PUT', `/api/v1/admin/webhooks/${created.id}`, { token: owner.token, body: whole });
+    expect(enabled.body).toMatchObject({ status: 'active', consecutive_failures: 0, disabled_reason: null });
+  });
+
   it('refuses null on create, test delivery and the team-chat PUT (400 naming the field); description: null on create is no description', async () => {
     const org = asOrgId(owner.orgId);
     const before = (await api.repos.webhooks.list(org, { limit: 1000 })).total;
     const target = url();
     const cases: [string, string, Json, string, string][] = [
-      ['POST', '/api/v1/admin/webhooks', { url: null, events: ['budget.exceeded'] }, 'url', 'url must be a string'],
-      ['POST', '/api/v1/admin/webhooks', { url: target, events: null }, 'events', 'events must be an array'],
+      ['POST', '/api/v1/admin/webhooks', { url: null, events: ['budget.exceeded'] }, 'url', 'url must not be null'],
+      ['POST', '/api/v1/admin/webhooks', { url: target, events: null }, 'events', 'events must not be null'],
       ['POST', '/api/v1/admin/webhooks', { url: target, events: ['budget.exceeded'], secret: null }, 'secret', 'secret must not be null (omit it for the default)'],
-      ['POST', '/api/v1/webhooks/deliver', { webhook_id: null, url: target }, 'webhook_id', 'webhook_id must not be null'],
-      ['POST', '/api/v1/webhooks/deliver', { url: null }, 'url', 'url must not be null'],
-      ['POST', '/api/v1/webhooks/deliver', { url: target, payload: null }, 'payload', 'payload must not be null'],
-      ['POST', '/api/v1/webhooks/deliver', { url: target, event_type: null }, 'event_type', 'event_type must not be null'],
+      ['POST', '/api/v1/webhooks/deliver', { webhook_id: null, url: target }, 'webhook_id', 'webhook_id must not be null (omit it for the default)'],
+      ['POST', '/api/v1/webhooks/deliver', { url: null }, 'url', 'url must not be null (omit it for the default)'],
+      ['POST', '/api/v1/webhooks/deliver', { url: target, payload: null }, 'payload', 'payload must not be null (omit it for the default)'],
+      ['POST', '/api/v1/webhooks/deliver', { url: target, event_type: null }, 'event_type', 'event_type must not be null (omit it for the default)'],
       ['PUT', '/api/v1/admin/integrations/chat', { url: target, events: null }, 'events', 'events must not be null (omit it for the default)'],
-      ['PUT', '/api/v1/admin/integrations/chat', { url: target, enabled: null }, 'enabled', 'enabled must not be null'],
+      ['PUT', '/api/v1/admin/integrations/chat', { url: target, enabled: null }, 'enabled', 'enabled must not be null (omit it for the default)'],
     ];
     for (const [method, path, body, param, message] of cases) {
       const res = await api.call(method, path, { token: owner.token, body });
-      expect({ path, body, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ path, body, status: 400, code: 'VALIDATION_ERROR', param });
-      expect(res.body.error.message).toContain(message);
+      expect({ path, body, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param, message: res.body.error?.message }).toEqual({
+        path,
+        body,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        param,
+        message,
+      });
     }
     expect((await api.repos.webhooks.list(org, { limit: 1000 })).total).toBe(before);
     expect((await api.call('GET', '/api/v1/admin/integrations/chat', { token: owner.token })).status).toBe(404);
@@ -213,6 +259,26 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     const requeued = await api.repos.webhookDeliveries.findById(org, dead._id);
     expect(requeued).toMatchObject({ status: 'pending', dead_letter: false });
     expect((await api.call('POST', `/api/v1/admin/webhooks/${webhook.id}/deliveries/dlv_missing/retry`, { token: owner.token })).status).toBe(404);
+  });
+
+  it('dead-letter retry takes no body: a field or a non-object body is 400 and queues nothing; none, an empty body or {} is taken', async () => {
+    const webhook = (await create(owner, { url: url(), events: ['budget.exceeded'] })).body;
+    const org = asOrgId(owner.orgId);
+    const event = createEvent('budget.exceeded', owner.orgId, { blocked_by: 'daily_budget', daily_spent: 10, daily_budget: 10, model: 'gpt-4o', estimated_cost: 0.1, timestamp: new Date().toISOString() }, EVENT_SOURCES.gateway);
+    const dead = await api.repos.webhookDeliveries.create(org, { webhook_id: webhook.id, event_id: event.id, event_type: event.type, url: webhook.url, payload: JSON.stringify(event) });
+    await api.repos.webhookDeliveries.markDeadLetter(org, dead._id);
+    const path = `/api/v1/admin/webhooks/${webhook.id}/deliveries/${dead._id}/retry`;
+    const cases: [unknown, string][] = [[{ force: true }, 'force'], [{ delivery_id: dead._id }, 'delivery_id'], [[1], 'body'], ['now', 'body'], [5, 'body']];
+    for (const [body, param] of cases) {
+      const res = await api.call('POST', path, { token: owner.token, body });
+      expect({ body, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ body, status: 400, code: 'VALIDATION_ERROR', param });
+    }
+    expect(await api.repos.webhookDeliveries.findById(org, dead._id)).toMatchObject({ status: 'dead_letter', dead_letter: true });
+    expect(jobs.some((job) => job.data.event.id === event.id)).toBe(false);
+    expect((await api.call('POST', path, { token: owner.token, headers: { 'content-type': 'application/json' } })).status).toBe(202);
+    await nextJob(event.id);
+    await api.repos.webhookDeliveries.markDeadLetter(org, dead._id);
+    expect((await api.call('POST', path, { token: owner.token, body: {} })).status).toBe(202);
   });
 
   it('sends a test delivery authenticated with X-API-Key, only to registered webhooks', async () => {

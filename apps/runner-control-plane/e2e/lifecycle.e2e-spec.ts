@@ -185,33 +185,44 @@ describe('runner lifecycle through HTTP', () => {
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
   });
 
-  it('refuses null for any field of create, start, exec and register except image_ref (400 naming the field), and creates nothing', async () => {
+  it('refuses null for any field of create, start, exec and register except image_ref, and a required field left out (400 naming the field in one message), and creates nothing', async () => {
     const runner = await t.admin.createRunner();
     const session = await t.admin.startSession(runner.runner_id);
     const total = async () => (await t.admin.get('/', { limit: '1' })).body.total as number;
     const before = await total();
     const create = { provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 600 };
-    const cases: [string, Json, string, Record<string, string>?][] = [
-      ...['provider_type', 'tool_profile', 'ttl_seconds', 'runtime_version', 'name', 'session_budget_usd'].map((field): [string, Json, string] => ['/', { ...create, [field]: null }, field]),
-      [`/${runner.runner_id}/exec`, { argv: null }, 'argv', { session_id: session.session_id }],
-      [`/${runner.runner_id}/exec`, { argv: ['echo'], timeout_seconds: null }, 'timeout_seconds', { session_id: session.session_id }],
-      ...['machine_id', 'name', 'tool_profile', 'ttl_seconds', 'runtime_version'].map((field): [string, Json, string] => ['/byovm/register', { machine_id: 'null-box', [field]: null }, field]),
+    const exec = { session_id: session.session_id };
+    // A required field says only that it must not be null; an optional one, to omit it for the default.
+    const required = (field: string) => `${field} must not be null`;
+    const optional = (field: string) => `${field} must not be null (omit it for the default)`;
+    const cases: [string, Json, string, string, Record<string, string>?][] = [
+      ...['provider_type', 'tool_profile', 'ttl_seconds'].map((field): [string, Json, string, string] => ['/', { ...create, [field]: null }, field, required(field)]),
+      ...['runtime_version', 'name', 'session_budget_usd'].map((field): [string, Json, string, string] => ['/', { ...create, [field]: null }, field, optional(field)]),
+      [`/${runner.runner_id}/exec`, { argv: null }, 'argv', required('argv'), exec],
+      [`/${runner.runner_id}/exec`, { argv: ['echo'], timeout_seconds: null }, 'timeout_seconds', optional('timeout_seconds'), exec],
+      ['/byovm/register', { machine_id: null }, 'machine_id', required('machine_id')],
+      ...['name', 'tool_profile', 'ttl_seconds', 'runtime_version'].map((field): [string, Json, string, string] => ['/byovm/register', { machine_id: 'null-box', [field]: null }, field, optional(field)]),
+      // Left out, a required field is required, and nothing else is said of it.
+      ['/', {}, 'provider_type', 'provider_type is required; tool_profile is required; ttl_seconds is required'],
+      ['/', { ...create, ttl_seconds: undefined, name: '' }, 'ttl_seconds', 'ttl_seconds is required; name must be longer than or equal to 1 characters'],
+      [`/${runner.runner_id}/exec`, { timeout_seconds: 5 }, 'argv', 'argv is required', exec],
+      [`/${runner.runner_id}/exec`, { argv: ['echo'] }, 'session_id', 'session_id is required'],
+      ['/byovm/register', { name: 'box' }, 'machine_id', 'machine_id is required'],
     ];
-    for (const [path, body, param, query] of cases) {
+    for (const [path, body, param, message, query] of cases) {
       const res = await t.admin.post(path, body, query);
       expect({ path, body, status: res.status, error: res.body.error }).toEqual({
         path,
         body,
         status: 400,
-        error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', param }),
+        error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', param, message }),
       });
     }
-    expect((await t.admin.post('/', { ...create, name: null })).body.error.message).toBe('name must not be null (omit it for the default)');
     expect(await total()).toBe(before);
     // start takes an optional ttl_override: null is refused on a runner that could start.
     const idle = await t.admin.createRunner();
     const start = await t.admin.post(`/${idle.runner_id}/start`, { ttl_override: null });
-    expect({ status: start.status, param: start.body.error?.param }).toEqual({ status: 400, param: 'ttl_override' });
+    expect({ status: start.status, param: start.body.error?.param, message: start.body.error?.message }).toEqual({ status: 400, param: 'ttl_override', message: optional('ttl_override') });
     expect((await t.admin.get(`/${idle.runner_id}`)).body.state).toBe('ready');
     // image_ref is "string or null" (SPEC.md): null is the default image.
     expect((await t.admin.post('/', { ...create, image_ref: null })).status).toBe(201);

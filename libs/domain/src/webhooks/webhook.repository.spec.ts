@@ -50,6 +50,17 @@ describe.each(storeTargets(process.env.MONGODB_URI))('WebhookRepository ($name)'
     expect(await t.repo.enable(ORG_A, created._id)).toMatchObject({ status: 'active', consecutive_failures: 0, disabled_reason: null });
   });
 
+  it('enable acts only on a disabled webhook: on an active one it is null and the failure count stays', async () => {
+    const created = await t.repo.create(ORG_A, hook(ORG_A));
+    await t.repo.recordDeliveryFailure(ORG_A, created._id);
+    await t.repo.recordDeliveryFailure(ORG_A, created._id);
+    expect(await t.repo.enable(ORG_A, created._id)).toBeNull();
+    expect(await t.repo.findById(ORG_A, created._id)).toMatchObject({ status: 'active', consecutive_failures: 2 });
+    await t.repo.disable(ORG_A, created._id, 'by hand');
+    expect(await t.repo.enable(ORG_B, created._id)).toBeNull();
+    expect(await t.repo.enable(ORG_A, created._id)).toMatchObject({ status: 'active', consecutive_failures: 0, disabled_reason: null, disabled_at: null });
+  });
+
   it('isolates tenants', async () => {
     const created = await t.repo.create(ORG_A, hook(ORG_A));
     await expectTenantIsolation(t.repo, created, { url: 'https://evil.example.com' });

@@ -72,11 +72,15 @@ export class WebhookRepository extends TenantRepository<WebhookEntity> {
     );
   }
 
-  /** Re-enables a webhook (PUT/PATCH with `status: active`), clearing its failure count. */
+  /**
+   * Re-enables a disabled webhook (PUT/PATCH with `status: active`), clearing its failure count.
+   * Null when it is not disabled (already active, or gone): `status: active` sent again with the
+   * rest of the object must not reset the count, or a failing receiver would never be disabled.
+   */
   enable(orgId: OrgId, id: string, at = new Date()): Promise<WebhookEntity | null> {
     return this.findOneAndUpdateIn(
       orgId,
-      { _id: id },
+      { _id: id, status: 'disabled' },
       { $set: { status: 'active', consecutive_failures: 0, disabled_reason: null, disabled_at: null, updated_at: at } },
     );
   }

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { NoBody } from '@svc/platform';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
@@ -10,7 +11,9 @@ import { DeliveryDto, QueuedDelivery, WebhooksService } from './webhooks.service
 
 const READ = ['webhooks:read', 'admin:read'];
 const WRITE = ['webhooks:write', 'admin:write'];
-const UPDATE_TEXT = 'Only the fields sent change (PUT and PATCH alike). `status: active` re-enables a disabled webhook and resets its failure count.';
+const UPDATE_TEXT =
+  'Only the fields sent change (PUT and PATCH alike). `status: active` re-enables a disabled webhook and resets its failure count; ' +
+  'on a webhook that is already active it changes nothing (the failure count stays).';
 
 @ApiTags('webhooks')
 @Controller('api/v1/admin/webhooks')
@@ -27,7 +30,8 @@ export class WebhooksController {
     description:
       'The URL must be https:// (unless WEBHOOK_ALLOW_HTTP=true) and resolve only to public addresses (unless ' +
       'OUTBOUND_ALLOW_PRIVATE_NETWORKS=true): 400 `URL_NOT_ALLOWED` otherwise. `secret` is write-only and stored encrypted; ' +
-      'without one a secret is generated and returned once, as `secret`, in this response. A second webhook for the same URL: 409 `webhook_endpoint_duplicate`.',
+      'without one a secret is generated and returned once, as `secret`, in this response. A second webhook for the same URL: 409 `webhook_endpoint_duplicate`. ' +
+      'At most WEBHOOK_MAX_PER_ORG (default 100) webhooks per organization, disabled ones included: 409 `WEBHOOK_LIMIT_REACHED` (`details.limit`) past it.',
   })
   @ApiCreatedResponse({ type: WebhookDto })
   create(@Caller() caller: OrgPrincipal, @Body() body: CreateWebhookDto): Promise<WebhookDto> {
@@ -83,10 +87,12 @@ export class WebhooksController {
     summary: 'Retry a dead-lettered delivery',
     level: 'operate',
     scopes: WRITE,
-    description: 'Puts the stored event back on the delivery queue with a fresh retry schedule. 409 when the delivery is not a dead letter or the webhook is disabled.',
+    description:
+      'Puts the stored event back on the delivery queue with a fresh retry schedule. 409 when the delivery is not a dead letter or the webhook is disabled. ' +
+      'Takes no body (none, or `{}`): any field is 400 `VALIDATION_ERROR` naming it.',
   })
   @ApiAcceptedResponse({ description: '`{status: queued, webhook_id, event_id, event_type, job_id, delivery_id}`' })
-  retry(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Param('delivery_id') deliveryId: string): Promise<QueuedDelivery> {
+  retry(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Param('delivery_id') deliveryId: string, @NoBody() _body: undefined): Promise<QueuedDelivery> {
     return this.webhooks.retryDeadLetter(caller.orgId, id, deliveryId);
   }
 }

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DuplicateKeyError, OrgId, randomAlphanumeric, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
+import { DuplicateKeyError, NewWebhook, OrgId, randomAlphanumeric, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
 import { createEvent, EVENT_BUS, EVENT_SOURCES, EventBus, EventType, isGatewayEvent, QUEUES, webhookDeliveryJobOptions, GatewayEvent } from '@svc/events';
 import { APP_CONFIG, AppConfig, ConflictError } from '@svc/platform';
 import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { orgErrors } from '../common/org-errors';
 import { collection, Collection } from '../common/pagination';
+import { PerKeySerializer } from '../common/per-key-serializer';
 import type { CreateWebhookDto, TestDeliveryDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
 import { canonicalEventTypes } from './event-types';
 import { checkReceiverUrl } from './outbound-url';
@@ -58,6 +59,9 @@ export interface QueuedDelivery {
 
 @Injectable()
 export class WebhooksService {
+  /** Creates of one organization, one at a time in this process (the cap's count, then insert). */
+  private readonly creates = new PerKeySerializer();
+
   constructor(
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
     @Inject(SECRET_CIPHER) private readonly cipher: SecretCipher,
@@ -66,23 +70,43 @@ export class WebhooksService {
   ) {}
 
   async create(orgId: OrgId, input: CreateWebhookDto): Promise<WebhookDto> {
+    await this.assertBelowCap(orgId); // an organization at the cap is refused before any DNS lookup
     const events = canonicalEventTypes(input.events);
     const url = await checkReceiverUrl(input.url, this.config);
     const generated = input.secret ? undefined : `whsec_${randomAlphanumeric(40)}`;
     const secret = input.secret ?? (generated as string);
+    const webhook = await this.creates.run(orgId, () =>
+      this.insertCapped(orgId, { url, events, secret: this.cipher.encrypt(orgId, secret), description: input.description ?? null }),
+    );
+    return { ...toWebhookDto(webhook), ...(generated ? { secret: generated } : {}) };
+  }
+
+  /**
+   * WEBHOOK_MAX_PER_ORG (docs/decisions.md "Webhook cap"): run one at a time per organization in
+   * this process, so the count and the insert cannot interleave with another create here. Another
+   * replica's create can still pass the count at the same time: the count after inserting decides,
+   * and a create that then sees more than the cap takes its own webhook back, so the cap is never
+   * exceeded (two replicas racing for the last place may both be refused).
+   */
+  private async insertCapped(orgId: OrgId, input: NewWebhook): Promise<WebhookEntity> {
+    await this.assertBelowCap(orgId);
     let webhook: WebhookEntity;
     try {
-      webhook = await this.repositories.webhooks.create(orgId, {
-        url,
-        events,
-        secret: this.cipher.encrypt(orgId, secret),
-        description: input.description ?? null,
-      });
+      webhook = await this.repositories.webhooks.create(orgId, input);
     } catch (error) {
-      if (error instanceof DuplicateKeyError) throw await this.duplicate(orgId, url);
+      if (error instanceof DuplicateKeyError) throw await this.duplicate(orgId, input.url);
       throw error;
     }
-    return { ...toWebhookDto(webhook), ...(generated ? { secret: generated } : {}) };
+    if ((await this.repositories.webhooks.count(orgId)) > this.config.WEBHOOK_MAX_PER_ORG) {
+      await this.repositories.webhooks.deleteById(orgId, webhook._id);
+      throw webhookLimitReached(this.config.WEBHOOK_MAX_PER_ORG);
+    }
+    return webhook;
+  }
+
+  /** 409 `WEBHOOK_LIMIT_REACHED` when the organization has WEBHOOK_MAX_PER_ORG webhooks (any status). */
+  private async assertBelowCap(orgId: OrgId): Promise<void> {
+    if ((await this.repositories.webhooks.count(orgId)) >= this.config.WEBHOOK_MAX_PER_ORG) throw webhookLimitReached(this.config.WEBHOOK_MAX_PER_ORG);
   }
 
   async list(orgId: OrgId, page: { offset: number; limit: number }): Promise<Collection<WebhookDto>> {
@@ -110,9 +134,13 @@ export class WebhooksService {
         throw error;
       }
     }
-    if (input.status === 'active') updated = await this.repositories.webhooks.enable(orgId, id);
+    // Only a change of state acts: `status: active` on an active webhook keeps its failure count
+    // (clients that send the whole object back would otherwise never reach the automatic disable).
+    if (input.status === 'active' && updated?.status !== 'active') {
+      updated = (await this.repositories.webhooks.enable(orgId, id)) ?? (await this.repositories.webhooks.findById(orgId, id));
+    }
     if (input.status === 'disabled' && updated?.status === 'active') {
-      updated = await this.repositories.webhooks.disable(orgId, id, 'disabled by a user');
+      updated = (await this.repositories.webhooks.disable(orgId, id, 'disabled by a user')) ?? (await this.repositories.webhooks.findById(orgId, id));
     }
     if (!updated) throw orgErrors.notFound('Webhook', id);
     return toWebhookDto(updated);
@@ -182,6 +210,11 @@ export class WebhooksService {
       conflicting_id: existing?._id ?? null,
     });
   }
+}
+
+/** 409 `WEBHOOK_LIMIT_REACHED`: the organization has `WEBHOOK_MAX_PER_ORG` webhooks (any status) already. */
+function webhookLimitReached(limit: number) {
+  return orgErrors.conflict('WEBHOOK_LIMIT_REACHED', `An organization can register at most ${limit} webhooks; delete one before registering another`, { limit });
 }
 
 /** 409 `WEBHOOK_DISABLED`: nothing is queued for a disabled webhook (the dispatcher would drop it). */

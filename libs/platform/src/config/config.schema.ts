@@ -88,6 +88,8 @@ export const configSchema = z.object({
   WEBHOOK_ALLOW_HTTP: bool(false),
   ORG_API_RATE_LIMIT_RPM: z.coerce.number().int().min(1).max(1_000_000).default(600),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(60_000).default(1000),
+  /** Webhooks one organization may register (any status); the next create is 409 `WEBHOOK_LIMIT_REACHED`. */
+  WEBHOOK_MAX_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(100),
   /** A webhook or team-chat receiver that has not answered within this long fails the attempt (SPEC: 10 s). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(10_000),
   /** Lock of a dispatcher job; a dispatcher that dies mid-job hands it over once the lock expires. */

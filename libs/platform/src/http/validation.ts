@@ -1,5 +1,5 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
-import type { ValidationOptions } from 'class-validator';
+import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import type { ValidationArguments, ValidationOptions } from 'class-validator';
 
 /** Constraint name of IsOptionalNonNull's null check; its message alone is reported for a null value. */
 const NOT_NULL = 'isNotNull';
@@ -11,9 +11,30 @@ const NOT_NULL = 'isNotNull';
  */
 const TYPE_CHECKS = new Set(['isDefined', 'isString', 'isNumber', 'isInt', 'isBoolean', 'isArray', 'isObject', 'isEnum', 'isIn', 'isDate', 'isDateString', 'nestedValidation']);
 
+/** Constraint name of the refusal of a field the DTO does not declare (forbidNonWhitelisted). */
+const UNKNOWN_FIELD = 'whitelistValidation';
+
+/** Property of an element's error under an array field (`items.0`). */
+const ARRAY_INDEX = /^\d+$/;
+
+/**
+ * A declared field with no value where one is required: absent, or `null`. Its type and other checks
+ * would only restate that ("each value in scopes must be a string; scopes must be an array"), so it
+ * gets one message of its own. Not an unknown field (its value may be null too), nor an element of an
+ * array (`[null]`: the field is there, the element is a bad value), nor an error with children (the
+ * ValidationPipe drops the value of those: it is an object or an array, never missing).
+ */
+function requiredMessage(error: ValidationError, constraints: Record<string, string>): string | null {
+  if (error.value !== null && error.value !== undefined) return null;
+  if (!error.property || ARRAY_INDEX.test(error.property) || constraints[UNKNOWN_FIELD] || (error.children?.length ?? 0) > 0) return null;
+  return error.value === null ? `${error.property} must not be null` : `${error.property} is required`;
+}
+
 function messagesOf(error: ValidationError): string[] {
   const constraints = error.constraints ?? {};
   if (error.value === null && constraints[NOT_NULL]) return [constraints[NOT_NULL]];
+  const required = requiredMessage(error, constraints);
+  if (required) return [required];
   const typeFailures = Object.keys(constraints).filter((name) => TYPE_CHECKS.has(name));
   return typeFailures.length > 0 ? typeFailures.map((name) => constraints[name]) : Object.values(constraints);
 }
@@ -26,16 +47,40 @@ function flatten(errors: ValidationError[], prefix = ''): { path: string; messag
   });
 }
 
+const NULL_ON_CREATE_MESSAGE = '$property must not be null (omit it for the default)';
+const NULL_ON_UPDATE_MESSAGE = '$property must not be null (omit it to leave it unchanged)';
+
 /**
  * Options of `IsOptionalNonNull` for optional fields of a create (a POST, or a PUT that replaces the
  * whole resource): left out, the field takes its default; `null` is refused, naming the field.
+ * `@CreateBody()` on the class does the same for all its fields.
  */
-export const NOT_NULL_ON_CREATE: ValidationOptions = { message: '$property must not be null (omit it for the default)' };
+export const NOT_NULL_ON_CREATE: ValidationOptions = { message: NULL_ON_CREATE_MESSAGE };
+
+const createBodies = new WeakSet<object>();
+
+/**
+ * Marks a DTO as the body of a create (as NOT_NULL_ON_CREATE says): every `IsOptionalNonNull()` field
+ * of the class, its own and those it inherits from a base shared with an update, refuses `null` with
+ * NOT_NULL_ON_CREATE's message. Only the class it is on: a subclass is a create only if marked too.
+ */
+export function CreateBody(): ClassDecorator {
+  return (target) => {
+    createBodies.add(target);
+  };
+}
+
+function nullMessage(args?: ValidationArguments): string {
+  const dto = args?.object?.constructor;
+  return dto && createBodies.has(dto) ? NULL_ON_CREATE_MESSAGE : NULL_ON_UPDATE_MESSAGE;
+}
 
 /**
  * For fields of partial updates (PUT/PATCH where only the fields sent change): the field may be
- * absent, but `null` is refused (400 naming the field) instead of skipping the other checks as
- * `@IsOptional()` does. Use `@IsOptional()` only where null has a meaning (e.g. "clear it").
+ * absent, but `null` is refused (400 naming the field: "omit it to leave it unchanged", or "omit it
+ * for the default" on a `@CreateBody()` class or with NOT_NULL_ON_CREATE) instead of skipping the
+ * other checks as `@IsOptional()` does. Use `@IsOptional()` only where null has a meaning (e.g.
+ * "clear it").
  */
 export function IsOptionalNonNull(options?: ValidationOptions): PropertyDecorator {
   // Required here, not at the top: this module is part of every service's bundle, and a service
@@ -48,7 +93,7 @@ export function IsOptionalNonNull(options?: ValidationOptions): PropertyDecorato
       name: NOT_NULL,
       validator: {
         validate: (value: unknown) => value !== null,
-        defaultMessage: () => '$property must not be null (omit it to leave it unchanged)',
+        defaultMessage: nullMessage,
       },
     },
     options,
@@ -59,12 +104,35 @@ export function IsOptionalNonNull(options?: ValidationOptions): PropertyDecorato
   };
 }
 
+/** The refusal of a body that is not a JSON object on a route whose body is a DTO. */
+export const BODY_NOT_OBJECT_MESSAGE = 'The request body must be a JSON object';
+
+const isJsonObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The ValidationPipe, plus one check it lacks: a route whose body is a DTO refuses a body that is
+ * not a JSON object (`null`, an array, a string, a number) with 400 naming `body`. Left to the
+ * ValidationPipe, `null` became `{}` (so a partial update answered 200 and changed nothing) and an
+ * array was validated as an object with properties `0`, `1`, ... No body at all stays no body
+ * (docs/decisions.md "empty body"): a route that needs fields still names the first one missing.
+ */
+class DtoValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const wholeBody = metadata.type === 'body' && metadata.data === undefined;
+    if (wholeBody && value !== undefined && !isJsonObject(value) && this.toValidate(metadata)) {
+      throw new BadRequestException({ message: BODY_NOT_OBJECT_MESSAGE, param: 'body' });
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /**
  * Validates DTOs at the edge: strips nothing silently (unknown fields are refused),
- * converts query strings to their declared types, and names the first bad field as `param`.
+ * converts query strings to their declared types, names the first bad field as `param`, and
+ * refuses a DTO body that is not a JSON object.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new DtoValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { BUDGET_LEVELS, BudgetLevel, RESET_PERIODS, ResetPeriod } from '@svc/domain';
-import { IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 
 export const MAX_BUDGET_LIMIT = 1_000_000_000;
 
@@ -16,6 +16,7 @@ class NodeFieldsDto {
   alert_thresholds?: number[];
 }
 
+@CreateBody()
 export class CreateBudgetNodeDto extends NodeFieldsDto {
   @ApiProperty()
   @IsString()

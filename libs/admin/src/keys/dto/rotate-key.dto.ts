@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsNumber, IsOptional, Max, Min } from 'class-validator';
-import { IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 import { AdminQuery } from '../../common/admin-query';
 
 export const MAX_GRACE_HOURS = 168;
@@ -14,6 +14,7 @@ const graceDoc = {
   description: 'hours the old key keeps working (with deprecation headers); 0 stops it at once',
 };
 
+@CreateBody()
 export class RotateKeyDto {
   @ApiPropertyOptional(graceDoc)
   @IsOptionalNonNull()

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PII_ACTIONS } from '@svc/governance';
-import { IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 import { PRESET_NAMES } from '../policies.service';
 
 /** Documentation of a policy write (the body is validated by `normalizePolicyInput`, every error at once). */
@@ -43,6 +43,7 @@ export const MIN_REPLAY_HOURS = 1;
 export const MAX_REPLAY_HOURS = 720;
 export const DEFAULT_REPLAY_HOURS = 24;
 
+@CreateBody()
 export class SimulatePolicyDto {
   @ApiProperty({ type: PolicyFieldsDto, description: 'policy fields to try, over the current policy' })
   @IsObject()

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 
-/** `plaintext_key` is canonical; `secret` is accepted in its place (DECISIONS.md). */
+/** `plaintext_key` is canonical; `secret` is accepted in its place (DECISIONS.md). Store and rotate both set the whole key. */
+@CreateBody()
 export class StoreSecretDto {
   @ApiProperty({ description: 'provider id or alias (e.g. `openai`, `google`), or one of your provider targets' })
   @IsString()

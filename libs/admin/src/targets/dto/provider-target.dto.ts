@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PROVIDER_TARGET_KINDS, ProviderTargetKind } from '@svc/domain';
-import { IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 import { AdminQuery } from '../../common/admin-query';
 
 export const PROVIDER_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -37,6 +37,7 @@ class TargetFieldsDto {
   models?: string[];
 }
 
+@CreateBody()
 export class CreateProviderTargetDto extends TargetFieldsDto {
   @ApiProperty({ description: 'unique in the organization' })
   @IsString()
