@@ -90,6 +90,14 @@ describe('the template renderer', () => {
     expect(() => render('{{ .a }}', { a: { b: 1 } })).toThrow(/toYaml/);
     expect(() => render('{{ fail "no" }}')).toThrow(TemplateFail);
   });
+
+  it('urlParse, regexFind and trimPrefix answer as Sprig\'s do (a URL without a scheme is an error here)', () => {
+    const parts = '{{ $u := urlParse .u }}{{ $u.scheme }} {{ $u.host }} {{ $u.hostname }} {{ $u.path }} {{ $u.userinfo }}';
+    expect(render(parts, { u: 'HTTP://user:pw@[::1]:4318/v1?a=b' })).toBe('http [::1]:4318 ::1 /v1 user:pw');
+    expect(render(parts, { u: 'https://otel.example.com' })).toBe('https otel.example.com otel.example.com  ');
+    expect(render('{{ regexFind ":[0-9]+$" "otel:4318" | trimPrefix ":" }}|{{ regexFind ":[0-9]+$" "otel" }}|{{ trimPrefix "x" "ab" }}')).toBe('4318||ab');
+    expect(() => render('{{ urlParse "no-scheme" }}')).toThrow(/urlParse/);
+  });
 });
 
 describe('rendering refusals', () => {
@@ -241,7 +249,7 @@ describe('every optional feature on', () => {
 
   it('renders every kind the chart has', () => {
     expect([...new Set(rendered.manifests.map((m) => m.kind))].sort()).toEqual(
-      ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'Ingress', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount', 'ServiceMonitor'],
+      ['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'Ingress', 'NetworkPolicy', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount', 'ServiceMonitor'],
     );
     const hpa = rendered.get('HorizontalPodAutoscaler', `${fullname}-gateway`).spec as { metrics: { resource: { name: string } }[] };
     expect(hpa.metrics.map((m) => m.resource.name)).toEqual(['cpu', 'memory']);

@@ -99,6 +99,15 @@ function compare(a: Value, b: Value): number {
   return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
 }
 
+/** Sprig's urlParse of an absolute URL: scheme (lower-cased), host (port as written), hostname, path, query... */
+function urlParse(url: string): Record<string, string> {
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:([^@/?#]*)@)?([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/.exec(url);
+  if (!match) throw new TemplateError(`urlParse: not an absolute URL: ${url}`);
+  const [, scheme, userinfo = '', host, path, query = '', fragment = ''] = match;
+  const hostname = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d*$/, '');
+  return { scheme: scheme.toLowerCase(), host, hostname, path, query, opaque: '', fragment, userinfo };
+}
+
 const indent = (n: number, s: Value) => str(s).split('\n').map((line) => ' '.repeat(n) + line).join('\n');
 
 const FUNCTIONS: Record<string, (...args: Value[]) => Value> = {
@@ -108,6 +117,9 @@ const FUNCTIONS: Record<string, (...args: Value[]) => Value> = {
   upper: (s) => str(s).toUpperCase(),
   trim: (s) => str(s).trim(),
   trimSuffix: (suffix, s) => (str(s).endsWith(str(suffix)) && str(suffix) ? str(s).slice(0, -str(suffix).length) : str(s)),
+  trimPrefix: (prefix, s) => (str(s).startsWith(str(prefix)) ? str(s).slice(str(prefix).length) : str(s)),
+  regexFind: (pattern, s) => new RegExp(str(pattern)).exec(str(s))?.[0] ?? '',
+  urlParse: (s) => urlParse(str(s)),
   trunc: (n, s) => (num(n) >= 0 ? str(s).slice(0, num(n)) : str(s).slice(num(n))),
   contains: (sub, s) => str(s).includes(str(sub)),
   replace: (from, to, s) => str(s).split(str(from)).join(str(to)),
