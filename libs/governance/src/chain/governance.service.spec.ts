@@ -34,6 +34,14 @@ describe('ChainGovernanceService on Redis', () => {
     expect(h.service.health()).toEqual({ degraded: false });
   });
 
+  it('counts many small costs as their sum, not each rounded to the micro-dollar', async () => {
+    await h.setPolicy({ rpm_limit: 5000 });
+    // 200 requests of $0.0000123 (12.3 micro-dollars): $0.00246, as their usage records add up.
+    for (let i = 0; i < 200; i++) await h.service.settle(present((await h.service.evaluate(h.input())).reservation), 0.0000123);
+    const next = await h.service.evaluate(h.input());
+    expect(next.headers['X-SVC-Daily-Cost']).toBe('0.00246');
+  });
+
   it("keeps a settle's marker (one Redis key per served request) for an hour, not a day", async () => {
     const input = h.input();
     const decision = await h.service.evaluate(input);

@@ -9,7 +9,7 @@ import { GovernancePolicy } from '../data/policy';
 import { FailoverCounterStore } from '../counters/failover-counter-store';
 import { CounterKeys } from '../counters/keys';
 import { MemoryCounterStore } from '../counters/memory-counter-store';
-import { dayKey, fromMicros, minuteOf, toMicros } from '../counters/periods';
+import { dayKey, fromMicros, MicroCarry, minuteOf } from '../counters/periods';
 import { RedisCounterStore } from '../counters/redis-counter-store';
 import { ExternalSafetyClassifier } from '../scanners/safety/external-classifier';
 import { HttpSafetyClassifier } from '../stages/classifier-client';
@@ -76,6 +76,8 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
   private readonly sweeper: NodeJS.Timeout | null;
   private readonly ownsMemory: boolean;
   private readonly memory: MemoryCounterStore;
+  /** Sub-micro-dollar remainders of settled costs, per organization. */
+  private readonly carry = new MicroCarry();
   private closed = false;
 
   constructor(
@@ -136,7 +138,7 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
     if (reservation.settled) return;
     reservation.settled = true;
     const detail = reservation.detail as unknown as ReservationDetail;
-    const actualMicros = toMicros(actualCostUsd);
+    const actualMicros = this.carry.take(reservation.orgId, actualCostUsd);
     const result = await this.counters.settle(detail.store, { ...detail.settle, actualMicros });
     if (!result.applied) return;
     // Most settles fire no threshold and touch no session: nothing more to do.

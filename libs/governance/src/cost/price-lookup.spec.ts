@@ -63,6 +63,18 @@ describe('costOf', () => {
 
   it('prices cached tokens at the input price when the model has no cache price', () => {
     expect(costOf('gpt-4', { cached_input_tokens: 1_000_000 })).toBe(30);
+    expect(costOf('gpt-4o', { cache_write_input_tokens: 1_000_000, cache_write_1h_input_tokens: 1_000_000 })).toBe(5);
+  });
+
+  it('prices B cache writes above the input price and cache reads below it', () => {
+    expect(priceFor('claude-sonnet-4-20250514')).toEqual({ input: 3, output: 15, cached_input: 0.3, cache_write: 3.75, cache_write_1h: 6 });
+    // 100 input, 2,000 read, 1,000 written for 5 minutes, 500 for an hour, 300 output.
+    const usage = { input_tokens: 100, cached_input_tokens: 2000, cache_write_input_tokens: 1000, cache_write_1h_input_tokens: 500, output_tokens: 300 };
+    expect(costOf('claude-sonnet-4-20250514', usage)).toBeCloseTo((100 * 3 + 2000 * 0.3 + 1000 * 3.75 + 500 * 6 + 300 * 15) / 1e6, 15);
+    for (const [key, price] of Object.entries(MODEL_PRICES).filter(([key]) => key.startsWith('claude-'))) {
+      const { input, cached_input = input, cache_write = input, cache_write_1h = cache_write } = price;
+      expect([key, cache_write > input, cache_write_1h > cache_write, cached_input < input]).toEqual([key, true, true, true]);
+    }
   });
 
   it('ignores missing, negative and non-finite counts', () => {

@@ -14,14 +14,19 @@ export interface PriceMatch {
 }
 
 /**
- * Token counts of one request. `input_tokens` are billed at the full input rate and
- * `cached_input_tokens` at the cache-read rate: they are added, so a provider-A caller passes
- * `prompt_tokens - prompt_tokens_details.cached_tokens` as input and the cached count separately.
+ * Token counts of one request. `input_tokens` are billed at the full input rate,
+ * `cached_input_tokens` at the cache-read rate and the cache writes at theirs: they are added, so a
+ * provider-A caller passes `prompt_tokens - prompt_tokens_details.cached_tokens` as input and the
+ * cached count separately (a B caller its `input_tokens` and each cache count).
  */
 export interface TokenUsage {
   input_tokens?: number;
   output_tokens?: number;
   cached_input_tokens?: number;
+  /** Prompt tokens written to a 5-minute cache (B's `cache_creation_input_tokens`). */
+  cache_write_input_tokens?: number;
+  /** Prompt tokens written to a 1-hour cache (B's `cache_creation.ephemeral_1h_input_tokens`). */
+  cache_write_1h_input_tokens?: number;
 }
 
 interface CompiledTable {
@@ -94,9 +99,12 @@ function tokens(value: number | undefined): number {
 export function costOf(model: string, usage: TokenUsage, options: PriceOptions = {}): number {
   const price = priceFor(model, options);
   const cachedRate = price.cached_input ?? price.input;
+  const writeRate = price.cache_write ?? price.input;
   return (
     (tokens(usage.input_tokens) * price.input +
       tokens(usage.cached_input_tokens) * cachedRate +
+      tokens(usage.cache_write_input_tokens) * writeRate +
+      tokens(usage.cache_write_1h_input_tokens) * (price.cache_write_1h ?? writeRate) +
       tokens(usage.output_tokens) * price.output) /
     1_000_000
   );

@@ -2,6 +2,8 @@
  * Model prices in USD per 1 million tokens: public list prices of the vendors at the time of
  * writing (standard tier, prompts below any long-context surcharge, no batch discount).
  * `cached_input` is the cache-read price; absent means cached input costs the input price.
+ * `cache_write` and `cache_write_1h` price prompt tokens written to the provider's cache (B: 5-minute
+ * and 1-hour cache writes, above the input price); absent means the input price.
  * Keys are lower-case model ids or id prefixes; `priceFor` matches an exact id first and then
  * the longest key that is a prefix of the id, so dated versions (`gpt-4o-2024-08-06`,
  * `claude-sonnet-4-20250514`) find their family. Keep more specific ids next to their family,
@@ -13,6 +15,8 @@ export interface ModelPrice {
   input: number;
   output: number;
   cached_input?: number;
+  cache_write?: number;
+  cache_write_1h?: number;
 }
 
 export type PriceTable = Readonly<Record<string, Readonly<ModelPrice>>>;
@@ -22,6 +26,14 @@ export const DEFAULT_MODEL_PRICE: Readonly<ModelPrice> = Object.freeze({ input: 
 
 const p = (input: number, output: number, cached_input?: number): ModelPrice =>
   cached_input === undefined ? { input, output } : { input, output, cached_input };
+/** B prices: input, 5-minute cache write, 1-hour cache write, cache read, output. */
+const b = (input: number, cache_write: number, cache_write_1h: number, cached_input: number, output: number): ModelPrice => ({
+  input,
+  output,
+  cached_input,
+  cache_write,
+  cache_write_1h,
+});
 
 export const MODEL_PRICES: PriceTable = Object.freeze({
   // Provider A (openai): chat
@@ -64,18 +76,18 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'text-embedding-3-large': p(0.13, 0),
   'text-embedding-ada-002': p(0.1, 0),
 
-  // Provider B (anthropic); cached_input is the cache-read price
-  'claude-opus-4-5': p(5, 25, 0.5),
-  'claude-opus-4-1': p(15, 75, 1.5),
-  'claude-opus-4': p(15, 75, 1.5),
-  'claude-sonnet-4-5': p(3, 15, 0.3),
-  'claude-sonnet-4': p(3, 15, 0.3),
-  'claude-haiku-4-5': p(1, 5, 0.1),
-  'claude-3-7-sonnet': p(3, 15, 0.3),
-  'claude-3-5-sonnet': p(3, 15, 0.3),
-  'claude-3-5-haiku': p(0.8, 4, 0.08),
-  'claude-3-opus': p(15, 75, 1.5),
-  'claude-3-haiku': p(0.25, 1.25, 0.03),
+  // Provider B (anthropic): input, cache writes (5 minutes, 1 hour), cache read, output
+  'claude-opus-4-5': b(5, 6.25, 10, 0.5, 25),
+  'claude-opus-4-1': b(15, 18.75, 30, 1.5, 75),
+  'claude-opus-4': b(15, 18.75, 30, 1.5, 75),
+  'claude-sonnet-4-5': b(3, 3.75, 6, 0.3, 15),
+  'claude-sonnet-4': b(3, 3.75, 6, 0.3, 15),
+  'claude-haiku-4-5': b(1, 1.25, 2, 0.1, 5),
+  'claude-3-7-sonnet': b(3, 3.75, 6, 0.3, 15),
+  'claude-3-5-sonnet': b(3, 3.75, 6, 0.3, 15),
+  'claude-3-5-haiku': b(0.8, 1, 1.6, 0.08, 4),
+  'claude-3-opus': b(15, 18.75, 30, 1.5, 75),
+  'claude-3-haiku': b(0.25, 0.3, 0.5, 0.03, 1.25),
 
   // Provider C (gemini); prompts up to the long-context threshold
   'gemini-2.5-pro': p(1.25, 10, 0.31),

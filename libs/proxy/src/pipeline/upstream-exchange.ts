@@ -229,6 +229,7 @@ function translatedUsage(translator: GeminiSseTranslator): TokenUsage | undefine
     totalTokens: usage.total_tokens,
     cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
     cacheCreationInputTokens: 0,
+    cacheCreation1hInputTokens: 0,
     reasoningTokens: 0,
   };
 }

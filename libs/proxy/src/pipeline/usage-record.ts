@@ -47,8 +47,18 @@ export function costOfExchange(provider: string, model: string, state: FinishSta
   const priced = pricedModel(provider, model);
   const usage = result.usage;
   if (usage) {
-    const cached = usage.cachedInputTokens;
-    return costOf(priced, { input_tokens: Math.max(0, usage.inputTokens - cached), output_tokens: usage.outputTokens, cached_input_tokens: cached }, prices);
+    const { cachedInputTokens: cached, cacheCreationInputTokens: written, cacheCreation1hInputTokens: written1h } = usage;
+    return costOf(
+      priced,
+      {
+        input_tokens: Math.max(0, usage.inputTokens - cached - written),
+        output_tokens: usage.outputTokens,
+        cached_input_tokens: cached,
+        cache_write_input_tokens: written - written1h,
+        cache_write_1h_input_tokens: written1h,
+      },
+      prices,
+    );
   }
   if (result.status >= 400 && !result.aborted) return 0;
   const estimate = state.decision?.estimate;

@@ -57,6 +57,7 @@ describe('generate-content → chat.completion', () => {
       totalTokens: 534,
       cachedInputTokens: 8,
       cacheCreationInputTokens: 0,
+      cacheCreation1hInputTokens: 0,
       reasoningTokens: 512,
     });
   });

@@ -7,6 +7,7 @@ const usage = (u: Partial<TokenUsage> & Pick<TokenUsage, 'inputTokens' | 'output
   totalTokens: u.inputTokens + u.outputTokens,
   cachedInputTokens: 0,
   cacheCreationInputTokens: 0,
+  cacheCreation1hInputTokens: 0,
   reasoningTokens: 0,
   ...u,
 });
@@ -42,6 +43,7 @@ describe('extractUsage (non-streaming bodies)', () => {
       totalTokens: 1500,
       cachedInputTokens: 1024,
       cacheCreationInputTokens: 0,
+      cacheCreation1hInputTokens: 0,
       reasoningTokens: 256,
     });
   });
@@ -64,6 +66,19 @@ describe('extractUsage (non-streaming bodies)', () => {
     expect(extractUsage('anthropic', body)).toEqual(
       usage({ inputTokens: 165, outputTokens: 12, cachedInputTokens: 100, cacheCreationInputTokens: 40 }),
     );
+  });
+
+  it('reads the 1-hour part of B cache writes, in a message and in a stream', () => {
+    const raw = { input_tokens: 10, output_tokens: 3, cache_creation_input_tokens: 500, cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 300 } };
+    const expected = usage({ inputTokens: 510, outputTokens: 3, cacheCreationInputTokens: 500, cacheCreation1hInputTokens: 300 });
+    expect(extractUsage('anthropic', { usage: raw })).toEqual(expected);
+    const { output_tokens, ...start } = raw;
+    const stream = [
+      `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { usage: { ...start, output_tokens: 1 } } })}\n\n`,
+      `event: message_delta\ndata: ${JSON.stringify({ type: 'message_delta', usage: { output_tokens } })}\n\n`,
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+    ].join('');
+    expect(track('anthropic', stream, 7).usage).toEqual(expected);
   });
 
   it('reads native Gemini usageMetadata', () => {

@@ -16,8 +16,10 @@ export interface TokenUsage {
   totalTokens: number;
   /** Prompt tokens served from the provider's cache (priced lower). */
   cachedInputTokens: number;
-  /** B: prompt tokens written to the cache (priced higher). */
+  /** B: prompt tokens written to the cache (priced higher), both lifetimes. */
   cacheCreationInputTokens: number;
+  /** B: the part of `cacheCreationInputTokens` written to the 1-hour cache (priced higher still). */
+  cacheCreation1hInputTokens: number;
   reasoningTokens: number;
 }
 
@@ -31,6 +33,7 @@ function usage(input: number, output: number, extra: Partial<TokenUsage> = {}, t
     totalTokens: total || input + output,
     cachedInputTokens: extra.cachedInputTokens ?? 0,
     cacheCreationInputTokens: extra.cacheCreationInputTokens ?? 0,
+    cacheCreation1hInputTokens: extra.cacheCreation1hInputTokens ?? 0,
     reasoningTokens: extra.reasoningTokens ?? 0,
   };
 }
@@ -47,7 +50,10 @@ export function fromOpenAIUsage(raw: unknown): TokenUsage | undefined {
   );
 }
 
-/** Format-B `usage` (a message, `message_start.message.usage`, `message_delta.usage`). */
+/**
+ * Format-B `usage` (a message, `message_start.message.usage`, `message_delta.usage`). The cache
+ * writes' split by lifetime (`cache_creation.ephemeral_1h_input_tokens`) is read when present.
+ */
 export function fromAnthropicUsage(raw: unknown): TokenUsage | undefined {
   if (!isJsonObject(raw)) return undefined;
   const cacheRead = int(raw.cache_read_input_tokens);
@@ -55,6 +61,7 @@ export function fromAnthropicUsage(raw: unknown): TokenUsage | undefined {
   return usage(int(raw.input_tokens) + cacheRead + cacheWrite, int(raw.output_tokens), {
     cachedInputTokens: cacheRead,
     cacheCreationInputTokens: cacheWrite,
+    cacheCreation1hInputTokens: Math.min(cacheWrite, int(obj(raw.cache_creation).ephemeral_1h_input_tokens)),
   });
 }
 
