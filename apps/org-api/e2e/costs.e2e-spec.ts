@@ -240,7 +240,7 @@ describe('org API: cost metrics, named budgets, daily cost and agent health', ()
           code: 'VALIDATION_ERROR',
           param: field,
         });
-        expect(res.body.error.message).toContain(`${field} must not be null`);
+        expect(res.body.error.message).toBe(`${field} must not be null (omit it to leave it unchanged)`);
       }
       expect(await api.repos.namedBudgets.findById(asOrgId(spender.orgId), created.id)).toEqual(before);
       expect((await budgets('GET', `/${created.id}`)).body).toMatchObject({ name: 'Null guard', type: 'daily', limit: 20, auto_stop: true });
@@ -252,9 +252,9 @@ describe('org API: cost metrics, named budgets, daily cost and agent health', ()
       const cases: [string, Json, string, string][] = [
         ['POST', { name: 'n', limit: 10, alerts: [{ threshold: 50, channels: [] }] }, 'alerts.0.channels', 'at least one channel'],
         ['POST', { name: 'n', limit: 10, alerts: [{ threshold: 50, channels: ['email'] }, { threshold: 50, channels: ['webhook'] }] }, 'alerts', 'threshold'],
-        ['POST', { name: 'n', limit: 10, type: null }, 'type', 'type must not be null'],
-        ['POST', { name: 'n', limit: 10, alerts: null }, 'alerts', 'alerts must not be null'],
-        ['POST', { name: 'n', limit: 10, auto_stop: null }, 'auto_stop', 'auto_stop must not be null'],
+        ['POST', { name: 'n', limit: 10, type: null }, 'type', 'type must not be null (omit it for the default)'],
+        ['POST', { name: 'n', limit: 10, alerts: null }, 'alerts', 'alerts must not be null (omit it for the default)'],
+        ['POST', { name: 'n', limit: 10, auto_stop: null }, 'auto_stop', 'auto_stop must not be null (omit it for the default)'],
         ['PUT', { alerts: [{ threshold: 90, channels: ['email'] }, { threshold: 20, channels: [] }] }, 'alerts.1.channels', 'at least one channel'],
         ['PUT', { alerts: [{ threshold: 90, channels: ['email'] }, { threshold: 90, channels: ['slack'] }] }, 'alerts', 'threshold'],
       ];

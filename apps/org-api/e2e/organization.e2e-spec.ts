@@ -102,7 +102,13 @@ describe('org API: members, plan, runners, templates, removed routes and docs', 
     const before = await api.repos.organizations.findById(asOrgId(owner.orgId));
     for (const field of ['name', 'plan', 'subscription_status']) {
       const res = await api.call('PATCH', `/api/v1/organizations/${owner.orgId}`, { token: owner.token, body: { [field]: null } });
-      expect({ field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({ field, status: 400, code: 'VALIDATION_ERROR', param: field });
+      expect({ field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param, message: res.body.error?.message }).toEqual({
+        field,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        param: field,
+        message: `${field} must not be null (omit it to leave it unchanged)`,
+      });
     }
     expect(await api.repos.organizations.findById(asOrgId(owner.orgId))).toEqual(before);
   });

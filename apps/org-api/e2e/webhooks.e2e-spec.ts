@@ -143,12 +143,13 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     for (const method of ['PATCH', 'PUT']) {
       for (const field of ['url', 'events', 'secret', 'status']) {
         const res = await api.call(method, `/api/v1/admin/webhooks/${created.id}`, { token: owner.token, body: { [field]: null } });
-        expect({ method, field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param }).toEqual({
+        expect({ method, field, status: res.status, code: res.body.error?.code, param: res.body.error?.details?.param, message: res.body.error?.message }).toEqual({
           method,
           field,
           status: 400,
           code: 'VALIDATION_ERROR',
           param: field,
+          message: `${field} must not be null (omit it to leave it unchanged)`,
         });
       }
     }

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
-import { BODY_NOT_OBJECT_MESSAGE, CreateBody, createValidationPipe, IsOptionalNonNull, NOT_NULL_ON_CREATE } from './validation';
+import { BODY_NOT_OBJECT_MESSAGE, CreateBody, createValidationPipe, IsOptionalNonNull } from './validation';
 
 class Item {
   @IsInt() @Min(0) n!: number;
@@ -29,7 +29,6 @@ class CreateDto extends SharedFieldsDto {
   @IsArray() @IsString({ each: true }) scopes!: string[];
   @IsArray() @ArrayMaxSize(2) @ValidateNested({ each: true }) @Type(() => Item) items!: Item[];
   @IsOptionalNonNull() @IsInt() limit?: number;
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE) @IsString() label?: string;
 }
 
 class UpdateDto extends SharedFieldsDto {
@@ -85,7 +84,7 @@ describe('IsOptionalNonNull', () => {
 describe('CreateBody', () => {
   const valid = { name: 'x', email: 'a@example.com', scopes: ['s'], items: [{ n: 1 }] };
 
-  it.each(['enabled', 'limit', 'label'])('refuses null for %s of a create with the create wording, inherited fields too', async (field) => {
+  it.each(['enabled', 'limit'])('refuses null for %s of a create with the create wording, inherited fields too', async (field) => {
     expect(await refusal({ ...valid, [field]: null }, CreateDto)).toEqual({ message: `${field} must not be null (omit it for the default)`, param: field });
   });
 

@@ -1,5 +1,5 @@
 import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
-import type { ValidationArguments, ValidationOptions } from 'class-validator';
+import type { ValidationArguments } from 'class-validator';
 
 /** Constraint name of IsOptionalNonNull's null check; its message alone is reported for a null value. */
 const NOT_NULL = 'isNotNull';
@@ -50,19 +50,14 @@ function flatten(errors: ValidationError[], prefix = ''): { path: string; messag
 const NULL_ON_CREATE_MESSAGE = '$property must not be null (omit it for the default)';
 const NULL_ON_UPDATE_MESSAGE = '$property must not be null (omit it to leave it unchanged)';
 
-/**
- * Options of `IsOptionalNonNull` for optional fields of a create (a POST, or a PUT that replaces the
- * whole resource): left out, the field takes its default; `null` is refused, naming the field.
- * `@CreateBody()` on the class does the same for all its fields.
- */
-export const NOT_NULL_ON_CREATE: ValidationOptions = { message: NULL_ON_CREATE_MESSAGE };
-
 const createBodies = new WeakSet<object>();
 
 /**
- * Marks a DTO as the body of a create (as NOT_NULL_ON_CREATE says): every `IsOptionalNonNull()` field
- * of the class, its own and those it inherits from a base shared with an update, refuses `null` with
- * NOT_NULL_ON_CREATE's message. Only the class it is on: a subclass is a create only if marked too.
+ * Marks a DTO as the body of a create: a POST, or a PUT that replaces the whole resource (any body
+ * whose fields left out take their default rather than leaving something unchanged). Every
+ * `IsOptionalNonNull()` field of the class, its own and those it inherits from a base shared with an
+ * update, refuses `null` with "must not be null (omit it for the default)". Only the class it is on:
+ * a subclass is a create only if marked too. This is the one way to give a create the create wording.
  */
 export function CreateBody(): ClassDecorator {
   return (target) => {
@@ -76,28 +71,25 @@ function nullMessage(args?: ValidationArguments): string {
 }
 
 /**
- * For fields of partial updates (PUT/PATCH where only the fields sent change): the field may be
- * absent, but `null` is refused (400 naming the field: "omit it to leave it unchanged", or "omit it
- * for the default" on a `@CreateBody()` class or with NOT_NULL_ON_CREATE) instead of skipping the
- * other checks as `@IsOptional()` does. Use `@IsOptional()` only where null has a meaning (e.g.
- * "clear it").
+ * For optional fields that may be absent but not `null`: `null` is refused (400 naming the field)
+ * instead of skipping the other checks as `@IsOptional()` does. The message follows the class: "omit
+ * it for the default" on a `@CreateBody()` class, else (a partial update, PUT/PATCH where only the
+ * fields sent change) "omit it to leave it unchanged". Use `@IsOptional()` only where null has a
+ * meaning (e.g. "clear it").
  */
-export function IsOptionalNonNull(options?: ValidationOptions): PropertyDecorator {
+export function IsOptionalNonNull(): PropertyDecorator {
   // Required here, not at the top: this module is part of every service's bundle, and a service
   // without DTOs (the gateway) never loads class-validator (with validator and libphonenumber-js,
   // some 300 modules and 4 MB of memory).
   const { ValidateBy, ValidateIf } = require('class-validator') as typeof import('class-validator');
-  const present = ValidateIf((_object: object, value: unknown) => value !== undefined, options);
-  const notNull = ValidateBy(
-    {
-      name: NOT_NULL,
-      validator: {
-        validate: (value: unknown) => value !== null,
-        defaultMessage: nullMessage,
-      },
+  const present = ValidateIf((_object: object, value: unknown) => value !== undefined);
+  const notNull = ValidateBy({
+    name: NOT_NULL,
+    validator: {
+      validate: (value: unknown) => value !== null,
+      defaultMessage: nullMessage,
     },
-    options,
-  );
+  });
   return (target: object, key: string | symbol) => {
     present(target, key);
     notNull(target, key);

@@ -16,7 +16,7 @@ import {
   Min,
 } from 'class-validator';
 import { RUNNER_STATES, RunnerState, TOOL_PROFILES, ToolProfile } from '@svc/domain';
-import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 import { PROVIDER_TYPES } from '../providers/provider-registry';
 
 export const MIN_TTL_SECONDS = 60;
@@ -32,6 +32,7 @@ export class GatewayKeyQuery {
   api_key?: string;
 }
 
+@CreateBody()
 export class CreateRunnerDto {
   @ApiProperty({ enum: PROVIDER_TYPES, description: '`fake` and `local` are built in; the vendor ids answer 400 provider_not_configured' })
   @IsIn(PROVIDER_TYPES)
@@ -48,7 +49,7 @@ export class CreateRunnerDto {
   ttl_seconds!: number;
 
   @ApiPropertyOptional()
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @MaxLength(64)
   runtime_version?: string;
@@ -60,13 +61,13 @@ export class CreateRunnerDto {
   image_ref?: string | null;
 
   @ApiPropertyOptional({ description: 'display name (agent.failed carries it as runner_name); default the runner id' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @Length(1, 120)
   name?: string;
 
   @ApiPropertyOptional({ minimum: 0, maximum: 100_000, default: 5, description: 'gateway spend allowed per session, USD' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(100_000)
@@ -105,9 +106,10 @@ export class EventsQuery extends GatewayKeyQuery {
   limit?: number;
 }
 
+@CreateBody()
 export class StartSessionDto {
   @ApiPropertyOptional({ minimum: MIN_TTL_SECONDS, maximum: MAX_TTL_SECONDS, description: "this session's TTL instead of the runner's ttl_seconds" })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsInt()
   @Min(MIN_TTL_SECONDS)
   @Max(MAX_TTL_SECONDS)
@@ -129,6 +131,7 @@ export class StreamQuery extends GatewayKeyQuery {
   session_id?: string;
 }
 
+@CreateBody()
 export class ExecDto {
   @ApiProperty({ type: [String], description: 'the command and its arguments, run without a shell' })
   @IsArray()
@@ -140,13 +143,14 @@ export class ExecDto {
   argv!: string[];
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_COMMAND_TIMEOUT_SECONDS, default: DEFAULT_COMMAND_TIMEOUT_SECONDS })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsInt()
   @Min(1)
   @Max(MAX_COMMAND_TIMEOUT_SECONDS)
   timeout_seconds?: number;
 }
 
+@CreateBody()
 export class RegisterByovmDto {
   @ApiProperty({ description: 'the machine’s stable id; one runner per machine and organization' })
   @IsString()
@@ -154,25 +158,25 @@ export class RegisterByovmDto {
   machine_id!: string;
 
   @ApiPropertyOptional()
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @Length(1, 120)
   name?: string;
 
   @ApiPropertyOptional({ enum: TOOL_PROFILES, default: 'locked' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsIn(TOOL_PROFILES)
   tool_profile?: ToolProfile;
 
   @ApiPropertyOptional({ minimum: MIN_TTL_SECONDS, maximum: MAX_TTL_SECONDS, default: 3600 })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsInt()
   @Min(MIN_TTL_SECONDS)
   @Max(MAX_TTL_SECONDS)
   ttl_seconds?: number;
 
   @ApiPropertyOptional()
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @MaxLength(64)
   runtime_version?: string;

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 
+@CreateBody()
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 120, description: "The key's label, unique per organization among current keys", example: 'ci-pipeline' })
   @IsString()
@@ -24,14 +25,14 @@ export class CreateApiKeyDto {
   scopes!: string[];
 
   @ApiPropertyOptional({ type: [String], example: ['203.0.113.0/24'], description: 'Addresses or CIDR ranges allowed to use the key; empty = any' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsArray()
   @ArrayMaxSize(100)
   @IsString({ each: true })
   ip_allowlist?: string[];
 
   @ApiPropertyOptional({ description: 'Team the key belongs to (hierarchical budgets)', example: 'team-data' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @MinLength(1)
   @MaxLength(120)

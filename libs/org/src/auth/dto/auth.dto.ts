@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 
 export class LoginDto {
   @ApiProperty({ example: 'admin@example.com' })
@@ -29,6 +29,7 @@ export class LogoutDto {
   refresh_token?: string;
 }
 
+@CreateBody()
 export class RegisterDto {
   @ApiProperty({ example: 'founder@example.com' })
   @IsEmail()
@@ -48,7 +49,7 @@ export class RegisterDto {
   org_name!: string;
 
   @ApiPropertyOptional({ maxLength: 120 })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @MaxLength(120)
   name?: string;

@@ -17,7 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ALERT_CHANNELS, AlertChannel, BUDGET_TYPES, BudgetType } from '@svc/domain';
-import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 import { IsQueryInt } from '../../common/query-int';
 
 /** Alert state (triggered, notified) is kept per threshold, so a budget's thresholds must differ. */
@@ -43,6 +43,7 @@ export class BudgetAlertInputDto {
   channels!: AlertChannel[];
 }
 
+@CreateBody()
 export class CreateBudgetDto {
   @ApiProperty({ minLength: 1, maxLength: 120, example: 'Daily cap' })
   @IsString()
@@ -51,7 +52,7 @@ export class CreateBudgetDto {
   name!: string;
 
   @ApiPropertyOptional({ enum: BUDGET_TYPES, default: 'monthly' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsIn(BUDGET_TYPES)
   type?: BudgetType;
 
@@ -62,7 +63,7 @@ export class CreateBudgetDto {
   limit!: number;
 
   @ApiPropertyOptional({ type: [BudgetAlertInputDto], description: 'Thresholds must differ' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsArray()
   @ArrayMaxSize(20)
   @AlertThresholdsUnique()
@@ -71,7 +72,7 @@ export class CreateBudgetDto {
   alerts?: BudgetAlertInputDto[];
 
   @ApiPropertyOptional({ default: false, description: 'Daily budgets only: the gateway refuses the organization\'s requests once the limit is reached' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsBoolean()
   auto_stop?: boolean;
 }

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { ORG_ROLES, OrgRole, SUBSCRIPTION_STATUSES, SubscriptionStatus } from '@svc/domain';
-import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 
+@CreateBody()
 export class AddMemberDto {
   @ApiProperty({ example: 'ada@example.com' })
   @IsEmail()
@@ -20,7 +21,7 @@ export class AddMemberDto {
   role!: OrgRole;
 
   @ApiPropertyOptional({ maxLength: 120 })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @MaxLength(120)
   name?: string;

@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { EVENT_TYPES } from '@svc/events';
-import { IsOptionalNonNull, NOT_NULL_ON_CREATE } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 
 const EVENTS_DESCRIPTION = `Catalog event types (${EVENT_TYPES.join(', ')}); the aliases cost.exceeded and approval.required are accepted and stored as budget.exceeded and approval.requested`;
 
+@CreateBody()
 export class CreateWebhookDto {
   @ApiProperty({ example: 'https://hooks.example.com/svc', description: 'https:// (http:// only with WEBHOOK_ALLOW_HTTP=true); must resolve to a public address' })
   @IsString()
@@ -19,7 +20,7 @@ export class CreateWebhookDto {
   events!: string[];
 
   @ApiPropertyOptional({ minLength: 16, maxLength: 256, writeOnly: true, description: 'Signing secret (write-only). Omit it and one is generated and returned once.' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @MinLength(16)
   @MaxLength(256)
@@ -66,31 +67,34 @@ export class UpdateWebhookDto {
   description?: string | null;
 }
 
+@CreateBody()
 export class TestDeliveryDto {
   @ApiPropertyOptional({ description: 'The webhook to deliver to (or give its `url`)' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @MaxLength(100)
   webhook_id?: string;
 
   @ApiPropertyOptional({ description: "A registered webhook's URL, when `webhook_id` is not given" })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @MaxLength(2048)
   url?: string;
 
   @ApiPropertyOptional({ description: 'The event `data` to send; a sample marked `test: true` by default' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsObject()
   payload?: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: "Event type of the test event; default: the webhook's first subscribed type" })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsString()
   @MaxLength(100)
   event_type?: string;
 }
 
+/** Body of the team-chat PUT, which replaces the whole integration: a create, fields left out take their default. */
+@CreateBody()
 export class ChatIntegrationDto {
   @ApiProperty({ example: 'https://hooks.slack.com/services/T000/B000/XXXX', description: 'Slack-compatible incoming-webhook URL (same outbound rules as webhooks)' })
   @IsString()
@@ -98,14 +102,14 @@ export class ChatIntegrationDto {
   url!: string;
 
   @ApiPropertyOptional({ type: [String], description: 'Event types to post; empty or absent = every event' })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
   events?: string[];
 
   @ApiPropertyOptional({ default: true })
-  @IsOptionalNonNull(NOT_NULL_ON_CREATE)
+  @IsOptionalNonNull()
   @IsBoolean()
   enabled?: boolean;
 }
