@@ -1,1 +1,2 @@
 export * from './redis-process';
+export * from './fake-name-server';

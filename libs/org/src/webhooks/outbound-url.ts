@@ -1,22 +1,41 @@
-import { AppConfig, checkOutboundUrl, OrgApiError, OutboundBlockedError } from '@svc/platform';
+import { AppConfig, checkOutboundUrl, createBoundedResolver, HostResolver, OrgApiError, OutboundBlockedError } from '@svc/platform';
+
+/**
+ * Injection token of the HostResolver registration checks receiver hosts with. Nothing provides it
+ * in the services (`receiverResolver` is used); tests hand the services one that asks a name
+ * server of their own.
+ */
+export const RECEIVER_RESOLVER = Symbol('RECEIVER_RESOLVER');
+
+/**
+ * The resolver of the dispatcher's deliveries (`createBoundedResolver`: c-ares, off libuv's thread
+ * pool, cancelled at the deadline), so a host registers only if a delivery could resolve it.
+ */
+export function receiverResolver(config: AppConfig, servers?: string[]): HostResolver {
+  return createBoundedResolver({ servers, systemFallback: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS });
+}
+
+/** What to do about the refusals a local test setup meets first, and about a lookup that timed out. */
+const REMEDIATION: Partial<Record<OutboundBlockedError['reason'], string>> = {
+  http_not_allowed: 'Use https://, or set WEBHOOK_ALLOW_HTTP=true (development only)',
+  blocked_address: 'Use a public address, or set OUTBOUND_ALLOW_PRIVATE_NETWORKS=true (development only)',
+  lookup_timeout: 'Its name servers did not answer in time; try again later',
+};
 
 /**
  * Checks a receiver URL (webhook, team chat) with the outbound-safety rules and returns it
  * normalized. 400 `URL_NOT_ALLOWED` naming the reason: not https (unless WEBHOOK_ALLOW_HTTP),
- * credentials in the URL, a host that does not resolve or resolves to a non-public address
- * (unless OUTBOUND_ALLOW_PRIVATE_NETWORKS).
+ * credentials in the URL, a host that does not resolve, does not resolve within
+ * WEBHOOK_TIMEOUT_MS (`lookup_timeout`), or resolves to a non-public address (unless
+ * OUTBOUND_ALLOW_PRIVATE_NETWORKS).
  */
-/** What to do about the two refusals a local test setup meets first. */
-const REMEDIATION: Partial<Record<OutboundBlockedError['reason'], string>> = {
-  http_not_allowed: 'Use https://, or set WEBHOOK_ALLOW_HTTP=true (development only)',
-  blocked_address: 'Use a public address, or set OUTBOUND_ALLOW_PRIVATE_NETWORKS=true (development only)',
-};
-
-export async function checkReceiverUrl(url: string, config: AppConfig, param = 'url'): Promise<string> {
+export async function checkReceiverUrl(url: string, config: AppConfig, resolve: HostResolver, param = 'url'): Promise<string> {
   try {
     const parsed = await checkOutboundUrl(url.trim(), {
       allowPrivate: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
       allowHttp: config.WEBHOOK_ALLOW_HTTP,
+      resolve,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     });
     return parsed.href;
   } catch (error) {

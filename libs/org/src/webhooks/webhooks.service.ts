@@ -1,14 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DuplicateKeyError, NewWebhook, OrgId, randomAlphanumeric, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
 import { createEvent, EVENT_BUS, EVENT_SOURCES, EventBus, EventType, isGatewayEvent, QUEUES, webhookDeliveryJobOptions, GatewayEvent } from '@svc/events';
-import { APP_CONFIG, AppConfig, ConflictError } from '@svc/platform';
+import { APP_CONFIG, AppConfig, ConflictError, HostResolver } from '@svc/platform';
 import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { orgErrors } from '../common/org-errors';
 import { collection, Collection } from '../common/pagination';
 import { PerKeySerializer } from '../common/per-key-serializer';
 import type { CreateWebhookDto, TestDeliveryDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
 import { canonicalEventTypes } from './event-types';
-import { checkReceiverUrl } from './outbound-url';
+import { checkReceiverUrl, RECEIVER_RESOLVER, receiverResolver } from './outbound-url';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -67,12 +67,13 @@ export class WebhooksService {
     @Inject(SECRET_CIPHER) private readonly cipher: SecretCipher,
     @Inject(EVENT_BUS) private readonly bus: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(RECEIVER_RESOLVER) private readonly resolve: HostResolver = receiverResolver(config),
   ) {}
 
   async create(orgId: OrgId, input: CreateWebhookDto): Promise<WebhookDto> {
     await this.assertBelowCap(orgId); // an organization at the cap is refused before any DNS lookup
     const events = canonicalEventTypes(input.events);
-    const url = await checkReceiverUrl(input.url, this.config);
+    const url = await checkReceiverUrl(input.url, this.config, this.resolve);
     const generated = input.secret ? undefined : `whsec_${randomAlphanumeric(40)}`;
     const secret = input.secret ?? (generated as string);
     const webhook = await this.creates.run(orgId, () =>
@@ -122,7 +123,7 @@ export class WebhooksService {
     const current = await this.find(orgId, id);
     const patch: Partial<WebhookEntity> = {};
     if (input.events !== undefined) patch.events = canonicalEventTypes(input.events);
-    if (input.url !== undefined) patch.url = await checkReceiverUrl(input.url, this.config);
+    if (input.url !== undefined) patch.url = await checkReceiverUrl(input.url, this.config, this.resolve);
     if (input.secret !== undefined) patch.secret = this.cipher.encrypt(orgId, input.secret);
     if (input.description !== undefined) patch.description = input.description;
     let updated: WebhookEntity | null = current;

@@ -1,4 +1,5 @@
 export * from './outbound-address';
+export * from './host-resolver';
 export * from './outbound-url';
 export * from './outbound-agent';
 export * from './undici-parts';

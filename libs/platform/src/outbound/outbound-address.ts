@@ -7,6 +7,7 @@ export type OutboundBlockReason =
   | 'http_not_allowed'
   | 'credentials_in_url'
   | 'unresolvable'
+  | 'lookup_timeout'
   | 'blocked_address';
 
 /**

@@ -1,21 +1,20 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { raceTimeout } from '../async/race-timeout';
+import { HostLookupTimeoutError, HostResolver, ResolvedAddress } from './host-resolver';
 import { assertPublicAddress, OutboundBlockedError, parseIpLiteral } from './outbound-address';
-
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-/** Resolves a host name to every address (node:dns `lookup` with `all: true` by default). */
-export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export interface OutboundCheckOptions {
   /** `OUTBOUND_ALLOW_PRIVATE_NETWORKS`: development and tests only. */
   allowPrivate: boolean;
   /** Accept `http://` (webhooks: `WEBHOOK_ALLOW_HTTP`; model discovery of self-hosted targets). */
   allowHttp: boolean;
-  /** Replaces node:dns (tests). */
+  /** Replaces node:dns `lookup` (webhooks: `createBoundedResolver`; tests). */
   resolve?: HostResolver;
+  /**
+   * Deadline of the host lookup, handed to the resolver and enforced here too: past it the check
+   * throws `lookup_timeout`. Without it the lookup takes as long as the resolver does.
+   */
+  timeoutMs?: number;
 }
 
 const systemResolver: HostResolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
@@ -55,11 +54,19 @@ export async function checkOutboundUrl(url: string, options: OutboundCheckOption
   }
   let addresses: ResolvedAddress[];
   try {
-    addresses = await (options.resolve ?? systemResolver)(host);
-  } catch {
+    addresses = await resolveWithin(host, options.resolve ?? systemResolver, options.timeoutMs);
+  } catch (error) {
+    if (error instanceof HostLookupTimeoutError) throw new OutboundBlockedError('lookup_timeout', error.message);
     throw new OutboundBlockedError('unresolvable', `The host ${host} does not resolve`);
   }
   if (addresses.length === 0) throw new OutboundBlockedError('unresolvable', `The host ${host} does not resolve`);
   for (const { address } of addresses) assertPublicAddress(address, options.allowPrivate, host);
   return parsed;
+}
+
+function resolveWithin(host: string, resolve: HostResolver, timeoutMs: number | undefined): Promise<ResolvedAddress[]> {
+  if (timeoutMs === undefined) return resolve(host);
+  return raceTimeout(resolve(host, timeoutMs), timeoutMs, () => {
+    throw new HostLookupTimeoutError(host, timeoutMs);
+  });
 }

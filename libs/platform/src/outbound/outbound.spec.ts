@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { blockedRange, OutboundBlockedError, parseIpLiteral } from './outbound-address';
 import { createOutboundAgent } from './outbound-agent';
-import { checkOutboundUrl, HostResolver } from './outbound-url';
+import { HostResolver } from './host-resolver';
+import { checkOutboundUrl } from './outbound-url';
 
 const strict = { allowPrivate: false, allowHttp: false };
 const reasonOf = async (promise: Promise<unknown>) => {

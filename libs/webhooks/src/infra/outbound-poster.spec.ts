@@ -1,5 +1,9 @@
+import { pbkdf2 } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, createServer as createNetServer, Socket } from 'node:net';
+import { FakeNameServer, startFakeNameServer } from '@svc/test-redis';
 import { OutboundPoster } from './outbound-poster';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -92,12 +96,67 @@ describe('OutboundPoster', () => {
     }
   });
 
-  it('counts resolving the host in the deadline: a name server that never answers times the attempt out', async () => {
-    const silentDns = () => new Promise<never>(() => undefined);
-    const outcome = await poster({ timeoutMs: 200, resolve: silentDns }).post('https://hooks.example.com/hook', '{}', {});
-    expect(outcome).toMatchObject({ statusCode: null, error: 'timed out after 200 ms', blocked: false });
-    expect(outcome.latencyMs).toBeGreaterThanOrEqual(190);
-    expect(outcome.latencyMs).toBeLessThan(1_000);
+  describe('host lookups (a name server of our own, on a UDP port of 127.0.0.1)', () => {
+    let dns: FakeNameServer;
+    beforeAll(async () => {
+      dns = await startFakeNameServer('silent');
+    });
+    afterAll(() => dns.close());
+
+    it('counts resolving the host in the deadline: a name server that never answers times the attempt out', async () => {
+      const outcome = await poster({ timeoutMs: 200, dnsServers: [dns.address] }).post('https://never.hooks.test/hook', '{}', {});
+      expect(outcome).toMatchObject({ statusCode: null, error: 'timed out after 200 ms', blocked: false });
+      expect(outcome.latencyMs).toBeGreaterThanOrEqual(190);
+      expect(outcome.latencyMs).toBeLessThan(1_000);
+      expect(dns.queries).toEqual(expect.arrayContaining([{ name: 'never.hooks.test', type: 'A' }, { name: 'never.hooks.test', type: 'AAAA' }]));
+    });
+
+    it('keeps the other lookups of the process and thread-pool work prompt while many webhook lookups hang', async () => {
+      // getaddrinfo runs on libuv's pool, at most two at a time (half of its four threads), and holds
+      // its thread until the system resolver gives up, past any deadline of ours: a few hanging names
+      // and every other lookup of the process (Redis, upstreams, the gateway's in `npm start`) queues
+      // behind them for tens of seconds, with half the pool gone for file reads and crypto.
+      const hanging = poster({ timeoutMs: 3_000, dnsServers: [dns.address] });
+      const attempts = Array.from({ length: 8 }, (_, i) => hanging.post(`https://stall-${i}.hooks.test/hook`, '{}', {}));
+      let settled = 0;
+      for (const attempt of attempts) void attempt.then(() => (settled += 1));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = performance.now();
+      const probes = Promise.all([
+        lookup('localhost'), // the hosts file: instant unless queued behind hanging lookups
+        new Promise<Buffer>((resolve, reject) => pbkdf2('secret', 'salt', 1, 32, 'sha256', (error, key) => (error ? reject(error) : resolve(key)))),
+        readFile(__filename),
+      ]).then(() => performance.now() - started);
+      let giveUp: NodeJS.Timeout | undefined;
+      const probeMs = await Promise.race([probes, new Promise<number>((resolve) => (giveUp = setTimeout(() => resolve(Infinity), 2_000)))]);
+      clearTimeout(giveUp);
+      expect(probeMs).toBeLessThan(500);
+      expect(settled).toBe(0); // the webhook lookups were still hanging
+      expect(new Set(dns.queries.filter((q) => q.name.startsWith('stall-')).map((q) => q.name)).size).toBe(8);
+      const outcomes = await Promise.all(attempts);
+      expect(outcomes.every((outcome) => outcome.error === 'timed out after 3000 ms')).toBe(true);
+    });
+
+    it('delivers to a name that answers slowly within the deadline, and checks every address it has', async () => {
+      handler = (_req, res) => res.end('ok');
+      const port = new URL(base).port;
+      dns.answer('slow.hooks.test', { addresses: ['127.0.0.1'], delayMs: 150 });
+      const outcome = await poster({ timeoutMs: 2_000, dnsServers: [dns.address] }).post(`http://slow.hooks.test:${port}/hook`, '{}', {});
+      expect(outcome).toMatchObject({ statusCode: 200, error: null });
+      expect(outcome.latencyMs).toBeGreaterThanOrEqual(150);
+      // Without OUTBOUND_ALLOW_PRIVATE_NETWORKS a private AAAA beside a public A refuses the host.
+      dns.answer('mixed.hooks.test', { addresses: ['93.184.216.34', 'fd00::5'] });
+      const mixed = await poster({ allowPrivate: false, dnsServers: [dns.address] }).post('https://mixed.hooks.test/hook', '{}', {});
+      expect(mixed).toMatchObject({ statusCode: null, blocked: true, error: expect.stringContaining('mixed.hooks.test (fd00::5)') });
+    });
+
+    it('still reaches localhost where private addresses are allowed, without asking the name servers', async () => {
+      handler = (_req, res) => res.end('ok');
+      const before = dns.queries.length;
+      const outcome = await poster({ dnsServers: [dns.address] }).post(`${base.replace('127.0.0.1', 'localhost')}/hook`, '{}', {});
+      expect(outcome).toMatchObject({ statusCode: 200, error: null });
+      expect(dns.queries.length).toBe(before);
+    });
   });
 
   it('lets a slow connection (a TLS handshake that never ends) use the whole timeout, past 5 s', async () => {

@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { checkOutboundUrl, createOutboundAgent, HostResolver, OutboundBlockedError, raceTimeout, SERVICE_VERSION } from '@svc/platform';
+import { checkOutboundUrl, createBoundedResolver, createOutboundAgent, HostResolver, OutboundBlockedError, raceTimeout, SERVICE_VERSION } from '@svc/platform';
 
 /** Injection token of the dispatcher's OutboundPoster. */
 export const OUTBOUND_POSTER = Symbol('OUTBOUND_POSTER');
@@ -11,8 +11,8 @@ export interface OutboundPosterOptions {
   allowHttp: boolean;
   /** The whole exchange (resolving the host, connect, headers, the start of the body) must finish within this. */
   timeoutMs: number;
-  /** Replaces node:dns for the check before connecting (tests). */
-  resolve?: HostResolver;
+  /** Name servers to ask instead of the system's (tests: a fake name server). */
+  dnsServers?: string[];
 }
 
 /** What one POST came to. */
@@ -41,9 +41,14 @@ export const USER_AGENT = `svc-webhook-dispatcher/${SERVICE_VERSION}`;
  * connection goes through `createOutboundAgent`, which checks the address again when the socket
  * connects (no DNS rebinding), and redirects are never followed (a 3xx is the outcome). One
  * deadline covers the whole exchange. Never throws.
+ *
+ * Host names are resolved by `createBoundedResolver` both times: c-ares on the event loop, cancelled
+ * at the deadline, never getaddrinfo on libuv's four pool threads, which a customer's name server
+ * that never answers would hold past the deadline, stalling the process's file writes and crypto.
  */
 export class OutboundPoster {
   private readonly agent: Agent;
+  private readonly resolve: HostResolver;
   private readonly controllers = new Set<AbortController>();
 
   constructor(private readonly options: OutboundPosterOptions) {
@@ -51,7 +56,10 @@ export class OutboundPoster {
     // The poster's own timer is that deadline (see `post`). undici keeps its connect timeout on coarse
     // timers (1 s resolution) that can fire up to half a second early, so that timeout comes a second
     // later and only closes a connection attempt the timer has already given up on.
-    this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, connectTimeoutMs: options.timeoutMs + 1_000 });
+    // The hosts file and search domains (getaddrinfo) only for names the name servers do not know,
+    // and only where private addresses are allowed (development and tests).
+    this.resolve = createBoundedResolver({ servers: options.dnsServers, systemFallback: options.allowPrivate });
+    this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, connectTimeoutMs: options.timeoutMs + 1_000, resolve: this.resolve });
   }
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<PostOutcome> {
@@ -60,9 +68,10 @@ export class OutboundPoster {
     const remaining = () => Math.max(0, this.options.timeoutMs - elapsed());
     let timedOut = false;
     try {
-      // A name server that never answers must not stretch the attempt past its deadline either.
-      const { allowPrivate, allowHttp, resolve } = this.options;
-      await raceTimeout(checkOutboundUrl(url, { allowPrivate, allowHttp, resolve }), this.options.timeoutMs, () => {
+      // A name server that never answers must not stretch the attempt past its deadline either: the
+      // lookup is cancelled then (`lookup_timeout`), and this race is the backstop.
+      const { allowPrivate, allowHttp, timeoutMs } = this.options;
+      await raceTimeout(checkOutboundUrl(url, { allowPrivate, allowHttp, resolve: this.resolve, timeoutMs }), timeoutMs, () => {
         timedOut = true;
         throw new Error('timeout');
       });
@@ -119,10 +128,12 @@ export class OutboundPoster {
 
   private failure(error: unknown, latencyMs: number, timedOut: boolean): PostOutcome {
     const blocked = blockedError(error);
-    if (blocked) {
+    // A lookup that ran out of the deadline is a timeout like any other (retried), not a refusal.
+    const lookupTimedOut = blocked?.reason === 'lookup_timeout';
+    if (blocked && !lookupTimedOut) {
       return { statusCode: null, latencyMs, error: `refused by outbound safety: ${blocked.message}`, blocked: blocked.reason !== 'unresolvable' };
     }
-    if (timedOut || errorCode(error) === 'UND_ERR_CONNECT_TIMEOUT') {
+    if (timedOut || lookupTimedOut || errorCode(error) === 'UND_ERR_CONNECT_TIMEOUT') {
       return { statusCode: null, latencyMs, error: `timed out after ${this.options.timeoutMs} ms`, blocked: false };
     }
     return { statusCode: null, latencyMs, error: describeNetworkError(error), blocked: false };
