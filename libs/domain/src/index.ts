@@ -12,6 +12,9 @@ export * from './shared/tenancy';
 export * from './shared/ids';
 export * from './shared/tenant-repository';
 
+// Money as it is shown
+export * from './shared/money';
+
 // Crypto helpers
 export * from './crypto/api-key-material';
 export * from './crypto/password';

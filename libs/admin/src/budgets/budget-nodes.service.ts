@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
-import { BudgetLevel, BudgetNodeEntity, budgetPeriod, DuplicateKeyError, nodeSpend, OrgId, Patch, Repositories } from '@svc/domain';
-import { periodKey, roundUsd } from '@svc/governance';
+import { BudgetLevel, BudgetNodeEntity, budgetPeriod, DuplicateKeyError, nodeSpend, OrgId, Patch, Repositories, roundUsd } from '@svc/domain';
+import { periodKey } from '@svc/governance';
 import { invalidRequest, InvalidationBus, notFound } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { alreadyExists } from '../common/admin-errors';

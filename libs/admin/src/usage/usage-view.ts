@@ -1,7 +1,8 @@
-import type { UsageRecordEntity } from '@svc/domain';
+import { roundUsd, UsageRecordEntity } from '@svc/domain';
 import { invalidCursor, MAX_CURSOR_CHARS } from '../common/admin-errors';
 import { UsageRecordView } from './dto/usage.dto';
 
+/** A record as `/usage` and the CSV export show it: amounts without float noise (`roundUsd`), the record itself untouched. */
 export function toUsageView(record: UsageRecordEntity): UsageRecordView {
   return {
     request_id: record._id,
@@ -18,8 +19,8 @@ export function toUsageView(record: UsageRecordEntity): UsageRecordView {
     blocked_by: record.blocked_by,
     input_tokens: record.input_tokens,
     output_tokens: record.output_tokens,
-    estimated_cost: record.estimated_cost,
-    cost: record.cost,
+    estimated_cost: roundUsd(record.estimated_cost),
+    cost: roundUsd(record.cost),
     latency_ms: record.latency_ms,
     upstream_latency_ms: record.upstream_latency_ms,
     governance_ms: record.governance_ms,

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
-import { OrgId, Repositories, TimeRange } from '@svc/domain';
-import { roundUsd } from '@svc/governance';
+import { OrgId, Repositories, roundUsd, TimeRange } from '@svc/domain';
 import { invalidRequest, notFound } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { csvRow } from '../common/csv';

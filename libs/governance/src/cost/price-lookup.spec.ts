@@ -1,4 +1,4 @@
-import { costOf, matchPrice, priceFor, roundUsd } from './price-lookup';
+import { costOf, matchPrice, priceFor } from './price-lookup';
 import { DEFAULT_MODEL_PRICE, MODEL_PRICES } from './prices';
 
 describe('priceFor', () => {
@@ -80,14 +80,5 @@ describe('costOf', () => {
   it('ignores missing, negative and non-finite counts', () => {
     expect(costOf('gpt-4o', {})).toBe(0);
     expect(costOf('gpt-4o', { input_tokens: -5, output_tokens: Number.NaN })).toBe(0);
-  });
-});
-
-describe('roundUsd', () => {
-  it('rounds to a millionth of a dollar', () => {
-    expect(roundUsd(0.0000014999)).toBe(0.000001);
-    expect(roundUsd(0.0000015)).toBe(0.000002);
-    expect(roundUsd(1.23456789)).toBe(1.234568);
-    expect(roundUsd(Number.POSITIVE_INFINITY)).toBe(0);
   });
 });

@@ -1,5 +1,8 @@
 import { DEFAULT_MODEL_PRICE, MODEL_PRICES, ModelPrice, PriceTable } from './prices';
 
+/** USD as answers, headers and events show it (float noise removed), from `@svc/domain`: kept here for the stages and the admin. */
+export { roundUsd } from '@svc/domain';
+
 export interface PriceOptions {
   /** Price table to use instead of the built-in one. */
   table?: PriceTable;
@@ -95,7 +98,7 @@ function tokens(value: number | undefined): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-/** Cost in USD at full floating-point precision (round for display with `roundUsd`). */
+/** Cost in USD at full floating-point precision (stored and summed as is; `roundUsd` only where it is shown). */
 export function costOf(model: string, usage: TokenUsage, options: PriceOptions = {}): number {
   const price = priceFor(model, options);
   const cachedRate = price.cached_input ?? price.input;
@@ -108,12 +111,6 @@ export function costOf(model: string, usage: TokenUsage, options: PriceOptions =
       tokens(usage.output_tokens) * price.output) /
     1_000_000
   );
-}
-
-/** USD rounded to 6 decimals (a millionth of a dollar), the precision of stored costs and headers. */
-export function roundUsd(value: number): number {
-  if (!Number.isFinite(value)) return 0;
-  return Math.round(value * 1_000_000) / 1_000_000;
 }
 
 /**

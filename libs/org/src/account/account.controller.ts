@@ -1,13 +1,13 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { asOrgId, Repositories } from '@svc/domain';
+import { asOrgId, Repositories, roundUsd } from '@svc/domain';
 import { SERVICE_VERSION } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { effectiveBudgets } from '../common/effective-limits';
 import { OrgRoute } from '../common/org-access';
-import { orgErrors, round2, usd } from '../common/org-errors';
+import { orgErrors, round2 } from '../common/org-errors';
 import { DailyCostDto, HealthDto, ProfileDto } from './dto/account.dto';
 
 @ApiTags('account')
@@ -76,11 +76,11 @@ export class AccountController {
     ]);
     const top = agents.find((row) => row.cost > 0) ?? null;
     return {
-      total: usd(totals.cost),
+      total: roundUsd(totals.cost),
       budget_limit: budgets.daily_budget,
       utilization: budgets.daily_budget > 0 ? round2((totals.cost / budgets.daily_budget) * 100) : 0,
       top_agent: top ? (top.agent ?? 'unattributed') : null,
-      top_agent_cost: top ? usd(top.cost) : 0,
+      top_agent_cost: top ? roundUsd(top.cost) : 0,
     };
   }
 }

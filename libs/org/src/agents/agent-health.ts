@@ -1,4 +1,5 @@
-import { round2, usd } from '../common/org-errors';
+import { roundUsd } from '@svc/domain';
+import { round2 } from '../common/org-errors';
 
 /** One usage record as agent health reads it. */
 export interface AgentSample {
@@ -75,7 +76,7 @@ export function agentHealth(name: string, samples: readonly AgentSample[]): Agen
     blocked,
     p50_latency_ms: round2(percentile(latencies, 50)),
     p95_latency_ms: round2(p95),
-    total_cost: usd(executed.reduce((sum, s) => sum + s.cost, 0)),
+    total_cost: roundUsd(executed.reduce((sum, s) => sum + s.cost, 0)),
     last_seen_at: last.toISOString(),
   };
 }

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BudgetAlert, budgetPeriod, BudgetPeriod, BudgetType, NamedBudgetEntity, OrgId, Repositories, spendInPeriod } from '@svc/domain';
+import { BudgetAlert, budgetPeriod, BudgetPeriod, BudgetType, NamedBudgetEntity, OrgId, Repositories, roundUsd, spendInPeriod } from '@svc/domain';
 import { createEvent, EVENT_BUS, EVENT_PUBLISHER, EVENT_SOURCES, EventBus, EventPublisher, GatewayEvent, QUEUES } from '@svc/events';
 import { LOGGER, Logger } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
-import { round2, usd } from '../common/org-errors';
+import { round2 } from '../common/org-errors';
 import { alertChanges, utilizationPct } from './budget-alerts';
 
 /** A named budget with its spend in the current period and its alert states after evaluation. */
@@ -88,7 +88,7 @@ export class BudgetEvaluator {
       {
         budget_type: budget.type,
         threshold_pct: threshold,
-        spent: usd(current),
+        spent: roundUsd(current),
         budget: budget.limit,
         utilization_pct: round2(utilizationPct(current, budget.limit)),
         timestamp: now.toISOString(),

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BudgetType, NamedBudgetEntity, OrgId, Repositories } from '@svc/domain';
+import { BudgetType, NamedBudgetEntity, OrgId, Repositories, roundUsd } from '@svc/domain';
 import { InvalidationBus } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
-import { orgErrors, round2, usd } from '../common/org-errors';
+import { orgErrors, round2 } from '../common/org-errors';
 import { carryOverAlerts, utilizationPct } from './budget-alerts';
 import { BudgetEvaluator, EvaluatedBudget } from './budget-evaluator';
 import type { BudgetDto, BudgetListDto, CreateBudgetDto, UpdateBudgetDto } from './dto/budget.dto';
@@ -92,7 +92,7 @@ export function toBudgetDto({ budget, current, period, alerts }: EvaluatedBudget
     name: budget.name,
     type: budget.type,
     limit: budget.limit,
-    current: usd(current),
+    current: roundUsd(current),
     utilization: round2(utilizationPct(current, budget.limit)),
     period_start: period.start.toISOString(),
     period_end: period.end.toISOString(),

@@ -16,11 +16,6 @@ export const orgErrors = {
     new OrgApiError(429, 'RATE_LIMIT_EXCEEDED', message, { retry_after: retryAfter }, { 'Retry-After': String(retryAfter), ...headers }),
 };
 
-/** Money as the API shows it: USD rounded to 6 decimals (no float noise like 0.30000000000000004). */
-export function usd(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
-}
-
 /** A percentage or ratio rounded to 2 decimals. */
 export function round2(value: number): number {
   return Math.round(value * 100) / 100;

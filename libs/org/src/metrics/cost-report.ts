@@ -1,4 +1,9 @@
-import { round2, usd } from '../common/org-errors';
+import { roundUsd } from '@svc/domain';
+import { round2 } from '../common/org-errors';
+
+/** Money of the cost report: 6 decimals, as docs/org-api.md documents for it (`roundUsd` elsewhere shows 10). */
+const COST_REPORT_DECIMALS = 6;
+const money = (value: number): number => roundUsd(value, COST_REPORT_DECIMALS);
 
 export const PERIODS = { '24h': 1, '7d': 7, '30d': 30, '90d': 90 } as const;
 export type Period = keyof typeof PERIODS;
@@ -88,14 +93,14 @@ export function buildCostReport(input: CostReportInput): CostReport {
   const byProvider: CostReport['by_provider'] = {};
   for (const row of input.byProvider) {
     byProvider[row.key ?? 'unknown'] = {
-      cost: usd(row.cost),
+      cost: money(row.cost),
       requests: row.requests,
-      avg_cost_per_request: row.requests ? usd(row.cost / row.requests) : 0,
+      avg_cost_per_request: row.requests ? money(row.cost / row.requests) : 0,
     };
   }
   const byAgent: CostReport['by_agent'] = {};
   for (const row of input.byAgent) {
-    byAgent[row.key ?? 'unattributed'] = { cost: usd(row.cost), executions: row.executions, avg_latency_ms: round2(row.avg_latency_ms) };
+    byAgent[row.key ?? 'unattributed'] = { cost: money(row.cost), executions: row.executions, avg_latency_ms: round2(row.avg_latency_ms) };
   }
   const series = new Map(seriesKeys(from, to, input.granularity).map((key) => [key, { cost: 0, requests: 0 }]));
   for (const bucket of input.buckets) {
@@ -111,12 +116,12 @@ export function buildCostReport(input: CostReportInput): CostReport {
     granularity: input.granularity,
     from: from.toISOString(),
     to: to.toISOString(),
-    total_cost: usd(input.totalCost),
+    total_cost: money(input.totalCost),
     by_provider: byProvider,
     by_agent: byAgent,
-    time_series: [...series].map(([date, slot]) => ({ date, cost: usd(slot.cost), requests: slot.requests })),
+    time_series: [...series].map(([date, slot]) => ({ date, cost: money(slot.cost), requests: slot.requests })),
     projections: {
-      monthly_estimate: usd(monthlyEstimate),
+      monthly_estimate: money(monthlyEstimate),
       trend: trendOf(input.halves[0], input.halves[1]),
       budget_utilization: input.monthlyBudget > 0 ? round2((monthlyEstimate / input.monthlyBudget) * 100) : 0,
     },

@@ -39,6 +39,13 @@ describe('anomaly rules', () => {
       expect(hourlySpike(snapshot({ previousWeekCost: 168, current: [group('bot', 10, 5)] }))?.severity).toBe('critical');
     });
 
+    it('shows amounts without float noise, sub-micro-dollar digits kept (10 decimals)', () => {
+      const cost = 1.1 + 3.2000002;
+      expect(cost).toBe(4.3000001999999995);
+      const finding = hourlySpike(snapshot({ previousWeekCost: 168, current: [group('bot', cost, 5)] }));
+      expect(finding).toMatchObject({ current_value: 4.3000002, threshold_value: 3 });
+    });
+
     it('stays quiet at or below 3x, under $1, and with less than 24 hours of history', () => {
       expect(hourlySpike(snapshot({ previousWeekCost: 168, current: [group('bot', 3, 5)] }))).toBeNull();
       expect(hourlySpike(snapshot({ previousWeekCost: 1.68, current: [group('bot', 0.9, 5)] }))).toBeNull();

@@ -1,3 +1,4 @@
+import { roundUsd } from '@svc/domain';
 import type { CostAnomalyType, Severity } from '@svc/events';
 import { AgentUsage, HOUR_MS, ModelUsage, totalOf, UsageSnapshot } from './usage-snapshot';
 
@@ -46,13 +47,13 @@ export function hourlySpike(s: UsageSnapshot): AnomalyFinding | null {
   return {
     anomaly_type: 'hourly_spike',
     severity: severity(current / threshold),
-    current_value: money(current),
-    threshold_value: money(threshold),
+    current_value: roundUsd(current),
+    threshold_value: roundUsd(threshold),
     multiplier: round(multiplier, 2),
     message: `Cost of the last hour (${usd(current)}) is ${round(multiplier, 1)}x the 7-day hourly average (${usd(average)})`,
     details: {
       ...windowOf(s),
-      baseline_hourly_average: money(average),
+      baseline_hourly_average: roundUsd(average),
       baseline_hours: round(hours, 1),
       current_requests: totalOf(s.current).requests,
     },
@@ -81,9 +82,9 @@ export function runawayAgent(s: UsageSnapshot): AnomalyFinding | null {
     details: {
       ...windowOf(s),
       agent: worst.agent,
-      cost: money(worst.cost),
+      cost: roundUsd(worst.cost),
       daily_budget: budget,
-      agents: runaways.map((entry) => ({ agent: entry.agent, cost: money(entry.cost), share_pct: round(entry.share, 1) })),
+      agents: runaways.map((entry) => ({ agent: entry.agent, cost: roundUsd(entry.cost), share_pct: round(entry.share, 1) })),
     },
   };
 }
@@ -117,12 +118,12 @@ export function modelDrift(s: UsageSnapshot): AnomalyFinding | null {
   const who = worst.now.agent === null ? 'Requests without an agent' : `Agent "${worst.now.agent}"`;
   const names = (models: ModelUsage[]) => models.map((m) => m.model);
   const models = (group: AgentUsage) =>
-    group.models.slice(0, 5).map((m) => ({ model: m.model, requests: m.requests, avg_cost: money(m.completed ? m.cost / m.completed : 0) }));
+    group.models.slice(0, 5).map((m) => ({ model: m.model, requests: m.requests, avg_cost: roundUsd(m.completed ? m.cost / m.completed : 0) }));
   return {
     anomaly_type: 'model_drift',
     severity: severity(worst.current / (rule.factor * worst.baseline)),
-    current_value: money(worst.current),
-    threshold_value: money(rule.factor * worst.baseline),
+    current_value: roundUsd(worst.current),
+    threshold_value: roundUsd(rule.factor * worst.baseline),
     multiplier: round(worst.multiplier, 2),
     message:
       `${who} switched to ${names(worst.newModels).join(', ')} from ${names(worst.previousModels).join(', ')}: ` +
@@ -132,7 +133,7 @@ export function modelDrift(s: UsageSnapshot): AnomalyFinding | null {
       agent: worst.now.agent,
       new_models: names(worst.newModels),
       previous_models: names(worst.previousModels),
-      baseline_cost_per_request: money(worst.baseline),
+      baseline_cost_per_request: roundUsd(worst.baseline),
       current_requests: worst.completed,
       baseline_requests: worst.before.completed,
       current_models: models(worst.now),
@@ -197,10 +198,6 @@ function windowOf(s: UsageSnapshot): { window_start: string; window_end: string 
 function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
-}
-
-function money(value: number): number {
-  return round(value, 6);
 }
 
 function usd(value: number): string {
