@@ -35,6 +35,25 @@ describe('gateway with the Anthropic SDK', () => {
     expect(final.usage.output_tokens).toBeGreaterThan(0);
   });
 
+  it('estimates X-SVC-Cost with the input at the cache-write price when a block carries cache_control', async () => {
+    const client = new Anthropic({ apiKey: gw.key, baseURL: gw.url, defaultHeaders: { 'X-Provider-Key': PROVIDER_KEY }, maxRetries: 0 });
+    const instructions = 'Answer as a careful reviewer of TypeScript pull requests. '.repeat(200);
+    const costWith = async (cacheControl?: Anthropic.CacheControlEphemeral) => {
+      const system = [{ type: 'text' as const, text: instructions, ...(cacheControl ? { cache_control: cacheControl } : {}) }];
+      const { response } = await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 20, system, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+      return Number(response.headers.get('x-svc-cost'));
+    };
+    const plain = await costWith();
+    const fiveMinutes = await costWith({ type: 'ephemeral' });
+    const oneHour = await costWith({ type: 'ephemeral', ttl: '1h' });
+    // claude-sonnet-4: 3 input, 3.75 written for 5 minutes, 6 for an hour, per 1M; the 20 output tokens cost the same.
+    const output = (20 * 15) / 1e6;
+    expect(plain).toBeGreaterThan(output);
+    expect((fiveMinutes - output) / (plain - output)).toBeCloseTo(1.25, 2);
+    expect((oneHour - output) / (plain - output)).toBeCloseTo(2, 2);
+    expect(gw.mock.requests.at(-1)?.body).toMatchObject({ system: [{ cache_control: { type: 'ephemeral', ttl: '1h' } }] });
+  });
+
   it('reads a gateway key sent as x-api-key on B routes, and the provider key from Authorization', async () => {
     const res = await postJson(
       `${gw.url}/v1/messages`,

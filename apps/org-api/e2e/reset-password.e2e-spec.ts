@@ -1,8 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnNode, WORKSPACE_ROOT } from '@svc/testing';
+import { spawnCommand, spawnNode, WORKSPACE_ROOT } from '@svc/testing';
 import { Json, OrgApi, OWNER_EMAIL, OWNER_PASSWORD } from './org-api.helpers';
 
 /** The command as the org-api image runs it (`node reset-password.js`), built by the npm script below. */
@@ -14,6 +15,28 @@ async function run(args: string[], env: Record<string, string>, input?: string):
   const child = spawnNode(args, env, { input });
   const code = await child.exited;
   return { code, output: child.output() };
+}
+
+/**
+ * The command on a pseudo-terminal: `script` (util-linux) gives it one that echoes what is typed,
+ * as a terminal does, unless the program turns echo off; `stty -a` then shows the terminal it left.
+ * Each answer is typed once its prompt has shown.
+ */
+async function atTerminal(args: string[], env: Record<string, string>, answers: [prompt: string, keys: string][]): Promise<{ output: string; exit: string; stty: string }> {
+  const command = `node ${[BUNDLE, ...args].join(' ')}; echo "exit=$?"; stty -a`;
+  if (spawnSync('script', ['--version']).error) {
+    throw new Error('this test needs `script` for a pseudo-terminal: it comes with util-linux (Debian: apt-get install -y bsdutils; macOS has its own `script`, not this one)');
+  }
+  const child = spawnCommand('script', ['-q', '-c', command, '/dev/null'], env, { interactive: true });
+  for (const [prompt, keys] of answers) {
+    await child.waitFor(prompt, 30_000);
+    child.child.stdin?.write(keys);
+  }
+  await child.waitFor(/exit=\d+/, 30_000);
+  expect(await child.exited).toBe(0);
+  child.child.stdin?.end();
+  const [output, stty] = child.output().split(/exit=\d+\r?\n/);
+  return { output, exit: /exit=(\d+)/.exec(child.output())?.[1] ?? '', stty };
 }
 
 /**
@@ -112,6 +135,37 @@ describe('reset-password (operator command, embedded store)', () => {
       await second.stop();
     }
   }, 180_000);
+
+  it('at a terminal, --password-stdin asks twice with echo off; a mismatch or Ctrl-C refuses, the terminal is left as found', async () => {
+    const dir = dataDir();
+    await (await OrgApi.boot({ DATA_DIR: dir })).stop();
+    const env = { DATA_DIR: dir };
+    const args = ['--email', OWNER_EMAIL, '--password-stdin'];
+    const echoing = (stty: string) => ({ echo: /(^|\s)echo(\s|$)/m.test(stty), icanon: /(^|\s)icanon(\s|$)/m.test(stty) });
+
+    const mismatch = await atTerminal(args, env, [['New password: ', `${NEW_PASSWORD}\r`], ['Repeat it: ', 'another-password-typed\r']]);
+    expect(mismatch).toMatchObject({ exit: '2', output: expect.stringContaining('reset-password: the two passwords typed differ; nothing was changed') });
+    expect(mismatch.output).not.toContain(NEW_PASSWORD);
+    expect(mismatch.output).not.toContain('another-password-typed');
+
+    const interrupted = await atTerminal(args, env, [['New password: ', 'half-typed\u0003']]);
+    expect(interrupted).toMatchObject({ exit: '130', output: expect.stringContaining('reset-password: interrupted (Ctrl-C); nothing was changed') });
+    expect(interrupted.output).not.toContain('half-typed');
+    expect(echoing(interrupted.stty)).toEqual({ echo: true, icanon: true });
+
+    // A typo taken back with Backspace, then the same password again.
+    const reset = await atTerminal(args, env, [['New password: ', `${NEW_PASSWORD}zq\u007f\u007f\r`], ['Repeat it: ', `${NEW_PASSWORD}\r`]]);
+    expect(reset).toMatchObject({ exit: '0', output: expect.stringContaining('password        set from the terminal') });
+    expect(reset.output).toMatch(/^New password: \r?\nRepeat it: \r?\nreset-password: /);
+    expect(reset.output).not.toContain(NEW_PASSWORD);
+    expect(echoing(reset.stty)).toEqual({ echo: true, icanon: true });
+    const after = await OrgApi.boot(env);
+    try {
+      expect((await after.login(OWNER_EMAIL, NEW_PASSWORD)).token).toBeTruthy();
+    } finally {
+      await after.stop();
+    }
+  }, 120_000);
 
   it('refuses bad input with a clear message and a non-zero exit, changing nothing', async () => {
     const dir = dataDir();

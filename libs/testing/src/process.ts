@@ -14,15 +14,28 @@ export interface SpawnedProcess {
   waitFor(text: string | RegExp, timeoutMs: number): Promise<void>;
 }
 
+export interface SpawnOptions {
+  /** Written to stdin, which then ends. */
+  input?: string;
+  /** Leaves stdin open for the test to write to (`child.stdin`). */
+  interactive?: boolean;
+}
+
 /**
  * Runs a node script of the workspace as a real child process, collecting its output. `input`,
- * when given, is written to its stdin, which then ends (otherwise stdin is closed from the start).
+ * when given, is written to its stdin, which then ends (otherwise stdin is closed from the start,
+ * unless `interactive`).
  */
-export function spawnNode(args: string[], env: Record<string, string>, options: { input?: string } = {}): SpawnedProcess {
-  const child = spawn(process.execPath, args, {
+export function spawnNode(args: string[], env: Record<string, string>, options: SpawnOptions = {}): SpawnedProcess {
+  return spawnCommand(process.execPath, args, env, options);
+}
+
+/** `spawnNode` for any command of the machine (e.g. `script`, to give a child a pseudo-terminal). */
+export function spawnCommand(command: string, args: string[], env: Record<string, string>, options: SpawnOptions = {}): SpawnedProcess {
+  const child = spawn(command, args, {
     cwd: WORKSPACE_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: [options.input === undefined && !options.interactive ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   // A child that exits without reading its stdin must not fail the test with EPIPE.
   child.stdin?.on('error', () => undefined);

@@ -1,5 +1,5 @@
-import { PriceOptions, costOf } from './price-lookup';
-import { countInputTokens, isEmbeddingsRequest, maxOutputTokens } from './tokens';
+import { PriceOptions, TokenUsage, costOf } from './price-lookup';
+import { CacheWrite, countInput, isEmbeddingsRequest, maxOutputTokens } from './tokens';
 
 export interface CostEstimate {
   input_tokens: number;
@@ -7,11 +7,24 @@ export interface CostEstimate {
   output_tokens: number;
   /** USD, full precision. */
   estimated_cost: number;
+  /** Set when the input was priced as prompt-cache writes (a `cache_control` marker, a model with write prices). */
+  cache_write?: Exclude<CacheWrite, 'none'>;
 }
 
-/** Stage 2 estimate of a request: counted input tokens plus max output tokens at the model's price. */
+/**
+ * Stage 2 estimate of a request: counted input tokens plus max output tokens at the model's price.
+ * A body with a `cache_control` marker may write its whole prompt to the provider's cache, billed
+ * above the input price: its input is priced at the write rate instead (the 1-hour one if any
+ * marker asks for `ttl: "1h"`), when that is higher, so the estimate stays an upper bound.
+ */
 export function estimateCost(model: string, body: unknown, options: PriceOptions = {}): CostEstimate {
-  const input_tokens = countInputTokens(model, body);
+  const { tokens: input_tokens, cacheWrite } = countInput(model, body);
   const output_tokens = isEmbeddingsRequest(body) ? 0 : maxOutputTokens(body);
-  return { input_tokens, output_tokens, estimated_cost: costOf(model, { input_tokens, output_tokens }, options) };
+  const estimated_cost = costOf(model, { input_tokens, output_tokens }, options);
+  if (cacheWrite === 'none') return { input_tokens, output_tokens, estimated_cost };
+  const written: TokenUsage =
+    cacheWrite === '1h' ? { cache_write_1h_input_tokens: input_tokens, output_tokens } : { cache_write_input_tokens: input_tokens, output_tokens };
+  const writeCost = costOf(model, written, options);
+  if (writeCost <= estimated_cost) return { input_tokens, output_tokens, estimated_cost };
+  return { input_tokens, output_tokens, estimated_cost: writeCost, cache_write: cacheWrite };
 }

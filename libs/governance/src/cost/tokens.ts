@@ -13,6 +13,9 @@ import { MergeBudget, TokenizerChoice, approximateTokens, countTextTokens, token
  * Bodies with more than EXACT_COUNT_CHAR_BUDGET characters of text are tokenized up to the
  * budget and extrapolated from the measured tokens per character beyond it, to keep stage 2
  * linear and fast on very large bodies.
+ *
+ * The same walk notes prompt-cache markers (`cache_control`, format B: on the body, a system or
+ * content block, a tool, or a message), so stage 2 can price the input as a cache write.
  */
 
 export const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -23,12 +26,21 @@ export const EXACT_COUNT_CHAR_BUDGET = 1_048_576;
 
 type Json = Record<string, unknown>;
 
+/** The costliest prompt-cache write a body asks for: none, 5 minutes (the default TTL) or 1 hour. */
+export type CacheWrite = 'none' | '5m' | '1h';
+
+export interface InputCount {
+  tokens: number;
+  cacheWrite: CacheWrite;
+}
+
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 class TokenTally {
   tokens = 0;
+  cacheWrite: CacheWrite = 'none';
   private exactChars = 0;
   private exactTokens = 0;
   /** One merge budget for the whole body (see MERGE_BUDGET_CHARS). */
@@ -61,11 +73,19 @@ class TokenTally {
   add(tokens: number): void {
     this.tokens += tokens;
   }
+
+  /** Notes `item.cache_control`: any value marks a write, `ttl: "1h"` a 1-hour one. */
+  cacheControl(item: Json): void {
+    const marker = item.cache_control;
+    if (marker === undefined || marker === null || this.cacheWrite === '1h') return;
+    this.cacheWrite = isObject(marker) && marker.ttl === '1h' ? '1h' : '5m';
+  }
 }
 
 function countPart(part: unknown, tally: TokenTally): void {
   if (typeof part === 'string') return tally.text(part);
   if (!isObject(part)) return;
+  tally.cacheControl(part);
   switch (part.type) {
     case 'image_url':
     case 'image':
@@ -96,6 +116,7 @@ function countContent(content: unknown, tally: TokenTally): void {
 
 function countMessage(message: unknown, tally: TokenTally): void {
   if (!isObject(message)) return;
+  tally.cacheControl(message);
   tally.add(MESSAGE_OVERHEAD_TOKENS);
   tally.text(message.name);
   countContent(message.content, tally);
@@ -123,32 +144,46 @@ function countEmbeddingInput(input: unknown, tally: TokenTally): void {
 }
 
 function countBody(body: Json, tally: TokenTally): void {
+  tally.cacheControl(body);
   if (typeof body.system === 'string' || Array.isArray(body.system)) countContent(body.system, tally);
   if (Array.isArray(body.messages)) {
     for (const message of body.messages) countMessage(message, tally);
     tally.add(REPLY_PRIMING_TOKENS);
   }
-  if (Array.isArray(body.tools)) for (const tool of body.tools) tally.json(tool);
+  if (Array.isArray(body.tools)) {
+    for (const tool of body.tools) {
+      if (isObject(tool)) tally.cacheControl(tool);
+      tally.json(tool);
+    }
+  }
   if (Array.isArray(body.functions)) for (const fn of body.functions) tally.json(fn);
   if (isObject(body.response_format) && body.response_format.type === 'json_schema') tally.json(body.response_format);
   if (body.input !== undefined) countEmbeddingInput(body.input, tally);
   if (body.prompt !== undefined) countEmbeddingInput(body.prompt, tally);
 }
 
-/** Input tokens of a format-A, format-B or embeddings body for the model; characters/4 if counting fails. */
-export function countInputTokens(model: string, body: unknown): number {
-  if (!isObject(body)) return 0;
+/**
+ * Input tokens of a format-A, format-B or embeddings body for the model (characters/4 if counting
+ * fails), and the prompt-cache write its markers ask for (those seen before a failure).
+ */
+export function countInput(model: string, body: unknown): InputCount {
+  if (!isObject(body)) return { tokens: 0, cacheWrite: 'none' };
   const tally = new TokenTally(tokenizerFor(model));
   try {
     countBody(body, tally);
-    return tally.tokens;
+    return { tokens: tally.tokens, cacheWrite: tally.cacheWrite };
   } catch {
     try {
-      return approximateTokens(JSON.stringify(body));
+      return { tokens: approximateTokens(JSON.stringify(body)), cacheWrite: tally.cacheWrite };
     } catch {
-      return tally.tokens;
+      return { tokens: tally.tokens, cacheWrite: tally.cacheWrite };
     }
   }
+}
+
+/** Input tokens of a format-A, format-B or embeddings body for the model (`countInput`). */
+export function countInputTokens(model: string, body: unknown): number {
+  return countInput(model, body).tokens;
 }
 
 function positiveTokens(value: unknown): number | null {

@@ -26,6 +26,25 @@ describe('stage 2, cost estimate', () => {
     expect(result.error.body.message).toContain('$0.01');
   });
 
+  it('prices a B body with a cache_control marker at the cache-write price and says so when refusing', () => {
+    const body = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 10,
+      system: [{ type: 'text', text: 'Long instructions. '.repeat(2000), cache_control: { type: 'ephemeral', ttl: '1h' } }],
+      messages: [{ role: 'user', content: 'hi' }],
+    };
+    const input = { provider: 'anthropic', format: 'anthropic' as const, model: 'claude-sonnet-4-5', body };
+    const ctx = contextFor({ profile: { policy: { max_cost_per_request: 0.04 } }, input });
+    const result = estimateStage(ctx);
+    // 6 per 1M written for an hour (3 input): some 9,500 tokens cost $0.029 as input, $0.057 written.
+    expect(ctx.estimate?.cache_write).toBe('1h');
+    expect(ctx.estimate?.estimated_cost).toBeCloseTo(((ctx.estimate?.input_tokens ?? 0) * 6 + 10 * 15) / 1e6, 15);
+    if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(result.error.body.message).toMatch(/ \(\d+ input tokens priced as 1-hour cache writes \+ 10 max output tokens\)/);
+    const unmarked = contextFor({ profile: { policy: { max_cost_per_request: 0.04 } }, input: { ...input, body: { ...body, system: 'Long instructions. '.repeat(2000) } } });
+    expect(estimateStage(unmarked).outcome).toBe('ALLOW');
+  });
+
   it.each([
     ['daily_budget', 'daily_budget', 'GW_COST_002'],
     ['auto_stop', 'daily_budget', 'GW_COST_002'],

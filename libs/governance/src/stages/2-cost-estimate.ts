@@ -1,12 +1,13 @@
 import { GatewayError } from '@svc/platform';
 import { roundUsd } from '../cost/price-lookup';
-import { estimateCost } from '../cost/estimate';
+import { CostEstimate, estimateCost } from '../cost/estimate';
 import { ALLOW, ChainContext, StageResult } from '../chain/context';
 import { usd } from '../chain/format';
 
 /**
  * Stage 2, cost estimate. In process: input tokens with the model family's tokenizer, output from
- * `max_tokens`/`max_completion_tokens` or 4096, the price table, and the per-request cap
+ * `max_tokens`/`max_completion_tokens` or 4096, the price table (input at the cache-write price
+ * when the body carries a `cache_control` marker, `estimateCost`), and the per-request cap
  * (`cost_limit`). The daily and monthly budgets and the daily named budgets with `auto_stop` are
  * checked in the counter script, which reserves the estimate atomically (`budgetRefusal`).
  */
@@ -18,13 +19,18 @@ export function estimateStage(ctx: ChainContext): StageResult {
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {
-      message: `Estimated cost ${usd(estimate.estimated_cost)} (${estimate.input_tokens} input + ${estimate.output_tokens} max output tokens) exceeds the per-request limit of ${usd(cap)}.`,
+      message: `Estimated cost ${usd(estimate.estimated_cost)} (${estimate.input_tokens} input${writeNote(estimate.cache_write)} + ${estimate.output_tokens} max output tokens) exceeds the per-request limit of ${usd(cap)}.`,
       type: 'permission_error',
       code: 'cost_limit',
       gateway_error_code: 'GW_COST_001',
       remediation: 'Lower max_tokens or shorten the prompt, use a cheaper model, or ask an admin to raise max_cost_per_request.',
     }),
   };
+}
+
+function writeNote(cacheWrite: CostEstimate['cache_write']): string {
+  if (cacheWrite === undefined) return '';
+  return ` tokens priced as ${cacheWrite === '1h' ? '1-hour' : '5-minute'} cache writes`;
 }
 
 export type BudgetRefusalKind = 'daily_budget' | 'auto_stop' | 'monthly_budget';

@@ -11,17 +11,23 @@ import {
 } from '@svc/domain';
 import { AppConfig, ConfigError, createLogger, createRedis, loadConfig, Logger, waitForRedis } from '@svc/platform';
 import { LOGIN_FAILURE_WINDOW_SECONDS, LoginThrottle } from '../auth/login-throttle';
+import { HiddenPrompt, LineResult, PromptInput } from './password-prompt';
 import { PASSWORD_MAX_LENGTH, PasswordReset, PasswordResetError, passwordProblem, resetPassword } from './reset-password.usecase';
 
 export interface CommandIo {
-  stdin: AsyncIterable<Buffer | string>;
+  /** A terminal (`isTTY`, `setRawMode`) is prompted with echo off; anything else is read as a pipe. */
+  stdin: PromptInput;
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
 }
 
-/** Exit codes: 0 done, 1 refused or failed (unknown e-mail, store in use, bad configuration), 2 bad usage. */
+/**
+ * Exit codes: 0 done, 1 refused or failed (unknown e-mail, store in use, bad configuration), 2 bad
+ * usage (or a typed password refused), 130 interrupted with Ctrl-C at the prompt.
+ */
 const FAILED = 1;
 const USAGE = 2;
+const INTERRUPTED = 130;
 const REDIS_WAIT_MS = 5_000;
 /** More than any password it accepts, so a file piped by mistake is refused rather than read. */
 const MAX_STDIN_BYTES = PASSWORD_MAX_LENGTH * 4 + 2;
@@ -34,7 +40,8 @@ user's sessions and clears the user's login lockouts. Reads the same configurati
 
   --email <email>     the user's e-mail
   --password-stdin    read the new password from stdin (one line, ${PASSWORD_MAX_LENGTH} characters at most);
-                      without it a password is generated and printed once
+                      at a terminal it is asked for twice, not echoed; without the flag a
+                      password is generated and printed once
   --help              this text
 
 The password is never taken as an argument: arguments land in shell history and process lists.
@@ -42,6 +49,7 @@ With the embedded store (no MONGODB_URI) stop the service first: it holds DATA_D
 `;
 
 class UsageError extends Error {}
+class Interrupted extends Error {}
 
 interface Options {
   email: string;
@@ -83,6 +91,26 @@ async function readPassword(stdin: CommandIo['stdin']): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
+/** At a terminal: the password twice, not echoed. One out of bounds is returned to be refused as from a pipe. */
+async function typePassword(io: CommandIo): Promise<string> {
+  const prompt = new HiddenPrompt(io.stdin, io.stderr, PASSWORD_MAX_LENGTH);
+  try {
+    const first = typedLine(await prompt.ask('New password: '));
+    if (passwordProblem(first)) return first;
+    if (typedLine(await prompt.ask('Repeat it: ')) !== first) throw new UsageError('the two passwords typed differ; nothing was changed');
+    return first;
+  } finally {
+    await prompt.close();
+  }
+}
+
+function typedLine(result: LineResult): string {
+  if (result.kind === 'line') return result.line;
+  if (result.kind === 'interrupt') throw new Interrupted();
+  if (result.kind === 'too_long') throw new UsageError(`the new password must be at most ${PASSWORD_MAX_LENGTH} characters; nothing was changed`);
+  throw new UsageError('the input ended before a password was typed; nothing was changed');
+}
+
 /**
  * `npm run reset-password` and `node reset-password.js` in the org-api image (docs/deploy.md,
  * "Lost the Owner's password"): resets a user's password on the service's own stores. Returns the
@@ -111,11 +139,14 @@ export async function runResetPassword(argv: readonly string[], io: CommandIo, e
   if (!config.MONGODB_URI && !existsSync(dataDir)) {
     return fail(`DATA_DIR ${dataDir} does not exist: run this where the service keeps its data, with the service's DATA_DIR (or its MONGODB_URI)`);
   }
+  const typed = options.passwordStdin && io.stdin.isTTY === true;
   let password: string;
   try {
-    password = options.passwordStdin ? await readPassword(io.stdin) : randomAlphanumeric(24);
+    if (!options.passwordStdin) password = randomAlphanumeric(24);
+    else password = typed ? await typePassword(io) : await readPassword(io.stdin);
   } catch (error) {
     if (error instanceof UsageError) return fail(error.message, USAGE);
+    if (error instanceof Interrupted) return fail('interrupted (Ctrl-C); nothing was changed', INTERRUPTED);
     throw error;
   }
   const problem = passwordProblem(password);
@@ -152,7 +183,7 @@ export async function runResetPassword(argv: readonly string[], io: CommandIo, e
   io.stdout.write(
     [
       `reset-password: ${reset.email} (${reset.userId}, ${reset.role} of ${reset.orgId})`,
-      options.passwordStdin ? '  password        set from stdin' : `  password        generated (shown once): ${password}`,
+      options.passwordStdin ? `  password        set from ${typed ? 'the terminal' : 'stdin'}` : `  password        generated (shown once): ${password}`,
       `  sessions        ${reset.sessionsEnded} signed-in session(s) ended; access tokens of ${reset.loginsRevoked} recent login(s) revoked`,
       `  login lockouts  ${lockouts}`,
       `  store           ${config.MONGODB_URI ? 'mongodb (MONGODB_URI)' : `embedded file store in ${dataDir}`}`,

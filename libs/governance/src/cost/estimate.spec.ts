@@ -1,0 +1,76 @@
+import { estimateCost } from './estimate';
+import { costOf } from './price-lookup';
+import { warmUpTokenizers } from './tokenizer';
+import { countInput } from './tokens';
+
+beforeAll(() => warmUpTokenizers());
+
+const SONNET = 'claude-sonnet-4-20250514';
+const ephemeral = { type: 'ephemeral' };
+const hour = { type: 'ephemeral', ttl: '1h' };
+const prompt = 'You review pull requests of a large TypeScript monorepo. '.repeat(40);
+
+/** A format-B body whose system block, last user block or first tool may carry a marker. */
+function messagesBody(marks: { system?: object; content?: object; tool?: object; top?: object } = {}): Record<string, unknown> {
+  return {
+    model: SONNET,
+    max_tokens: 500,
+    ...(marks.top ? { cache_control: marks.top } : {}),
+    system: [{ type: 'text', text: prompt, ...(marks.system ? { cache_control: marks.system } : {}) }],
+    tools: [{ name: 'lookup', description: 'Looks a file up', input_schema: { type: 'object' }, ...(marks.tool ? { cache_control: marks.tool } : {}) }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Review this diff.', ...(marks.content ? { cache_control: marks.content } : {}) }] }],
+  };
+}
+
+describe('estimateCost with prompt-cache markers', () => {
+  it('prices the input at the input price without a marker', () => {
+    const estimate = estimateCost(SONNET, messagesBody());
+    expect(estimate.cache_write).toBeUndefined();
+    expect(estimate.estimated_cost).toBe(costOf(SONNET, { input_tokens: estimate.input_tokens, output_tokens: 500 }));
+  });
+
+  it.each([
+    ['a system block', { system: ephemeral }],
+    ['a content block', { content: ephemeral }],
+    ['a tool', { tool: ephemeral }],
+    ['the body (automatic caching)', { top: ephemeral }],
+    ['a block with ttl "5m"', { content: { type: 'ephemeral', ttl: '5m' } }],
+  ])('prices the input at the 5-minute write price with a marker on %s', (_where, marks) => {
+    const plain = estimateCost(SONNET, messagesBody());
+    const estimate = estimateCost(SONNET, messagesBody(marks));
+    expect(estimate.cache_write).toBe('5m');
+    // claude-sonnet-4: 3.75 per 1M written for 5 minutes (3 input), 15 output.
+    expect(estimate.estimated_cost).toBeCloseTo((estimate.input_tokens * 3.75 + 500 * 15) / 1e6, 15);
+    expect(estimate.estimated_cost).toBeGreaterThan(plain.estimated_cost);
+  });
+
+  it('prices the input at the 1-hour write price when any marker asks for ttl "1h"', () => {
+    const estimate = estimateCost(SONNET, messagesBody({ system: hour, content: ephemeral }));
+    expect(estimate.cache_write).toBe('1h');
+    expect(estimate.estimated_cost).toBeCloseTo((estimate.input_tokens * 6 + 500 * 15) / 1e6, 15);
+    expect(estimateCost(SONNET, messagesBody({ tool: ephemeral, content: hour })).cache_write).toBe('1h');
+  });
+
+  it('finds a marker inside a tool_result, and on a format-A content part', () => {
+    const toolResult = {
+      model: SONNET,
+      max_tokens: 10,
+      messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'ok', cache_control: ephemeral }] }] }],
+    };
+    expect(countInput(SONNET, toolResult).cacheWrite).toBe('5m');
+    const formatA = { model: SONNET, messages: [{ role: 'system', content: [{ type: 'text', text: prompt, cache_control: hour }] }] };
+    expect(countInput(SONNET, formatA).cacheWrite).toBe('1h');
+    expect(countInput(SONNET, messagesBody()).cacheWrite).toBe('none');
+  });
+
+  it('keeps the input price for a model without cache-write prices, or cheaper ones', () => {
+    const body = { ...messagesBody({ system: hour }), model: 'gpt-4o' };
+    const estimate = estimateCost('gpt-4o', body);
+    expect(estimate.cache_write).toBeUndefined();
+    expect(estimate.estimated_cost).toBe(costOf('gpt-4o', { input_tokens: estimate.input_tokens, output_tokens: 500 }));
+    const table = { 'claude-sonnet-4': { input: 3, output: 15, cache_write: 2 } };
+    const cheap = estimateCost(SONNET, messagesBody({ content: ephemeral }), { table });
+    expect(cheap.cache_write).toBeUndefined();
+    expect(cheap.estimated_cost).toBe(costOf(SONNET, { input_tokens: cheap.input_tokens, output_tokens: 500 }, { table }));
+  });
+});
