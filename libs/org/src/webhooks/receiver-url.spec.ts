@@ -58,7 +58,8 @@ describe('receiver URLs at registration: the host lookup is bounded', () => {
       expect(error).toBeInstanceOf(OrgApiError);
       expect(error).toMatchObject(lookupTimeout);
       expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
-      expect(ms).toBeLessThan(TIMEOUT_MS + 700);
+      // Without the bound the lookup waits for the name server for ever (the fake one never answers).
+      expect(ms).toBeLessThan(TIMEOUT_MS + 3_000);
     }
     expect((await webhooks.get(orgId, hook.id)).url).toBe('https://ok.hooks.test/hook');
     expect(await world.repositories.webhooks.count(orgId)).toBe(1);

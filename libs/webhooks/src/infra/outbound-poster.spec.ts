@@ -128,9 +128,9 @@ describe('OutboundPoster', () => {
         readFile(__filename),
       ]).then(() => performance.now() - started);
       let giveUp: NodeJS.Timeout | undefined;
-      const probeMs = await Promise.race([probes, new Promise<number>((resolve) => (giveUp = setTimeout(() => resolve(Infinity), 2_000)))]);
+      const probeMs = await Promise.race([probes, new Promise<number>((resolve) => (giveUp = setTimeout(() => resolve(Infinity), 5_000)))]);
       clearTimeout(giveUp);
-      expect(probeMs).toBeLessThan(500);
+      expect(probeMs).toBeLessThan(1_500); // queued behind the hanging lookups it would take the 5 s give-up (getaddrinfo holds a thread 10 s)
       expect(settled).toBe(0); // the webhook lookups were still hanging
       expect(new Set(dns.queries.filter((q) => q.name.startsWith('stall-')).map((q) => q.name)).size).toBe(8);
       const outcomes = await Promise.all(attempts);
