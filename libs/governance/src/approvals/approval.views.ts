@@ -1,5 +1,4 @@
-import type { ApprovalEntity, ApprovalStatus } from '@svc/domain';
-import { roundUsd } from '../cost/price-lookup';
+import { ApprovalEntity, ApprovalStatus, roundUsd } from '@svc/domain';
 
 /** `GET /v1/approvals/{id}/status` (SPEC.md "Approval polling"), scoped to the caller's organization. */
 export interface ApprovalStatusView {

@@ -1,4 +1,4 @@
-import { roundUsd } from '../cost/price-lookup';
+import { roundUsd } from '@svc/domain';
 import { rateLimitHeaders } from '../stages/1-rate-limit';
 import type { ChainContext } from './context';
 

@@ -1,8 +1,5 @@
 import { DEFAULT_MODEL_PRICE, MODEL_PRICES, ModelPrice, PriceTable } from './prices';
 
-/** USD as answers, headers and events show it (float noise removed), from `@svc/domain`: kept here for the stages and the admin. */
-export { roundUsd } from '@svc/domain';
-
 export interface PriceOptions {
   /** Price table to use instead of the built-in one. */
   table?: PriceTable;

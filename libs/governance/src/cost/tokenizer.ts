@@ -38,7 +38,7 @@ interface Encoder {
  * a count: about 1 µs per character here, and the library's merge is quadratic in the piece's
  * length, so a body of one 3 MB word kept a gateway busy for hours. So a piece longer than
  * MERGE_SLICE_CHARS is merged in slices of that length (a merge cannot cross a slice boundary:
- * about a token more per slice, if any), and one count (a request: `countInputTokens` shares its
+ * about a token more per slice, if any), and one count (a request: `countInput` shares its
  * budget across the body's texts) merges at most MERGE_BUDGET_CHARS characters, some 30-40 ms.
  * Beyond that, a piece counts the tokens per character of the pieces merged so far. Ordinary text
  * stays exact: most of its words are single tokens, and the rest merge in a few hundred characters

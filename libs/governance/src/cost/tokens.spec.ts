@@ -2,7 +2,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from '../data/limits';
 import { estimateCost } from './estimate';
 import { costOf } from './price-lookup';
 import { approximateTokens, countTextTokens, libraryCount, tokenizerFor, warmUpTokenizers } from './tokenizer';
-import { EXACT_COUNT_CHAR_BUDGET, IMAGE_TOKEN_ESTIMATE, countInputTokens, isEmbeddingsRequest, maxOutputTokens } from './tokens';
+import { EXACT_COUNT_CHAR_BUDGET, IMAGE_TOKEN_ESTIMATE, countInput, isEmbeddingsRequest, maxOutputTokens } from './tokens';
 
 beforeAll(() => warmUpTokenizers());
 
@@ -45,7 +45,10 @@ describe('countTextTokens', () => {
   });
 });
 
-describe('countInputTokens', () => {
+/** The token count alone (the cache-write part has its own spec, estimate.spec.ts). */
+const countInputTokens = (model: string, body: unknown) => countInput(model, body).tokens;
+
+describe('countInput: tokens', () => {
   it('counts a format-A chat with message overhead', () => {
     const body = { model: 'gpt-4o', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Hello world' }] };
     // 2 messages x 4 overhead + 3 priming + "You are terse." (4) + "Hello world" (2)

@@ -181,11 +181,6 @@ export function countInput(model: string, body: unknown): InputCount {
   }
 }
 
-/** Input tokens of a format-A, format-B or embeddings body for the model (`countInput`). */
-export function countInputTokens(model: string, body: unknown): number {
-  return countInput(model, body).tokens;
-}
-
 function positiveTokens(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : null;
 }

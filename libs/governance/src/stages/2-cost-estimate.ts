@@ -1,5 +1,5 @@
 import { GatewayError } from '@svc/platform';
-import { roundUsd } from '../cost/price-lookup';
+import { roundUsd } from '@svc/domain';
 import { CostEstimate, estimateCost } from '../cost/estimate';
 import { ALLOW, ChainContext, StageResult } from '../chain/context';
 import { usd } from '../chain/format';

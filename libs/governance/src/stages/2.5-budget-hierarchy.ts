@@ -1,6 +1,5 @@
-import type { BudgetNodeEntity } from '@svc/domain';
+import { BudgetNodeEntity, roundUsd } from '@svc/domain';
 import { GatewayError } from '@svc/platform';
-import { roundUsd } from '../cost/price-lookup';
 import { ChainContext, StageResult } from '../chain/context';
 import { usd } from '../chain/format';
 

@@ -1,5 +1,5 @@
 import { GatewayError } from '@svc/platform';
-import { roundUsd } from '../cost/price-lookup';
+import { roundUsd } from '@svc/domain';
 import { ApprovalsService } from '../approvals/approvals.service';
 import { requestHash } from '../approvals/request-hash';
 import { ALLOW, ChainContext, StageResult } from '../chain/context';

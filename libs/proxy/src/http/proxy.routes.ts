@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { APP_CONFIG, AppConfig, bodyLoggingEnabled, GatewayError, LOGGER, Logger, tapRequestBody, toErrorResponse } from '@svc/platform';
+import { APP_CONFIG, AppConfig, bodyLoggingEnabled, GatewayError, LOGGER, Logger, pathOf, tapRequestBody, toErrorResponse } from '@svc/platform';
 import { ProxyCall, ProxyService } from '../pipeline/proxy.service';
 import { GATEWAY_ROUTE_SEGMENTS } from '../providers';
 import { hijackReply, proxyRequestOf } from './proxy-io';
@@ -37,7 +37,7 @@ const OWN_ROUTES: readonly { pattern: RegExp; method: string }[] = [
  * learn that a route does not exist.
  */
 export function noSuchRoute(method: string, url: string): GatewayError {
-  const path = url.split('?')[0];
+  const path = pathOf(url);
   const own = OWN_ROUTES.find((route) => route.pattern.test(path));
   if (own) {
     return new GatewayError(

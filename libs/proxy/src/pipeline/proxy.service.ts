@@ -186,7 +186,7 @@ export class ProxyService implements OnModuleDestroy {
       const endpoint = await this.provider(principal, call.endpointProvider);
       if (call.kind === 'passthrough' && endpoint.label !== 'D') {
         throw new GatewayError(404, {
-          message: `No route ${request.method} ${request.url.split('?')[0]}; the catch-all is only for format-A compatible (D) providers`,
+          message: `No route ${request.method} ${pathOf(request.url)}; the catch-all is only for format-A compatible (D) providers`,
           type: 'not_found_error',
           code: 'not_found',
         });
@@ -357,7 +357,7 @@ export class ProxyService implements OnModuleDestroy {
     }
     const response = toErrorResponse(error, 'gateway', request.id);
     if (response.errorId) {
-      this.logger.error({ err: error, error_id: response.errorId, request_id: request.id, route: request.url.split('?')[0] }, 'proxy request failed');
+      this.logger.error({ err: error, error_id: response.errorId, request_id: request.id, route: pathOf(request.url) }, 'proxy request failed');
     }
     if (reply.sent) {
       if (!reply.raw.writableEnded) reply.raw.end();

@@ -1,15 +1,7 @@
 import { costOf } from '@svc/governance';
 import type { TokenUsage } from '../upstream/usage';
 import { costOfExchange, FinishState } from './usage-record';
-
-const usage = (u: Partial<TokenUsage> & Pick<TokenUsage, 'inputTokens' | 'outputTokens'>): TokenUsage => ({
-  totalTokens: u.inputTokens + u.outputTokens,
-  cachedInputTokens: 0,
-  cacheCreationInputTokens: 0,
-  cacheCreation1hInputTokens: 0,
-  reasoningTokens: 0,
-  ...u,
-});
+import { usage } from '../upstream/fixtures/usage.fixtures';
 
 const served = (tokens: TokenUsage): FinishState => ({
   status: 200,

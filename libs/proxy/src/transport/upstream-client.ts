@@ -264,7 +264,7 @@ export class UpstreamClient {
   private dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
     return {
       origin: request.origin ?? new URL(request.url).origin,
-      path: request.path ?? pathOf(request.url),
+      path: request.path ?? pathAndQuery(request.url),
       method: request.method as Dispatcher.HttpMethod,
       headers: request.headers,
       body: request.body,
@@ -297,7 +297,7 @@ export function readWhole(opened: OpenedUpstream): Promise<Buffer> {
   });
 }
 
-function pathOf(url: string): string {
+function pathAndQuery(url: string): string {
   const parsed = new URL(url);
   return `${parsed.pathname}${parsed.search}`;
 }

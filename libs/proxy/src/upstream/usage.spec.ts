@@ -1,16 +1,8 @@
 import { GEMINI_STREAM_TEXT, GEMINI_TEXT_RESPONSE, geminiSse } from './fixtures/gemini.fixtures';
 import { ANTHROPIC_STREAM, ANTHROPIC_STREAM_OVERLOADED, GROQ_STREAM, OPENAI_STREAM_WITH_USAGE } from './fixtures/sse.fixtures';
-import { createSseUsageTracker, extractUsage, SseUsageTracker, TokenUsage } from './usage';
+import { createSseUsageTracker, extractUsage, SseUsageTracker } from './usage';
 import { ProviderFormat } from '../providers/types';
-
-const usage = (u: Partial<TokenUsage> & Pick<TokenUsage, 'inputTokens' | 'outputTokens'>): TokenUsage => ({
-  totalTokens: u.inputTokens + u.outputTokens,
-  cachedInputTokens: 0,
-  cacheCreationInputTokens: 0,
-  cacheCreation1hInputTokens: 0,
-  reasoningTokens: 0,
-  ...u,
-});
+import { usage } from './fixtures/usage.fixtures';
 
 /** Feeds `text` as bytes cut at every `size` bytes, so multi-byte characters and lines are split. */
 function track(format: ProviderFormat, text: string, size: number): SseUsageTracker {
