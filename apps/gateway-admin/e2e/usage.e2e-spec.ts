@@ -52,6 +52,8 @@ describe('gateway admin: usage records', () => {
       output_tokens: 50,
       estimated_cost: 0.001,
       cost: 0.1,
+      // Seeded without usage_source (as records written before it existed): tokens mean the provider's usage.
+      usage_source: 'provider',
       latency_ms: 120,
       upstream_latency_ms: 100,
       governance_ms: 1.5,

@@ -1,4 +1,5 @@
 import { ApprovalsService } from '@svc/governance';
+import { clearOfMinuteEdge } from '@svc/testing';
 import { asOrgId, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, PolicyOverrides } from '@svc/domain';
 import { expectGovernanceHeaders, GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
 
@@ -30,6 +31,7 @@ describe('governance chain through the proxy', () => {
 
   it('stage 1: 429 rate_limit past rpm_limit, with Retry-After and rate-limit headers on every answer', async () => {
     await policy({ rpm_limit: 2 });
+    await clearOfMinuteEdge();
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await postJson(url(), chat(`rpm ${i}`), auth()));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);

@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { asOrgId, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, PlanTier, PolicyOverrides, Repositories, UsageRecordEntity } from '@svc/domain';
 import type { LogDestination } from '@svc/platform';
 import { UsageRecorder } from '@svc/proxy';
@@ -67,6 +68,11 @@ export async function startGateway(options: { plan?: PlanTier; env?: Record<stri
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 export type Json = Record<string, any>;
+
+/** The official OpenAI client pointed at the gateway under `path` (`/v1`, `/v1/gemini`, ...), with the provider key and no retries unless asked. */
+export function openaiClient(gw: GatewayHarness, path = '/v1', options: { apiKey?: string; maxRetries?: number } = {}): OpenAI {
+  return new OpenAI({ apiKey: options.apiKey ?? gw.key, baseURL: `${gw.url}${path}`, defaultHeaders: { 'X-Provider-Key': PROVIDER_KEY }, maxRetries: options.maxRetries ?? 0 });
+}
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: Json }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

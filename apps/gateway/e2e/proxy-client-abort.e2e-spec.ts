@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { UsageRecordEntity } from '@svc/domain';
 import { asOrgId } from '@svc/domain';
+import { costOf } from '@svc/governance';
 import { UsageRecorder } from '@svc/proxy';
 import { createOrg, GatewayHarness, metricSum, postJson, PROVIDER_KEY, startGateway, usageOf } from './harness';
 
@@ -90,18 +91,40 @@ describe('gateway when the client disconnects mid-stream', () => {
     expect(record).toMatchObject({ status_code: 499, stream: false, provider: 'openai' });
   });
 
-  it('charges an aborted stream whose usage chunk never came: record cost > 0 and the daily cost moves', async () => {
+  it('charges an aborted stream whose usage chunk never came its counted input and the text relayed, and records those tokens', async () => {
     const org = await createOrg(gw, 'growth');
     gw.mock.setBehavior({ match: { format: 'openai' }, chunkDelayMs: 300 });
     const costBefore = await metricSum(gw, 'svc_gateway_cost_usd_total', { provider: 'openai' });
-    const { requestId } = await abandonStream(org.key, 'charge me even though I leave');
+    // Reads until two words of the answer arrived (the mock sends one every 300 ms), then leaves.
+    const controller = new AbortController();
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'charge me even though I leave' }], max_tokens: 400, stream: true }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const requestId = res.headers.get('x-svc-request-id') as string;
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    let buffered = '';
+    while (!text.startsWith('mock reply ')) {
+      const { value } = await reader.read();
+      buffered += new TextDecoder().decode(value);
+      const events = buffered.split('\n\n');
+      buffered = events.pop() ?? '';
+      for (const event of events) text += (JSON.parse(event.slice('data: '.length)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '';
+    }
+    controller.abort();
+    expect(text).toBe('mock reply ');
     await sleep(400);
     const record = await usageOf(gw, requestId, org.orgId);
     expect(record).toMatchObject({ status_code: 499, stream: true, provider: 'openai', model: 'gpt-4o' });
-    // The provider never reported usage (the final chunk did not come) ...
-    expect(record?.output_tokens).toBe(0);
-    // ... yet the request is charged, at most at its estimate (counted input + max output tokens).
-    expect(record?.cost).toBeGreaterThan(0);
+    // The provider never reported usage (the final chunk did not come): the record says what the
+    // request was charged, the prompt as counted for the estimate and the text relayed at 4 characters a token.
+    expect(record).toMatchObject({ usage_source: 'estimate', input_tokens: record?.replay.estimated_input_tokens, output_tokens: Math.ceil(text.length / 4) });
+    expect(record?.input_tokens).toBeGreaterThan(0);
+    expect(record?.cost).toBeCloseTo(costOf('gpt-4o', { input_tokens: record?.input_tokens, output_tokens: record?.output_tokens }), 12);
     expect(record?.cost).toBeLessThanOrEqual(record?.estimated_cost ?? 0);
     expect(await metricSum(gw, 'svc_gateway_cost_usd_total', { provider: 'openai' })).toBeGreaterThan(costBefore);
 

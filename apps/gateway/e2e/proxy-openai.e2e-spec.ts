@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { asOrgId } from '@svc/domain';
 import { UsageRecorder } from '@svc/proxy';
-import { expectGovernanceHeaders, GatewayHarness, PROVIDER_KEY, startGateway } from './harness';
+import { createOrg, expectGovernanceHeaders, GatewayHarness, openaiClient, PROVIDER_KEY, startGateway } from './harness';
 
 /** The official OpenAI SDK pointed at the gateway, unchanged. */
 describe('gateway with the OpenAI SDK', () => {
@@ -9,8 +9,8 @@ describe('gateway with the OpenAI SDK', () => {
   let client: OpenAI;
 
   beforeAll(async () => {
-    gw = await startGateway();
-    client = new OpenAI({ apiKey: gw.key, baseURL: `${gw.url}/v1`, defaultHeaders: { 'X-Provider-Key': PROVIDER_KEY }, maxRetries: 0 });
+    gw = await startGateway({ env: { PLAN_DAILY_QUOTAS: 'free=1' } });
+    client = openaiClient(gw);
   });
   afterAll(() => gw.stop());
   beforeEach(() => gw.mock.reset());
@@ -76,7 +76,7 @@ describe('gateway with the OpenAI SDK', () => {
   });
 
   it('works with baseURL {base_url}/v1/openai', async () => {
-    const scoped = new OpenAI({ apiKey: gw.key, baseURL: `${gw.url}/v1/openai`, defaultHeaders: { 'X-Provider-Key': PROVIDER_KEY }, maxRetries: 0 });
+    const scoped = openaiClient(gw, '/v1/openai');
     const completion = await scoped.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'scoped' }] });
     expect(completion.choices[0].message.content).toBe('mock reply to: scoped');
     expect((await scoped.models.list()).data.every((model) => model.owned_by === 'openai')).toBe(true);
@@ -105,7 +105,7 @@ describe('gateway with the OpenAI SDK', () => {
   });
 
   it('translates provider C (gemini) to and from format A, streaming included', async () => {
-    const gemini = new OpenAI({ apiKey: gw.key, baseURL: `${gw.url}/v1/gemini`, defaultHeaders: { 'X-Provider-Key': PROVIDER_KEY }, maxRetries: 0 });
+    const gemini = openaiClient(gw, '/v1/gemini');
     const completion = await gemini.chat.completions.create({
       model: 'gemini-2.5-flash',
       messages: [
@@ -157,5 +157,20 @@ describe('gateway with the OpenAI SDK', () => {
     const other = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, messages: [{ role: 'user', content: 'different' }] }) });
     expect(other.status).toBe(409);
     expect(((await other.json()) as { error: { code: string } }).error.code).toBe('idempotency_key_reused');
+  });
+  it('refuses a plan quota with x-should-retry: false, so the SDK raises at once instead of sleeping until midnight', async () => {
+    const free = await createOrg(gw, 'free');
+    const sdk = openaiClient(gw, '/v1', { apiKey: free.key, maxRetries: 2 });
+    await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'first' }] });
+    const started = Date.now();
+    const err = await sdk.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'second' }] }, { signal: AbortSignal.timeout(5_000) })
+      .then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(err).toMatchObject({ status: 429, code: 'plan_limit_exceeded' });
+    const headers = (err as InstanceType<typeof OpenAI.RateLimitError>).headers;
+    expect(Number(headers?.get('retry-after'))).toBeGreaterThan(0);
+    expect(headers?.get('x-should-retry')).toBe('false');
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

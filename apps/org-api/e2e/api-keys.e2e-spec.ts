@@ -1,4 +1,5 @@
 import { asOrgId } from '@svc/domain';
+import { clearOfMinuteEdge } from '@svc/testing';
 import { Json, OrgApi, Session } from './org-api.helpers';
 
 describe('org API: API keys, roles and the rate limit', () => {
@@ -248,9 +249,7 @@ describe('org API rate limit on Redis', () => {
 
   it('answers 429 RATE_LIMIT_EXCEEDED with details.retry_after above the per-organization limit', async () => {
     const owner = await api.loginOwner();
-    // Stay clear of a minute boundary so the five requests share one window.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    await clearOfMinuteEdge();
     const statuses: number[] = [];
     let last: Json = {};
     let headers: Headers | undefined;

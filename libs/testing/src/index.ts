@@ -1,4 +1,5 @@
 export * from './boot';
+export * from './clock';
 export * from './process';
 export { RedisProcess, startRedisProcess } from '@svc/test-redis';
 /** Seeded usage per cost-anomaly rule (like RecordingPublisher in @svc/events). */

@@ -95,10 +95,11 @@ describe('mock provider: format B (Anthropic messages) through the official SDK'
     const start = JSON.parse(events[0].data);
     expect(start.message.usage.input_tokens).toBe(countTokens('seq'));
     const delta = JSON.parse(events[events.length - 2].data);
+    // Cumulative counters of the whole message, as the API sends them (never increments).
     expect(delta).toEqual({
       type: 'message_delta',
       delta: { stop_reason: 'end_turn', stop_sequence: null },
-      usage: { output_tokens: countTokens(mockReply('seq')) },
+      usage: { input_tokens: countTokens('seq'), cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: countTokens(mockReply('seq')) },
     });
     const first = JSON.parse(events[3].data);
     expect(first.delta).toEqual({ type: 'text_delta', text: 'mock ' });

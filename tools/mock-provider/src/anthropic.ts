@@ -1,8 +1,10 @@
 /**
- * Format B: Anthropic messages (JSON and the named-event SSE stream), token counting and the models
- * list, behind `x-api-key` plus `anthropic-version`.
+ * Format B: Anthropic messages (JSON and the named-event SSE stream, with thinking, tool use and
+ * prompt caching from ./anthropic-content), token counting and the models list, behind `x-api-key`
+ * plus `anthropic-version`.
  */
-import { complete, isRecord, splitChunks, textOf } from './content';
+import { AnswerBlock, buildAnswer, inputUsage, readAnthropicPrompt, thinkingEnabled } from './anthropic-content';
+import { isRecord, splitChunks } from './content';
 import { anthropicError } from './errors';
 import { checkKey, EventStream, header, sendJson, type Exchange } from './exchange';
 
@@ -40,22 +42,6 @@ function responseHeaders(ex: Exchange): Record<string, string> {
   return { 'request-id': `req_mock${ex.seq}` };
 }
 
-interface Prompt {
-  chars: number;
-  lastUser: string;
-}
-
-function readPrompt(body: Record<string, unknown>): Prompt {
-  let chars = textOf(body['system']).length;
-  let lastUser = '';
-  for (const message of (body['messages'] as unknown[]).filter(isRecord)) {
-    const text = textOf(message['content']);
-    chars += text.length;
-    if (message['role'] === 'user') lastUser = text;
-  }
-  return { chars, lastUser };
-}
-
 function validate(ex: Exchange, body: Record<string, unknown>, needMaxTokens: boolean): boolean {
   if (typeof body['model'] !== 'string' || body['model'] === '') {
     invalid(ex, 'model: Field required');
@@ -74,76 +60,78 @@ function validate(ex: Exchange, body: Record<string, unknown>, needMaxTokens: bo
 
 const sse = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 
+/** JSON pieces of a tool's input as `input_json_delta` sends them: an empty one first, then short slices. */
+function jsonPieces(input: unknown): string[] {
+  const json = JSON.stringify(input);
+  const pieces = [''];
+  for (let at = 0; at < json.length; at += 12) pieces.push(json.slice(at, at + 12));
+  return pieces;
+}
+
+/** The stream events of one content block: start (with empty fields), deltas, stop. */
+function blockEvents(block: AnswerBlock, index: number): string[] {
+  const delta = (value: Record<string, unknown>) => sse('content_block_delta', { type: 'content_block_delta', index, delta: value });
+  const events: string[] = [];
+  if (block.type === 'thinking') {
+    events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+    for (const piece of splitChunks(block.thinking)) events.push(delta({ type: 'thinking_delta', thinking: piece }));
+    events.push(delta({ type: 'signature_delta', signature: block.signature }));
+  } else if (block.type === 'tool_use') {
+    events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }));
+    for (const piece of jsonPieces(block.input)) events.push(delta({ type: 'input_json_delta', partial_json: piece }));
+  } else {
+    events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+    for (const piece of splitChunks(block.text)) events.push(delta({ type: 'text_delta', text: piece }));
+  }
+  events.push(sse('content_block_stop', { type: 'content_block_stop', index }));
+  return events;
+}
+
 export async function handleAnthropicMessages(ex: Exchange): Promise<void> {
   if (!authorize(ex)) return;
   const body = isRecord(ex.body) ? ex.body : {};
   if (!validate(ex, body, true)) return;
+  const forced = isRecord(body['tool_choice']) && (body['tool_choice']['type'] === 'any' || body['tool_choice']['type'] === 'tool');
+  if (forced && thinkingEnabled(body)) {
+    invalid(ex, 'Thinking may not be enabled when tool_choice forces tool use.');
+    return;
+  }
   const model = body['model'] as string;
-  const prompt = readPrompt(body);
-  const result = complete(prompt.lastUser, prompt.chars, body['max_tokens'], ex.reply);
-  const stopReason = result.truncated ? 'max_tokens' : 'end_turn';
+  const prompt = readAnthropicPrompt(body);
+  const answer = buildAnswer(body, prompt, ex.seq, ex.reply);
+  const input = inputUsage(prompt, ex.promptCache);
   const id = `msg_mock${ex.seq}`;
+  const message = { id, type: 'message', role: 'assistant', model };
 
   if (body['stream'] !== true) {
-    sendJson(
-      ex,
-      200,
-      {
-        id,
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [{ type: 'text', text: result.text }],
-        stop_reason: stopReason,
-        stop_sequence: null,
-        usage: {
-          input_tokens: result.promptTokens,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
-          output_tokens: result.completionTokens,
-        },
-      },
-      responseHeaders(ex),
-    );
+    const usage = { ...input, output_tokens: answer.outputTokens, service_tier: 'standard' };
+    const content = answer.blocks;
+    sendJson(ex, 200, { ...message, content, stop_reason: answer.stopReason, stop_sequence: null, usage }, responseHeaders(ex));
     return;
   }
 
-  const events = [
-    sse('message_start', {
-      type: 'message_start',
-      message: {
-        id,
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: {
-          input_tokens: result.promptTokens,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
-          output_tokens: 1,
-        },
-      },
-    }),
-    sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-    sse('ping', { type: 'ping' }),
-  ];
-  for (const piece of splitChunks(result.text)) {
-    events.push(
-      sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } }),
-    );
-  }
+  const startUsage = { ...input, output_tokens: 1, service_tier: 'standard' };
+  const events = [sse('message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: startUsage } })];
+  answer.blocks.forEach((block, index) => {
+    const [start, ...rest] = blockEvents(block, index);
+    events.push(start, ...(index === 0 ? [sse('ping', { type: 'ping' })] : []), ...rest);
+  });
+  // message_delta carries the whole message's counters so far (cumulative, not increments).
+  const { cache_creation: _split, ...cumulative } = input;
   events.push(
-    sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
     sse('message_delta', {
       type: 'message_delta',
-      delta: { stop_reason: stopReason, stop_sequence: null },
-      usage: { output_tokens: result.completionTokens },
+      delta: { stop_reason: answer.stopReason, stop_sequence: null },
+      usage: { ...cumulative, output_tokens: answer.outputTokens },
     }),
     sse('message_stop', { type: 'message_stop' }),
   );
+  const failure = ex.takeStreamError();
+  if (failure) {
+    events.splice(failure.afterChunks ?? 1);
+    const error = { type: failure.type ?? 'overloaded_error', message: failure.message ?? 'Overloaded' };
+    events.push(sse('error', { type: 'error', error }));
+  }
   await new EventStream(ex, 'text/event-stream; charset=utf-8', responseHeaders(ex)).sendAll(events);
 }
 
@@ -151,7 +139,7 @@ export function handleAnthropicCountTokens(ex: Exchange): void {
   if (!authorize(ex)) return;
   const body = isRecord(ex.body) ? ex.body : {};
   if (!validate(ex, body, false)) return;
-  sendJson(ex, 200, { input_tokens: Math.ceil(readPrompt(body).chars / 4) }, responseHeaders(ex));
+  sendJson(ex, 200, { input_tokens: readAnthropicPrompt(body).tokens }, responseHeaders(ex));
 }
 
 export function handleAnthropicModels(ex: Exchange): void {

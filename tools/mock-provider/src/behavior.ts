@@ -9,10 +9,11 @@ import type {
   FailureBehavior,
   MockBehavior,
   RouteKind,
+  StreamErrorBehavior,
   WireFormat,
 } from './types';
 
-const RULE_KEYS = new Set(['match', 'latencyMs', 'fail', 'drop', 'abort', 'chunkDelayMs', 'reply']);
+const RULE_KEYS = new Set(['match', 'latencyMs', 'fail', 'drop', 'abort', 'streamError', 'chunkDelayMs', 'reply']);
 const MATCH_KEYS = new Set(['path', 'pathRegex', 'format', 'route', 'method']);
 const FAIL_KEYS = new Set(['status', 'times', 'body', 'message', 'headers', 'truncate']);
 const FORMATS = new Set<WireFormat>(['openai', 'anthropic', 'gemini', 'ollama', 'echo']);
@@ -123,6 +124,19 @@ function checkAbort(value: unknown): AbortBehavior | undefined {
   return { afterChunks, times: checkTimes(value['times'], 'abort.times') ?? 1 };
 }
 
+function checkStreamError(value: unknown): StreamErrorBehavior | undefined {
+  if (value === undefined) return undefined;
+  if (!isObject(value)) return fail('streamError must be an object');
+  checkKeys(value, new Set(['afterChunks', 'times', 'type', 'message']), 'streamError.');
+  const out: StreamErrorBehavior = { afterChunks: checkNumber(value['afterChunks'], 'streamError.afterChunks', 0, true) ?? 1, times: checkTimes(value['times'], 'streamError.times') ?? 1 };
+  for (const key of ['type', 'message'] as const) {
+    if (value[key] === undefined) continue;
+    if (typeof value[key] !== 'string') fail(`streamError.${key} must be a string`);
+    out[key] = value[key];
+  }
+  return out;
+}
+
 /** Validates one rule (from code or JSON) and returns an independent copy with counters filled in. */
 export function normalizeBehavior(value: unknown): MockBehavior {
   if (!isObject(value)) fail('a rule must be an object');
@@ -140,6 +154,8 @@ export function normalizeBehavior(value: unknown): MockBehavior {
   if (drop) rule.drop = drop;
   const abort = checkAbort(value['abort']);
   if (abort) rule.abort = abort;
+  const streamError = checkStreamError(value['streamError']);
+  if (streamError) rule.streamError = streamError;
   if (value['reply'] !== undefined) {
     if (typeof value['reply'] !== 'string') fail('reply must be a string');
     rule.reply = value['reply'];
@@ -210,6 +226,11 @@ export class BehaviorState {
 
   takeDrop(rule: MockBehavior): boolean {
     return take(rule.drop);
+  }
+
+  /** The in-stream error to end this B stream with, or undefined when none is armed. */
+  takeStreamError(rule: MockBehavior): StreamErrorBehavior | undefined {
+    return take(rule.streamError) ? rule.streamError : undefined;
   }
 
   /** Events to write before aborting this stream, or undefined when no abort is armed. */

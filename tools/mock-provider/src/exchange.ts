@@ -4,6 +4,8 @@
  * aborts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PromptCache } from './anthropic-content';
+import type { StreamErrorBehavior } from './types';
 
 export interface Settings {
   validKeys: string[] | null;
@@ -28,6 +30,10 @@ export interface Exchange {
   readonly chunkDelayMs: number;
   /** Consumes the armed stream abort, if any: number of events to write before aborting. */
   takeAbort(): number | undefined;
+  /** Consumes the armed in-stream error of a B stream, if any. */
+  takeStreamError(): StreamErrorBehavior | undefined;
+  /** The B prompt cache (prefixes written by earlier requests). */
+  readonly promptCache: PromptCache;
 }
 
 export type KeyStatus = 'ok' | 'missing' | 'invalid';

@@ -1,4 +1,4 @@
-import { countTokens, GEMINI_EMBEDDING_DIMENSIONS, mockReply, startMockProvider, type MockProvider } from './index';
+import { countTokens, GEMINI_EMBEDDING_DIMENSIONS, GEMINI_THOUGHT_TOKENS, mockReply, startMockProvider, type MockProvider } from './index';
 import { getJson, parseSse, postJson } from './spec-helpers';
 
 interface GeminiChunk {
@@ -73,7 +73,7 @@ describe('mock provider: format C (Gemini generate-content)', () => {
     });
   });
 
-  it('streams SSE chunks with alt=sse, the last one carrying finishReason and full usage', async () => {
+  it('streams SSE chunks with alt=sse, the last one carrying finishReason and full usage (thoughts of a thinking model included)', async () => {
     const res = await fetch(`${base}/gemini-2.5-pro:streamGenerateContent?alt=sse&key=AIza-test`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -96,7 +96,8 @@ describe('mock provider: format C (Gemini generate-content)', () => {
     expect(last.usageMetadata).toMatchObject({
       promptTokenCount: promptTokens,
       candidatesTokenCount: countTokens(reply),
-      totalTokenCount: promptTokens + countTokens(reply),
+      thoughtsTokenCount: GEMINI_THOUGHT_TOKENS,
+      totalTokenCount: promptTokens + countTokens(reply) + GEMINI_THOUGHT_TOKENS,
     });
     expect(mock.requests[0]).toMatchObject({ route: 'gemini.stream', stream: true, query: { alt: 'sse' } });
   });

@@ -1,46 +1,17 @@
 /**
- * Format C: Google Gemini generate-content (JSON, SSE with `alt=sse`, JSON array otherwise),
- * embed-content and the models list, behind `?key=` (or `x-goog-api-key`).
- * Like the real API, SSE events end with CRLF CRLF.
+ * Format C: Google Gemini embed-content, the models list and the request summary the record keeps,
+ * behind `?key=` (or `x-goog-api-key`). Generate-content is in gemini-generate.ts.
  */
-import { complete, embedText, isRecord, splitChunks, textOf } from './content';
+import { embedText, isRecord } from './content';
 import { googleError } from './errors';
-import { checkKey, EventStream, header, sendJson, type Exchange } from './exchange';
+import { sendJson, type Exchange } from './exchange';
+import { authorize, partsText } from './gemini-generate';
 import type { GeminiRequestSummary } from './types';
 
+export { handleGeminiGenerate } from './gemini-generate';
+export { GEMINI_IMPLICIT_CACHE_MIN_TOKENS, GEMINI_THOUGHT_TOKENS } from './gemini-request';
+
 export const GEMINI_EMBEDDING_DIMENSIONS = 8;
-
-const UNREGISTERED =
-  "Method doesn't allow unregistered callers (callers without established identity). " +
-  'Please use API Key or other form of API consumer identity to call this API.';
-
-/** Missing key: 403 PERMISSION_DENIED; rejected key: 400 INVALID_ARGUMENT (API_KEY_INVALID), as Google does. */
-function authorize(ex: Exchange): boolean {
-  const key = ex.query['key'] || header(ex, 'x-goog-api-key');
-  const status = checkKey(ex.settings, key);
-  if (status === 'ok') return true;
-  if (status === 'missing') {
-    sendJson(ex, 403, googleError(403, UNREGISTERED));
-  } else {
-    sendJson(
-      ex,
-      400,
-      googleError(400, 'API key not valid. Please pass a valid API key.', [
-        {
-          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-          reason: 'API_KEY_INVALID',
-          domain: 'googleapis.com',
-          metadata: { service: 'generativelanguage.googleapis.com' },
-        },
-      ]),
-    );
-  }
-  return false;
-}
-
-function partsText(content: unknown): string {
-  return isRecord(content) ? textOf(content['parts']) : '';
-}
 
 /** What the gateway sent, in the shape tests assert on. */
 export function summarizeGemini(model: string, stream: boolean, body: unknown): GeminiRequestSummary {
@@ -61,70 +32,6 @@ export function summarizeGemini(model: string, stream: boolean, body: unknown): 
   const safety = b['safetySettings'] ?? b['safety_settings'];
   if (Array.isArray(safety)) summary.safetySettings = safety;
   return summary;
-}
-
-export async function handleGeminiGenerate(ex: Exchange, model: string, stream: boolean): Promise<void> {
-  if (!authorize(ex)) return;
-  const body = isRecord(ex.body) ? ex.body : {};
-  if (!Array.isArray(body['contents']) || body['contents'].length === 0) {
-    sendJson(ex, 400, googleError(400, '* GenerateContentRequest.contents: contents is not specified\n'));
-    return;
-  }
-  const system = body['systemInstruction'] ?? body['system_instruction'];
-  let chars = typeof system === 'string' ? system.length : partsText(system).length;
-  let lastUser = '';
-  for (const content of body['contents'].filter(isRecord)) {
-    const text = partsText(content);
-    chars += text.length;
-    if (content['role'] === undefined || content['role'] === 'user') lastUser = text;
-  }
-  const config = body['generationConfig'] ?? body['generation_config'];
-  const maxTokens = isRecord(config) ? config['maxOutputTokens'] ?? config['max_output_tokens'] : undefined;
-  const result = complete(lastUser, chars, maxTokens, ex.reply);
-  const finishReason = result.truncated ? 'MAX_TOKENS' : 'STOP';
-  const responseId = `mock-${ex.seq}`;
-  const fullUsage = {
-    promptTokenCount: result.promptTokens,
-    candidatesTokenCount: result.completionTokens,
-    totalTokenCount: result.promptTokens + result.completionTokens,
-    promptTokensDetails: [{ modality: 'TEXT', tokenCount: result.promptTokens }],
-  };
-  const candidate = (text: string, done: boolean): Record<string, unknown> => ({
-    content: { parts: [{ text }], role: 'model' },
-    ...(done ? { finishReason } : {}),
-    index: 0,
-  });
-
-  if (!stream) {
-    sendJson(ex, 200, {
-      candidates: [candidate(result.text, true)],
-      usageMetadata: fullUsage,
-      modelVersion: model,
-      responseId,
-    });
-    return;
-  }
-
-  const pieces = splitChunks(result.text);
-  if (pieces.length === 0) pieces.push('');
-  const partialUsage = { promptTokenCount: result.promptTokens, totalTokenCount: result.promptTokens };
-  const chunks = pieces.map((piece, i) => {
-    const last = i === pieces.length - 1;
-    return {
-      candidates: [candidate(piece, last)],
-      usageMetadata: last ? fullUsage : partialUsage,
-      modelVersion: model,
-      responseId,
-    };
-  });
-  if (ex.query['alt'] === 'sse') {
-    const events = chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`);
-    await new EventStream(ex, 'text/event-stream').sendAll(events);
-    return;
-  }
-  // Without alt=sse the API streams one JSON array, element by element.
-  const events = chunks.map((c, i) => `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(c)}${i === chunks.length - 1 ? ']' : ''}`);
-  await new EventStream(ex, 'application/json; charset=UTF-8').sendAll(events);
 }
 
 function embeddingDimensions(value: unknown): number {

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleAnthropicCountTokens, handleAnthropicMessages, handleAnthropicModels } from './anthropic';
+import { PromptCache } from './anthropic-content';
 import { BehaviorState } from './behavior';
 import { handleBinary } from './binary';
 import { DEFAULT_MODELS, isRecord } from './content';
@@ -65,6 +66,7 @@ class MockProviderServer implements MockProvider {
   port = 0;
   private seq = 0;
   private readonly behavior = new BehaviorState();
+  private readonly promptCache = new PromptCache();
   private config!: Required<MockConfig>;
   private readonly initialConfig: Required<MockConfig>;
   private readonly models: string[];
@@ -136,6 +138,7 @@ class MockProviderServer implements MockProvider {
     this.requests.length = 0;
     this.seq = 0;
     this.behavior.set(null);
+    this.promptCache.clear();
     this.applyConfig({ ...this.initialConfig });
   }
 
@@ -230,6 +233,8 @@ class MockProviderServer implements MockProvider {
       reply: rule?.reply,
       chunkDelayMs: rule?.chunkDelayMs ?? 0,
       takeAbort: () => (rule ? this.behavior.takeAbort(rule) : undefined),
+      takeStreamError: () => (rule ? this.behavior.takeStreamError(rule) : undefined),
+      promptCache: this.promptCache,
     };
     await dispatch(ex, resolved);
   }

@@ -91,6 +91,19 @@ export interface AbortBehavior extends CountedBehavior {
 }
 
 /**
+ * An error event inside a B stream that started with 200, as the Messages API sends one
+ * (`event: error`, `{type: 'error', error: {type, message}}`), after which the stream ends.
+ */
+export interface StreamErrorBehavior extends CountedBehavior {
+  /** Events written before the error event (default 1: after `message_start`). */
+  afterChunks?: number;
+  /** `error.type` (default `overloaded_error`). */
+  type?: string;
+  /** `error.message` (default `Overloaded`). */
+  message?: string;
+}
+
+/**
  * One behaviour rule. `setBehavior` takes one rule or a list; for each request the first rule whose
  * `match` fits applies (a rule without `match` fits every request).
  */
@@ -104,6 +117,8 @@ export interface MockBehavior {
   drop?: CountedBehavior;
   /** Destroy the socket of the next N matching streaming responses after K events. */
   abort?: AbortBehavior;
+  /** End the next N matching B streams with an in-stream error event after K events. */
+  streamError?: StreamErrorBehavior;
   /** Delay between stream events, in ms (slow drip). */
   chunkDelayMs?: number;
   /** Fixed reply text instead of the derived `mock reply to: ...`. */

@@ -16,6 +16,13 @@ export function invalidCursor(): GatewayError {
   return invalidRequest('cursor is not a cursor this API returned; pass the previous page’s next_cursor as it came', 'cursor', 'invalid_cursor');
 }
 
+/** What to do about a refused destination, by the reason of the refusal. */
+const URL_REMEDIATION: Partial<Record<OutboundBlockedError['reason'], string>> = {
+  blocked_address:
+    'Use a public address. Private, loopback, link-local and metadata addresses are refused unless OUTBOUND_ALLOW_PRIVATE_NETWORKS=true (development only).',
+  lookup_timeout: 'The name servers of the host did not answer within DISCOVERY_TIMEOUT_MS; check its DNS, or try again later.',
+};
+
 /** 400 `url_not_allowed`: the destination fails the outbound-safety rules (DECISIONS.md). */
 export function urlNotAllowed(error: OutboundBlockedError, param: string): GatewayError {
   return new GatewayError(400, {
@@ -23,10 +30,7 @@ export function urlNotAllowed(error: OutboundBlockedError, param: string): Gatew
     type: 'invalid_request_error',
     code: 'url_not_allowed',
     param,
-    remediation:
-      error.reason === 'blocked_address'
-        ? 'Use a public address. Private, loopback, link-local and metadata addresses are refused unless OUTBOUND_ALLOW_PRIVATE_NETWORKS=true (development only).'
-        : 'Use an absolute http(s) URL without credentials whose host resolves.',
+    remediation: URL_REMEDIATION[error.reason] ?? 'Use an absolute http(s) URL without credentials whose host resolves.',
   });
 }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import {
   DuplicateKeyError,
@@ -10,7 +10,18 @@ import {
   SecretCipher,
   targetApiBase,
 } from '@svc/domain';
-import { APP_CONFIG, AppConfig, checkOutboundUrl, invalidRequest, InvalidationBus, notFound, OutboundBlockedError } from '@svc/platform';
+import {
+  APP_CONFIG,
+  AppConfig,
+  checkOutboundUrl,
+  HostResolver,
+  invalidRequest,
+  InvalidationBus,
+  notFound,
+  OUTBOUND_RESOLVER,
+  OutboundBlockedError,
+  outboundResolver,
+} from '@svc/platform';
 import { GATEWAY_ROUTE_SEGMENTS, providerRegistry } from '@svc/proxy';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { iso } from '../common/admin-query';
@@ -82,6 +93,7 @@ export class ProviderTargetsService {
     @Inject(SECRET_CIPHER) private readonly cipher: SecretCipher,
     @Inject(INVALIDATION_BUS) private readonly invalidation: InvalidationBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve: HostResolver = outboundResolver(config),
   ) {}
 
   async load(orgId: OrgId, id: string): Promise<ProviderTargetEntity> {
@@ -172,10 +184,14 @@ export class ProviderTargetsService {
     return body.format ?? body.kind;
   }
 
-  /** Outbound safety at registration (discovery checks again, at connect time). http is allowed: self-hosted servers. */
+  /**
+   * Outbound safety at registration (discovery checks again, at connect time). http is allowed:
+   * self-hosted servers. The host is resolved as discovery resolves it, within DISCOVERY_TIMEOUT_MS.
+   */
   private async checkBaseUrl(url: string): Promise<string> {
     try {
-      const parsed = await checkOutboundUrl(url.trim(), { allowPrivate: this.config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, allowHttp: true });
+      const { OUTBOUND_ALLOW_PRIVATE_NETWORKS: allowPrivate, DISCOVERY_TIMEOUT_MS: timeoutMs } = this.config;
+      const parsed = await checkOutboundUrl(url.trim(), { allowPrivate, allowHttp: true, resolve: this.resolve, timeoutMs });
       if (parsed.search || parsed.hash) throw invalidRequest('base_url must not have a query or a fragment', 'base_url');
       return parsed.href.replace(/\/+$/, '');
     } catch (error) {

@@ -1,4 +1,4 @@
-import { roundUsd, UsageRecordEntity } from '@svc/domain';
+import { roundUsd, UsageRecordEntity, UsageSource } from '@svc/domain';
 import { invalidCursor, MAX_CURSOR_CHARS } from '../common/admin-errors';
 import { UsageRecordView } from './dto/usage.dto';
 
@@ -21,12 +21,22 @@ export function toUsageView(record: UsageRecordEntity): UsageRecordView {
     output_tokens: record.output_tokens,
     estimated_cost: roundUsd(record.estimated_cost),
     cost: roundUsd(record.cost),
+    usage_source: record.usage_source ?? legacySource(record),
     latency_ms: record.latency_ms,
     upstream_latency_ms: record.upstream_latency_ms,
     governance_ms: record.governance_ms,
     runner_id: record.runner_id,
     session_id: record.session_id,
   };
+}
+
+/**
+ * `usage_source` of a record written before the field existed: tokens were then only the
+ * provider's, and a cost without tokens was the gateway's estimate (a stream left before its usage).
+ */
+function legacySource(record: UsageRecordEntity): UsageSource {
+  if (record.input_tokens > 0 || record.output_tokens > 0) return 'provider';
+  return record.cost > 0 ? 'estimate' : 'none';
 }
 
 export interface UsageCursor {

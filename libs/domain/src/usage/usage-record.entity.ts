@@ -18,6 +18,13 @@ export interface UsageReplay {
   reasoning_tokens: number | null;
 }
 
+/**
+ * Where a record's tokens (and so its `cost`) come from: `provider`, the provider's reported usage;
+ * `estimate`, the gateway's count for an answer whose final usage never came (a stream left by its
+ * client or broken mid-way, an answer without usage); `none`, nothing was answered (cost 0).
+ */
+export type UsageSource = 'provider' | 'estimate' | 'none';
+
 /** One proxied (or blocked) request (DECISIONS.md "Usage record"). Retained 90 days. */
 export interface UsageRecordEntity {
   /** The request id, `gw_...` (the `X-SVC-Request-ID`). */
@@ -32,11 +39,15 @@ export interface UsageRecordEntity {
   status_code: number;
   /** The governance step that blocked it (e.g. `daily_budget`), or null. */
   blocked_by: string | null;
+  /** Tokens charged: the provider's usage, or the gateway's estimate (see `usage_source`). */
   input_tokens: number;
   output_tokens: number;
+  /** Stage 2's estimate (counted input plus max output tokens), reserved before the upstream call. */
   estimated_cost: number;
-  /** Cost from the provider's reported usage (0 when blocked). */
+  /** What the request was charged, the amount settled into the budget counters (0 when blocked). */
   cost: number;
+  /** Basis of the tokens and `cost`; absent on records written before the field existed. */
+  usage_source?: UsageSource;
   latency_ms: number;
   upstream_latency_ms: number | null;
   governance_ms: number;

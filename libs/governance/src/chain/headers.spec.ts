@@ -1,5 +1,5 @@
 import { contextFor } from './governance.fixtures';
-import { decisionHeaders } from './headers';
+import { decisionHeaders, usdHeader } from './headers';
 
 describe('decisionHeaders', () => {
   it('X-SVC-Daily-Budget is the daily budget in force: the policy, or a lower auto-stop named budget', () => {
@@ -17,5 +17,14 @@ describe('decisionHeaders', () => {
     expect(decisionHeaders(capped, 0.1)['X-SVC-Daily-Budget']).toBe('5');
     const above = contextFor({ profile: { policy: { daily_budget: 10 }, autoStopBudgets: [{ id: 'budget_3', name: 'Loose', limit: 50 }] } });
     expect(decisionHeaders(above, 0.1)['X-SVC-Daily-Budget']).toBe('10');
+  });
+
+  it('writes USD amounts in plain decimals, never in exponent form', () => {
+    expect(usdHeader(6e-8)).toBe('0.00000006');
+    expect(usdHeader(1.234e-7)).toBe('0.0000001234');
+    expect(usdHeader(0.00014519999999999998)).toBe('0.0001452');
+    expect(usdHeader(0.000001)).toBe('0.000001');
+    expect(usdHeader(0)).toBe('0');
+    expect(usdHeader(100)).toBe('100');
   });
 });

@@ -1,4 +1,4 @@
-import { roundUsd } from '@svc/domain';
+import { roundUsd, USD_DECIMALS } from '@svc/domain';
 import { rateLimitHeaders } from '../stages/1-rate-limit';
 import type { ChainContext } from './context';
 
@@ -13,14 +13,25 @@ export function decisionHeaders(ctx: ChainContext, governanceMs: number, extra?:
   const headers: Record<string, string> = {
     'X-SVC-Request-ID': ctx.input.requestId,
     'X-Gateway-Org': ctx.orgId,
-    'X-SVC-Cost': String(roundUsd(ctx.estimate?.estimated_cost ?? 0)),
-    'X-SVC-Daily-Cost': String(roundUsd(ctx.dailySpent)),
-    'X-SVC-Daily-Budget': String(dailyBudget(ctx)),
+    'X-SVC-Cost': usdHeader(ctx.estimate?.estimated_cost ?? 0),
+    'X-SVC-Daily-Cost': usdHeader(ctx.dailySpent),
+    'X-SVC-Daily-Budget': usdHeader(dailyBudget(ctx)),
     'X-SVC-Governance-Time-Ms': governanceMs.toFixed(3),
   };
   rateLimitHeaders(ctx.rate, headers);
   if (extra) Object.assign(headers, extra);
   return headers;
+}
+
+/**
+ * A USD amount for a header: `roundUsd`, in plain decimals. `String` writes amounts below a
+ * micro-dollar in exponent form (`6e-8`, the estimate of a short embeddings input), which a
+ * header's reader should not have to parse.
+ */
+export function usdHeader(value: number): string {
+  const rounded = roundUsd(value);
+  if (rounded === 0 || Math.abs(rounded) >= 1e-6) return String(rounded);
+  return rounded.toFixed(USD_DECIMALS).replace(/0+$/, '');
 }
 
 /** The daily budget in force: the policy's, or a lower daily named budget with `auto_stop` (which refuses as `daily_budget` too). */

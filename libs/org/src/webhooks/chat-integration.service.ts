@@ -1,12 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ChatIntegrationEntity, OrgId, Repositories } from '@svc/domain';
-import { APP_CONFIG, AppConfig, HostResolver } from '@svc/platform';
+import { APP_CONFIG, AppConfig, HostResolver, OUTBOUND_RESOLVER, outboundResolver } from '@svc/platform';
 import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import type { SecretCipher } from '@svc/domain';
 import { orgErrors } from '../common/org-errors';
 import type { ChatIntegrationDto } from './dto/webhook.dto';
 import { canonicalEventTypes } from './event-types';
-import { checkReceiverUrl, RECEIVER_RESOLVER, receiverResolver } from './outbound-url';
+import { checkReceiverUrl } from './outbound-url';
 
 export interface ChatIntegrationView {
   id: string;
@@ -47,7 +47,7 @@ export class ChatIntegrationService {
     @Inject(REPOSITORIES) private readonly repositories: Repositories,
     @Inject(SECRET_CIPHER) private readonly cipher: SecretCipher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Optional() @Inject(RECEIVER_RESOLVER) private readonly resolve: HostResolver = receiverResolver(config),
+    @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve: HostResolver = outboundResolver(config),
   ) {}
 
   async put(orgId: OrgId, input: ChatIntegrationDto): Promise<ChatIntegrationView> {

@@ -1,19 +1,4 @@
-import { AppConfig, checkOutboundUrl, createBoundedResolver, HostResolver, OrgApiError, OutboundBlockedError } from '@svc/platform';
-
-/**
- * Injection token of the HostResolver registration checks receiver hosts with. Nothing provides it
- * in the services (`receiverResolver` is used); tests hand the services one that asks a name
- * server of their own.
- */
-export const RECEIVER_RESOLVER = Symbol('RECEIVER_RESOLVER');
-
-/**
- * The resolver of the dispatcher's deliveries (`createBoundedResolver`: c-ares, off libuv's thread
- * pool, cancelled at the deadline), so a host registers only if a delivery could resolve it.
- */
-export function receiverResolver(config: AppConfig, servers?: string[]): HostResolver {
-  return createBoundedResolver({ servers, systemFallback: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS });
-}
+import { AppConfig, checkOutboundUrl, HostResolver, OrgApiError, OutboundBlockedError } from '@svc/platform';
 
 /** What to do about the refusals a local test setup meets first, and about a lookup that timed out. */
 const REMEDIATION: Partial<Record<OutboundBlockedError['reason'], string>> = {
@@ -27,7 +12,8 @@ const REMEDIATION: Partial<Record<OutboundBlockedError['reason'], string>> = {
  * normalized. 400 `URL_NOT_ALLOWED` naming the reason: not https (unless WEBHOOK_ALLOW_HTTP),
  * credentials in the URL, a host that does not resolve, does not resolve within
  * WEBHOOK_TIMEOUT_MS (`lookup_timeout`), or resolves to a non-public address (unless
- * OUTBOUND_ALLOW_PRIVATE_NETWORKS).
+ * OUTBOUND_ALLOW_PRIVATE_NETWORKS). `resolve`: @svc/platform's `outboundResolver`, which resolves
+ * like the dispatcher's deliveries, so a host registers only if a delivery could resolve it.
  */
 export async function checkReceiverUrl(url: string, config: AppConfig, resolve: HostResolver, param = 'url'): Promise<string> {
   try {

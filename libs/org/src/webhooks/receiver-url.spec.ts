@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { SecretCipher } from '@svc/domain';
-import { loadConfig, OrgApiError } from '@svc/platform';
+import { loadConfig, OrgApiError, outboundResolver } from '@svc/platform';
 import { FakeNameServer, startFakeNameServer } from '@svc/test-redis';
 import { BudgetWorld, openBudgetWorld } from '../testing/budget-fixtures';
 import { ChatIntegrationService } from './chat-integration.service';
-import { receiverResolver } from './outbound-url';
 import { WebhooksService } from './webhooks.service';
 
 /**
@@ -22,7 +21,7 @@ describe('receiver URLs at registration: the host lookup is bounded', () => {
     dns = await startFakeNameServer('silent');
     const cipher = new SecretCipher({ current: { version: 1, key: randomBytes(32) } });
     const config = loadConfig({ NODE_ENV: 'test', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
-    const resolve = receiverResolver(config, [dns.address]);
+    const resolve = outboundResolver(config, [dns.address]);
     webhooks = new WebhooksService(world.repositories, cipher, world.bus, config, resolve);
     chat = new ChatIntegrationService(world.repositories, cipher, config, resolve);
   });

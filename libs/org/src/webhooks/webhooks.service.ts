@@ -1,14 +1,14 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DuplicateKeyError, NewWebhook, OrgId, randomAlphanumeric, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
 import { createEvent, EVENT_BUS, EVENT_SOURCES, EventBus, EventType, isGatewayEvent, QUEUES, webhookDeliveryJobOptions, GatewayEvent } from '@svc/events';
-import { APP_CONFIG, AppConfig, ConflictError, HostResolver } from '@svc/platform';
+import { APP_CONFIG, AppConfig, ConflictError, HostResolver, OUTBOUND_RESOLVER, outboundResolver } from '@svc/platform';
 import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { orgErrors } from '../common/org-errors';
 import { collection, Collection } from '../common/pagination';
 import { PerKeySerializer } from '../common/per-key-serializer';
 import type { CreateWebhookDto, TestDeliveryDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
 import { canonicalEventTypes } from './event-types';
-import { checkReceiverUrl, RECEIVER_RESOLVER, receiverResolver } from './outbound-url';
+import { checkReceiverUrl } from './outbound-url';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -67,7 +67,7 @@ export class WebhooksService {
     @Inject(SECRET_CIPHER) private readonly cipher: SecretCipher,
     @Inject(EVENT_BUS) private readonly bus: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Optional() @Inject(RECEIVER_RESOLVER) private readonly resolve: HostResolver = receiverResolver(config),
+    @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve: HostResolver = outboundResolver(config),
   ) {}
 
   async create(orgId: OrgId, input: CreateWebhookDto): Promise<WebhookDto> {

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig, bodyLoggingEnabled, GatewayError, LOGGER, Logger, pathOf, tapRequestBody, toErrorResponse } from '@svc/platform';
 import { ProxyCall, ProxyService } from '../pipeline/proxy.service';
-import { GATEWAY_ROUTE_SEGMENTS } from '../providers';
+import { GATEWAY_ROUTE_SEGMENTS, providerRegistry } from '../providers';
 import { hijackReply, proxyRequestOf } from './proxy-io';
 
 type Params = Record<string, string | undefined>;
@@ -38,6 +38,7 @@ const OWN_ROUTES: readonly { pattern: RegExp; method: string }[] = [
  */
 export function noSuchRoute(method: string, url: string): GatewayError {
   const path = pathOf(url);
+  if (COUNT_TOKENS.test(path)) return countTokensNotOffered(method, path);
   const own = OWN_ROUTES.find((route) => route.pattern.test(path));
   if (own) {
     return new GatewayError(
@@ -51,6 +52,35 @@ export function noSuchRoute(method: string, url: string): GatewayError {
     type: 'not_found_error',
     code: 'not_found',
   });
+}
+
+/** The B API's token-counting path below each B base (`/v1`, `/v1/{provider_b}`, `/v1/{provider_b}/v1`). */
+const COUNT_TOKENS = /\/messages\/count_tokens\/?$/;
+
+/**
+ * 404 for the Anthropic SDK's `messages.countTokens()`: the gateway forwards only requests that
+ * pass its governance chain (a count would send the prompt upstream past the PII and safety
+ * stages), and the route is not in its list (docs/gateway.md).
+ */
+function countTokensNotOffered(method: string, path: string): GatewayError {
+  return new GatewayError(404, {
+    message: `No route ${method} ${path}: the gateway does not offer token counting (messages/count_tokens). A message's usage.input_tokens gives the count of a request it served.`,
+    type: 'not_found_error',
+    code: 'not_found',
+    remediation: "Read usage.input_tokens of the answer, or call the provider's own API for a count before sending.",
+  });
+}
+
+/**
+ * A catch-all call the gateway answers itself, before authentication (no key is needed to learn
+ * that a route does not exist): one under a gateway route segment, or token counting under a
+ * built-in B provider's base.
+ */
+function answeredWithoutKey(call: ProxyCall): boolean {
+  if (call.kind !== 'passthrough') return false;
+  const provider = call.endpointProvider?.toLowerCase() ?? '';
+  if (GATEWAY_ROUTE_SEGMENTS.has(provider)) return true;
+  return providerRegistry.get(provider)?.format === 'anthropic' && COUNT_TOKENS.test(`/${call.path ?? ''}`);
 }
 
 /** The proxy call a matched route stands for, or undefined for every other route. */
@@ -88,7 +118,7 @@ export class ProxyRoutes implements OnModuleInit {
         return;
       }
       // Not calling done(): the lifecycle stops here and the pipeline owns the exchange.
-      if (call.kind === 'passthrough' && GATEWAY_ROUTE_SEGMENTS.has(call.endpointProvider?.toLowerCase() ?? '')) {
+      if (answeredWithoutKey(call)) {
         const answer = hijackReply(reply);
         const response = toErrorResponse(noSuchRoute(request.method, request.url), 'gateway', String(request.id));
         answer.header('X-SVC-Request-ID', String(request.id)).setHeaders(response.headers).sendJson(response.status, response.body);

@@ -97,3 +97,13 @@ export function unsupportedEndpoint(provider: string, what: string): GatewayErro
     code: 'unsupported_endpoint',
   });
 }
+
+/**
+ * A refusal the official SDKs would retry by its status (429) although no retry within their
+ * lifetime can pass: the plan's daily quota, whose Retry-After runs to midnight UTC. The OpenAI and
+ * the Anthropic SDK both obey `x-should-retry: false` before their status rules, instead of
+ * sleeping for hours.
+ */
+export function noRetryHelps(error: unknown): boolean {
+  return error instanceof GatewayError && error.status === 429 && error.body.code === 'plan_limit_exceeded';
+}

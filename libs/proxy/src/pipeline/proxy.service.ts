@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   clientIp,
@@ -14,7 +14,7 @@ import {
   runnerSessionOf,
 } from '@svc/auth';
 import { defaultPriceOptions, GOVERNANCE, GovernanceDecision, GovernanceService, PriceOptions, warmUpTokenizers } from '@svc/governance';
-import { accessLogEnabled, APP_CONFIG, AppConfig, claimAccessLog, createOutboundAgent, GatewayError, LOGGER, Logger, pathOf, toErrorResponse } from '@svc/platform';
+import { accessLogEnabled, APP_CONFIG, AppConfig, claimAccessLog, createOutboundAgent, GatewayError, HostResolver, LOGGER, Logger, OUTBOUND_RESOLVER, outboundResolver, pathOf, toErrorResponse } from '@svc/platform';
 import { BreakerRegistry } from '../breaker/breaker-registry';
 import type { ProxyReply, ProxyRequest } from '../http/proxy-io';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
@@ -35,11 +35,11 @@ import { IdempotencyGate } from './idempotency';
 import { ModelAliasResolver } from './model-aliases';
 import { OrgProviderRegistry } from './org-registry';
 import { ProviderKeySources } from './provider-keys';
-import { agentName, formatOf, hitlBypassRequested, ProxyKind, readFields, runnerHeaders, unsupportedEndpoint } from './proxy-input';
+import { agentName, formatOf, hitlBypassRequested, noRetryHelps, ProxyKind, readFields, runnerHeaders, unsupportedEndpoint } from './proxy-input';
 import { insufficientScope, principalOfRefusedKey } from './key-refusals';
 import { exchange } from './upstream-exchange';
 import { UsageRecorder } from './usage-recorder';
-import { accessLine, costOfExchange, FinishState, usageRecord } from './usage-record';
+import { accessLine, chargeOf, FinishState, usageRecord } from './usage-record';
 
 export interface ProxyCall {
   kind: ProxyKind;
@@ -63,7 +63,9 @@ export class ProxyService implements OnModuleDestroy {
   /**
    * For organizations' own provider targets: their addresses are user-configured, so the resolved
    * address is checked at connect time (private ranges refused unless OUTBOUND_ALLOW_PRIVATE_NETWORKS),
-   * which also defeats DNS rebinding after the check at registration.
+   * which also defeats DNS rebinding after the check at registration. Their host names are resolved
+   * by `outboundResolver` (c-ares, cut at the connect deadline), never getaddrinfo, whose pool
+   * threads a target's silent name servers would hold, stalling the process's other lookups.
    */
   readonly targetClient: UpstreamClient;
   private readonly prices: PriceOptions;
@@ -82,6 +84,7 @@ export class ProxyService implements OnModuleDestroy {
     private readonly usage: UsageRecorder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Optional() @Inject(OUTBOUND_RESOLVER) targetResolver: HostResolver = outboundResolver(config),
   ) {
     checkProviderEnvironment(config, logger);
     const deadlines = {
@@ -92,7 +95,7 @@ export class ProxyService implements OnModuleDestroy {
     this.client = new UpstreamClient(deadlines);
     this.targetClient = new UpstreamClient(
       deadlines,
-      createOutboundAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS }),
+      createOutboundAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS, connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS, resolve: targetResolver }),
     );
     this.prices = defaultPriceOptions(config.DEFAULT_MODEL_PRICE);
     this.accessLog = accessLogEnabled(config, logger);
@@ -364,15 +367,20 @@ export class ProxyService implements OnModuleDestroy {
       return response.status;
     }
     reply.setHeaders(response.headers);
+    if (noRetryHelps(error)) reply.header('x-should-retry', 'false');
     reply.sendJson(response.status, response.body);
     return response.status;
   }
 
-  /** Settles the reservation at the real cost and leaves metrics and, once the tenant is known, a usage record. */
+  /**
+   * Settles the reservation at the request's charge and leaves metrics and, once the tenant is known,
+   * a usage record: counters, record, access line and cost metric all take the one `chargeOf`.
+   */
   private finish(request: ProxyRequest, call: ProxyCall, state: FinishState, started: number): void {
     const model = state.route?.upstreamModel ?? 'unknown';
     const provider = state.route?.provider.id ?? call.endpointProvider ?? 'unknown';
-    const cost = costOfExchange(provider, model, state, this.prices);
+    const charge = chargeOf(provider, model, state, this.prices);
+    const cost = charge.cost;
     const reservation = state.decision?.reservation;
     if (reservation) {
       void this.governance.settle(reservation, cost).catch((err: unknown) => this.logger.error({ err, request_id: request.id }, 'settle failed'));
@@ -383,9 +391,9 @@ export class ProxyService implements OnModuleDestroy {
     const routed = state.route?.provider ?? (call.endpointProvider ? providerRegistry.get(call.endpointProvider) : undefined);
     this.metrics.observeRequest(routed, state.route?.upstreamModel, state.status, latencyMs / 1000);
     if (cost > 0 && state.route) this.metrics.observeCost(state.route.provider, cost);
-    const record = usageRecord({ requestId: request.id, provider, model, endpoint: pathOf(request.url), state, cost, latencyMs });
+    const record = usageRecord({ requestId: request.id, provider, model, endpoint: pathOf(request.url), state, charge, latencyMs });
     if (record) this.usage.record(record);
-    if (this.accessLog) this.logger.info(accessLine(request, { provider, model, state, cost, latencyMs }), 'request');
+    if (this.accessLog) this.logger.info(accessLine(request, { provider, model, state, charge, latencyMs }), 'request');
   }
 
   async onModuleDestroy(): Promise<void> {

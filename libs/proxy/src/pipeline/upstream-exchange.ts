@@ -5,11 +5,10 @@ import {
   createSseUsageTracker,
   extractUsage,
   forwardResponseHeaders,
-  fromGeminiError,
-  fromGeminiResponse,
   GeminiSseTranslator,
   PreparedUpstreamRequest,
   TokenUsage,
+  translateGeminiAnswer,
 } from '../upstream';
 import type { ProxyReply } from '../http/proxy-io';
 import { BufferedUpstreamResponse, ClientAbortedError, ExchangeAbort, OpenedUpstream, readWhole, UpstreamClient } from '../transport/upstream-client';
@@ -23,7 +22,14 @@ class UpstreamStatusFailure<R extends { status: number }> extends UpstreamFailur
 
 export interface ExchangeResult {
   status: number;
+  /** The provider's usage: its final account when `usageFinal`, else what a stream carried so far (B, C). */
   usage: TokenUsage | undefined;
+  /** `usage` is the provider's final account of the request (a whole answer's, a stream's last). */
+  usageFinal: boolean;
+  /** The answer was relayed as an SSE stream (the client got a 200 and its events, whatever followed). */
+  streamed: boolean;
+  /** Characters of answer text a stream carried (content, tool-call arguments, reasoning); 0 for whole answers. */
+  textChars: number;
   /** Milliseconds until the provider's response headers arrived. */
   upstreamLatencyMs: number | null;
   /** The body sent to the client, when it was buffered (non-streaming) and `keepBody` asked for it. */
@@ -118,22 +124,18 @@ function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse)
   }
   const usage = response.status < 400 ? extractUsage(input.provider.format, parsed) : undefined;
   const reply = input.reply;
-  if (input.translate && parsed !== undefined) {
-    if (status < 400) {
-      body = Buffer.from(JSON.stringify(fromGeminiResponse(parsed as Parameters<typeof fromGeminiResponse>[0], { model: input.model })));
-    } else {
-      const translated = fromGeminiError(status, parsed);
-      status = translated.status;
-      body = Buffer.from(JSON.stringify(translated.body));
-    }
+  if (input.translate) {
+    // Whatever the provider sent (a proxy's non-JSON error page too), a format-A client gets format A.
+    const translated = translateGeminiAnswer(status, parsed, body.toString('utf8'), { model: input.model });
+    status = translated.status;
+    body = Buffer.from(JSON.stringify(translated.body));
     outType = 'application/json';
   } else {
-    const upstreamHeaders = forwardResponseHeaders(response.headers);
-    for (const name in upstreamHeaders) reply.defaultHeader(name, upstreamHeaders[name]);
+    copyUpstreamHeaders(reply, response.headers);
   }
   reply.send(status, body, outType);
   const replayable = json && input.keepBody ? { text: body.toString('utf8'), contentType: outType } : undefined;
-  return { status, usage, bufferedBody: replayable, aborted: false, bytesRelayed: body.length };
+  return { status, usage, usageFinal: usage !== undefined, streamed: false, textChars: 0, bufferedBody: replayable, aborted: false, bytesRelayed: body.length };
 }
 
 /**
@@ -145,7 +147,10 @@ function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse)
  */
 function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: ExchangeAbort): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
   const raw = input.reply.raw;
+  const anthropic = input.provider.format === 'anthropic';
   try {
+    // B: the provider's headers (its `request-id`, rate-limit headers) reach the client as on a whole answer.
+    if (anthropic) copyUpstreamHeaders(input.reply, response.headers);
     input.reply.startStream(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -179,7 +184,9 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
       raw.off('drain', onDrain);
       if (!raw.destroyed) raw.end();
       const usage = translator ? translatedUsage(translator) : tracker?.usage;
-      resolve({ status: failed ? 502 : 200, usage, aborted: clientGone(abort), bytesRelayed });
+      const usageFinal = usage !== undefined && (translator ? translator.translator.completed : (tracker?.usageFinal ?? false));
+      const textChars = (translator ? translator.translator.textChars : tracker?.textChars) ?? 0;
+      resolve({ status: failed ? 502 : 200, usage, usageFinal, streamed: true, textChars, aborted: clientGone(abort), bytesRelayed });
     };
     response.pipe({
       data(chunk) {
@@ -197,6 +204,8 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
         try {
           if (translator) write(translator.end());
           else tracker?.end();
+          // B: an in-stream error of the provider's own side is its 5xx sent after a 200.
+          if (anthropic && SERVER_STREAM_ERRORS.has(tracker?.errorType ?? '')) input.breaker.reportFailure();
           finish(false);
         } catch (error) {
           this.error(error instanceof Error ? error : new Error(String(error)));
@@ -214,6 +223,18 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
     });
   });
 }
+
+/** The provider's response headers worth passing on, below the gateway's own (which win). */
+function copyUpstreamHeaders(reply: ProxyReply, headers: BufferedUpstreamResponse['headers']): void {
+  const upstreamHeaders = forwardResponseHeaders(headers);
+  for (const name in upstreamHeaders) reply.defaultHeader(name, upstreamHeaders[name]);
+}
+
+/**
+ * B `error.type`s of an in-stream error event that stand for the provider failing (529, 500, 504
+ * sent after the stream began): they count against the breaker like those statuses.
+ */
+const SERVER_STREAM_ERRORS = new Set(['overloaded_error', 'api_error', 'timeout_error']);
 
 /** The exchange was aborted because the client went away (not by a deadline). */
 function clientGone(abort: ExchangeAbort): boolean {

@@ -1,32 +1,97 @@
-import { costOf } from '@svc/governance';
+import { costOf, GovernanceDecision } from '@svc/governance';
 import type { TokenUsage } from '../upstream/usage';
-import { costOfExchange, FinishState } from './usage-record';
+import { accessLine, chargeOf, FinishState, usageRecord } from './usage-record';
+import type { ExchangeResult } from './upstream-exchange';
 import { usage } from '../upstream/fixtures/usage.fixtures';
+
+const exchanged = (result: Partial<ExchangeResult>): ExchangeResult => ({
+  status: 200,
+  usage: undefined,
+  usageFinal: false,
+  streamed: false,
+  textChars: 0,
+  upstreamLatencyMs: 1,
+  aborted: false,
+  bytesRelayed: 100,
+  ...result,
+});
 
 const served = (tokens: TokenUsage): FinishState => ({
   status: 200,
   stream: false,
   agent: 'a',
-  result: { status: 200, usage: tokens, upstreamLatencyMs: 1, aborted: false, bytesRelayed: 100 },
+  result: exchanged({ usage: tokens, usageFinal: true }),
 });
 
-describe('costOfExchange', () => {
+/** Stage 2 estimated 120 input and 400 max output tokens. */
+const decision = { estimate: { input_tokens: 120, output_tokens: 400, estimated_cost: 0 } } as unknown as GovernanceDecision;
+const stream = (result: Partial<ExchangeResult>, status = 499): FinishState => ({
+  status,
+  stream: true,
+  agent: 'a',
+  decision,
+  result: exchanged({ streamed: true, status: status === 499 ? 200 : status, aborted: status === 499, ...result }),
+});
+
+describe('chargeOf', () => {
   it('prices A cached input at the cache-read price and reasoning as output', () => {
     // gpt-4o: 2.5 input, 1.25 cached, 10 output per 1M; 1,000 prompt tokens of which 400 cached, 500 completion.
-    const cost = costOfExchange('openai', 'gpt-4o', served(usage({ inputTokens: 1000, outputTokens: 500, cachedInputTokens: 400, reasoningTokens: 200 })), {});
-    expect(cost).toBeCloseTo((600 * 2.5 + 400 * 1.25 + 500 * 10) / 1e6, 15);
+    const charge = chargeOf('openai', 'gpt-4o', served(usage({ inputTokens: 1000, outputTokens: 500, cachedInputTokens: 400, reasoningTokens: 200 })), {});
+    expect(charge).toMatchObject({ inputTokens: 1000, outputTokens: 500, source: 'provider' });
+    expect(charge.cost).toBeCloseTo((600 * 2.5 + 400 * 1.25 + 500 * 10) / 1e6, 15);
   });
 
   it('prices B cache reads below, and 5-minute and 1-hour cache writes above, the input price', () => {
     // claude-sonnet-4: 3 input, 0.3 read, 3.75 5-minute write, 6 1-hour write, 15 output per 1M.
     // B's input_tokens 100, cache_read 2,000, cache_creation 1,000 (of which 1 hour: 400), output 300.
     const tokens = usage({ inputTokens: 3100, outputTokens: 300, cachedInputTokens: 2000, cacheCreationInputTokens: 1000, cacheCreation1hInputTokens: 400 });
-    const cost = costOfExchange('anthropic', 'claude-sonnet-4-20250514', served(tokens), {});
+    const { cost } = chargeOf('anthropic', 'claude-sonnet-4-20250514', served(tokens), {});
     expect(cost).toBeCloseTo((100 * 3 + 2000 * 0.3 + 600 * 3.75 + 400 * 6 + 300 * 15) / 1e6, 15);
     expect(cost).toBeGreaterThan(costOf('claude-sonnet-4-20250514', { input_tokens: 1100, cached_input_tokens: 2000, output_tokens: 300 }));
   });
 
-  it('costs nothing when nothing was sent upstream', () => {
-    expect(costOfExchange('openai', 'gpt-4o', { status: 403, stream: false, agent: 'a' }, {})).toBe(0);
+  it('costs nothing when nothing was sent upstream, nor for an error answer', () => {
+    expect(chargeOf('openai', 'gpt-4o', { status: 403, stream: false, agent: 'a' }, {})).toEqual({ cost: 0, inputTokens: 0, outputTokens: 0, source: 'none' });
+    const error: FinishState = { status: 500, stream: false, agent: 'a', decision, result: exchanged({ status: 500 }) };
+    expect(chargeOf('openai', 'gpt-4o', error, {})).toMatchObject({ cost: 0, source: 'none' });
+  });
+
+  it('charges a stream left without usage its counted input and the text it relayed, 4 characters a token', () => {
+    const charge = chargeOf('openai', 'gpt-4o', stream({ textChars: 41, bytesRelayed: 2_000 }), {});
+    expect(charge).toMatchObject({ inputTokens: 120, outputTokens: 11, source: 'estimate' });
+    expect(charge.cost).toBeCloseTo((120 * 2.5 + 11 * 10) / 1e6, 15);
+  });
+
+  it('charges a stream broken upstream (502) like one its client left, at most the max output tokens', () => {
+    const charge = chargeOf('openai', 'gpt-4o', stream({ textChars: 10_000 }, 502), {});
+    expect(charge).toMatchObject({ inputTokens: 120, outputTokens: 400, source: 'estimate' });
+  });
+
+  it('takes the running counts of a B or C stream that never completed, and the relayed text when it is more', () => {
+    // B's message_start: the provider's input (with its cache reads) and 1 output token.
+    const started = usage({ inputTokens: 150, outputTokens: 1, cachedInputTokens: 100 });
+    const charge = chargeOf('anthropic', 'claude-sonnet-4-20250514', stream({ usage: started, textChars: 80 }), {});
+    expect(charge).toMatchObject({ inputTokens: 150, outputTokens: 20, source: 'estimate' });
+    expect(charge.cost).toBeCloseTo((50 * 3 + 100 * 0.3 + 20 * 15) / 1e6, 15);
+    const delta = usage({ inputTokens: 150, outputTokens: 60 });
+    expect(chargeOf('anthropic', 'claude-sonnet-4-20250514', stream({ usage: delta, textChars: 80 }), {})).toMatchObject({ outputTokens: 60, source: 'estimate' });
+  });
+
+  it('keeps the provider usage of a stream whose last usage arrived before the client left', () => {
+    const final = usage({ inputTokens: 11, outputTokens: 7 });
+    expect(chargeOf('openai', 'gpt-4o', stream({ usage: final, usageFinal: true, textChars: 400 }), {})).toMatchObject({ inputTokens: 11, outputTokens: 7, source: 'provider' });
+  });
+});
+
+describe('usageRecord and accessLine', () => {
+  const principal = { orgId: 'org_1', keyId: 'key_1', teamId: null } as unknown as FinishState['principal'];
+
+  it('show the charge: its tokens, its cost and where they come from (the access line with roundUsd)', () => {
+    const state = { ...stream({ textChars: 41 }), principal };
+    const charge = { cost: 0.00014519999999999998, inputTokens: 120, outputTokens: 11, source: 'estimate' as const };
+    const record = usageRecord({ requestId: 'gw_1', provider: 'openai', model: 'gpt-4o', endpoint: '/v1/chat/completions', state, charge, latencyMs: 5 });
+    expect(record).toMatchObject({ input_tokens: 120, output_tokens: 11, cost: 0.00014519999999999998, usage_source: 'estimate', status_code: 499 });
+    const line = accessLine({ id: 'gw_1', method: 'POST', url: '/v1/chat/completions' }, { provider: 'openai', model: 'gpt-4o', state, charge, latencyMs: 5 });
+    expect(line).toMatchObject({ input_tokens: 120, output_tokens: 11, cost: 0.0001452, usage_source: 'estimate' });
   });
 });

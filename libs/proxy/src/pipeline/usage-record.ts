@@ -1,8 +1,9 @@
 import type { Principal, RefusedKey } from '@svc/auth';
-import type { UsageRecordEntity } from '@svc/domain';
+import { roundUsd, UsageRecordEntity, UsageSource } from '@svc/domain';
 import { costOf, GovernanceDecision, pricedModel, PriceOptions } from '@svc/governance';
 import { pathOf, roundMs } from '@svc/platform';
 import type { Route } from '../providers';
+import type { TokenUsage } from '../upstream';
 import type { ExchangeResult } from './upstream-exchange';
 
 /** What one request accumulated on its way through the pipeline. */
@@ -27,43 +28,73 @@ export interface UsageRecordInput {
   model: string;
   endpoint: string;
   state: FinishState;
-  cost: number;
+  charge: Charge;
   latencyMs: number;
 }
 
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
-/** Output tokens of an answer whose usage never arrived, from its bytes: SSE framing makes it an upper bound. */
-const BYTES_PER_TOKEN = 4;
+/** Characters (of answer text) or bytes (of a whole answer) per output token when the provider reported none: SPEC.md's fallback. */
+const CHARS_PER_TOKEN = 4;
+
+/** What a request is charged: the cost settled into the budget counters, and the tokens it is made of. */
+export interface Charge {
+  /** USD, full precision: settled into the counters, recorded as the record's `cost`. */
+  cost: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Where the tokens come from (the usage record's `usage_source`). */
+  source: UsageSource;
+}
+
+const NO_CHARGE: Charge = { cost: 0, inputTokens: 0, outputTokens: 0, source: 'none' };
 
 /**
- * The cost to settle and record. From the provider's token usage when it reported one; when it did
- * not (a stream aborted before its usage chunk, a provider that sends none), an upper bound: the
- * counted input tokens plus the relayed bytes as output tokens, at most the request's max output.
- * Nothing sent upstream costs nothing.
+ * The charge of a request, one value for the budget counters, the usage record, the access line and
+ * the cost metric.
+ * - `provider`: the provider's final usage (a whole answer's, a stream's last account).
+ * - `estimate`: an answer the provider never gave its final usage for: a stream the client left,
+ *   that broke upstream or hit the deadline after it started, or that ended without usage; a whole
+ *   answer without usage. Input: the provider's own count if the stream carried one (B's
+ *   `message_start`, C's running totals), else the prompt as stage 2 counted it. Output: the
+ *   provider's running count or the answer text relayed (4 characters a token), whichever is
+ *   higher (a whole answer: its bytes / 4), at most the request's max output tokens.
+ * - `none`: nothing was answered (refused, an error answer, a failure before the provider's
+ *   headers, an idempotent replay): cost 0.
  */
-export function costOfExchange(provider: string, model: string, state: FinishState, prices: PriceOptions): number {
+export function chargeOf(provider: string, model: string, state: FinishState, prices: PriceOptions): Charge {
   const result = state.result;
-  if (!result) return 0;
+  if (!result) return NO_CHARGE;
   const priced = pricedModel(provider, model);
   const usage = result.usage;
-  if (usage) {
-    const { cachedInputTokens: cached, cacheCreationInputTokens: written, cacheCreation1hInputTokens: written1h } = usage;
-    return costOf(
-      priced,
-      {
-        input_tokens: Math.max(0, usage.inputTokens - cached - written),
-        output_tokens: usage.outputTokens,
-        cached_input_tokens: cached,
-        cache_write_input_tokens: written - written1h,
-        cache_write_1h_input_tokens: written1h,
-      },
-      prices,
-    );
+  if (usage && result.usageFinal) {
+    return { cost: costOfUsage(priced, usage, usage.outputTokens, prices), inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, source: 'provider' };
   }
-  if (result.status >= 400 && !result.aborted) return 0;
+  // An error answer (the provider bills none); a stream that started and then broke is charged below.
+  if (!result.streamed && result.status >= 400) return NO_CHARGE;
   const estimate = state.decision?.estimate;
-  const output = Math.min(Math.ceil(result.bytesRelayed / BYTES_PER_TOKEN), estimate?.output_tokens ?? Number.MAX_SAFE_INTEGER);
-  return costOf(priced, { input_tokens: estimate?.input_tokens ?? 0, output_tokens: output }, prices);
+  const relayed = result.streamed ? result.textChars : result.bytesRelayed;
+  const outputTokens = Math.max(usage?.outputTokens ?? 0, Math.min(Math.ceil(relayed / CHARS_PER_TOKEN), estimate?.output_tokens ?? Number.MAX_SAFE_INTEGER));
+  if (usage && usage.inputTokens > 0) {
+    return { cost: costOfUsage(priced, usage, outputTokens, prices), inputTokens: usage.inputTokens, outputTokens, source: 'estimate' };
+  }
+  const inputTokens = estimate?.input_tokens ?? 0;
+  return { cost: costOf(priced, { input_tokens: inputTokens, output_tokens: outputTokens }, prices), inputTokens, outputTokens, source: 'estimate' };
+}
+
+/** The provider's token usage at the price table: cached input and B's cache writes at their own prices. */
+function costOfUsage(priced: string, usage: TokenUsage, outputTokens: number, prices: PriceOptions): number {
+  const { cachedInputTokens: cached, cacheCreationInputTokens: written, cacheCreation1hInputTokens: written1h } = usage;
+  return costOf(
+    priced,
+    {
+      input_tokens: Math.max(0, usage.inputTokens - cached - written),
+      output_tokens: outputTokens,
+      cached_input_tokens: cached,
+      cache_write_input_tokens: written - written1h,
+      cache_write_1h_input_tokens: written1h,
+    },
+    prices,
+  );
 }
 
 /**
@@ -77,7 +108,7 @@ export function usageRecord(input: UsageRecordInput): UsageRecordEntity | null {
   if (!tenant) return null;
   const decision = state.decision;
   const findings = decision?.findings;
-  const usage = state.result?.usage;
+  const { charge } = input;
   return {
     _id: input.requestId,
     org_id: tenant.orgId,
@@ -89,10 +120,11 @@ export function usageRecord(input: UsageRecordInput): UsageRecordEntity | null {
     stream: state.stream,
     status_code: state.status,
     blocked_by: decision?.blockedBy?.code ?? null,
-    input_tokens: usage?.inputTokens ?? 0,
-    output_tokens: usage?.outputTokens ?? 0,
+    input_tokens: charge.inputTokens,
+    output_tokens: charge.outputTokens,
     estimated_cost: decision?.estimate.estimated_cost ?? 0,
-    cost: input.cost,
+    cost: charge.cost,
+    usage_source: charge.source,
     latency_ms: round(input.latencyMs),
     upstream_latency_ms: state.result?.upstreamLatencyMs ?? null,
     governance_ms: round(decision?.governanceMs ?? 0, 3),
@@ -116,15 +148,15 @@ export function usageRecord(input: UsageRecordInput): UsageRecordEntity | null {
 /**
  * The `ACCESS_LOG` line of a proxied request: the generic line's fields (request id, method, path
  * without its query, status, latency) and what the usage record adds: the tenant, the route, the
- * outcome and the cost. Nothing of the prompt, the answer or the credentials.
+ * outcome, the tokens and the cost (shown with `roundUsd`, as every USD amount the service shows).
+ * Nothing of the prompt, the answer or the credentials.
  */
 export function accessLine(
   request: { id: string; method: string; url: string },
-  input: Pick<UsageRecordInput, 'provider' | 'model' | 'state' | 'cost' | 'latencyMs'>,
+  input: Pick<UsageRecordInput, 'provider' | 'model' | 'state' | 'charge' | 'latencyMs'>,
 ): Record<string, unknown> {
-  const { state } = input;
+  const { state, charge } = input;
   const tenant = tenantOf(state);
-  const usage = state.result?.usage;
   return {
     request_id: request.id,
     method: request.method,
@@ -137,9 +169,10 @@ export function accessLine(
     model: input.model,
     stream: state.stream,
     blocked_by: state.decision?.blockedBy?.code ?? null,
-    input_tokens: usage?.inputTokens ?? 0,
-    output_tokens: usage?.outputTokens ?? 0,
-    cost: input.cost,
+    input_tokens: charge.inputTokens,
+    output_tokens: charge.outputTokens,
+    cost: roundUsd(charge.cost),
+    usage_source: charge.source,
   };
 }
 

@@ -1,4 +1,4 @@
-import { GatewayError, OutboundBlockedError } from '@svc/platform';
+import { GatewayError, HostLookupTimeoutError, OutboundBlockedError } from '@svc/platform';
 import { UpstreamFailure } from '../breaker/provider-breaker';
 import { upstreamError } from '../pipeline/upstream-exchange';
 import { classify } from './upstream-client';
@@ -6,7 +6,7 @@ import { classify } from './upstream-client';
 const coded = (code: string) => Object.assign(new Error(`failed: ${code}`), { code });
 
 describe('classify: what undici threw, as the gateway answers it', () => {
-  it.each(['ECONNREFUSED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'EPROTO'])(
+  it.each(['ECONNREFUSED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'EPROTO', 'ESERVFAIL', 'EREFUSED'])(
     '%s is a connection failure: 502 upstream_unavailable, counted by the breaker',
     (code) => {
       const classified = classify(coded(code));
@@ -25,6 +25,21 @@ describe('classify: what undici threw, as the gateway answers it', () => {
       expect(answer).toMatchObject({ status: 502, body: { type: 'api_error', code: 'upstream_address_blocked' } });
       expect(answer.body.message).toContain('10.0.0.5');
     }
+  });
+
+  it('a target host lookup past the connect deadline is 504 upstream_timeout; a name that does not resolve is 502 upstream_unavailable (both counted)', () => {
+    const late = new HostLookupTimeoutError('quiet.example', 1_000);
+    for (const thrown of [late, new Error('connect failed', { cause: late })]) {
+      const classified = classify(thrown);
+      expect(classified).toBeInstanceOf(UpstreamFailure);
+      expect(upstreamError(classified, 'lab')).toMatchObject({
+        status: 504,
+        body: { code: 'upstream_timeout', message: 'lab: upstream host lookup timeout (The host quiet.example did not resolve within 1000 ms)' },
+      });
+    }
+    const unknown = classify(new OutboundBlockedError('unresolvable', 'The host gone.example does not resolve'));
+    expect(unknown).toBeInstanceOf(UpstreamFailure);
+    expect(upstreamError(unknown, 'lab')).toMatchObject({ status: 502, body: { code: 'upstream_unavailable', message: 'lab: upstream connection error (The host gone.example does not resolve)' } });
   });
 
   it('an error without a connection code stays what it is (a bug is a 500 with an error id, not a provider failure)', () => {

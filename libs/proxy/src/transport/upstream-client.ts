@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, Dispatcher, OutboundBlockedError, undiciErrors } from '@svc/platform';
+import { Agent, Dispatcher, HostLookupTimeoutError, OutboundBlockedError, undiciErrors } from '@svc/platform';
 import { UpstreamFailure } from '../breaker/provider-breaker';
 
 export interface UpstreamDeadlines {
@@ -113,6 +113,15 @@ const FAILURE_CODES = new Set([
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'CERT_HAS_EXPIRED',
   'CERT_NOT_YET_VALID',
+  // c-ares (provider targets' hosts, `outboundResolver`): their name servers failed the lookup.
+  'ESERVFAIL',
+  'EREFUSED',
+  'EBADRESP',
+  'EFORMERR',
+  'ENOTIMP',
+  'EBADNAME',
+  'ECANCELLED',
+  'EOF',
 ]);
 
 /** A connection failure's code: a listed one, or Node's TLS and OpenSSL families. */
@@ -120,10 +129,10 @@ function isConnectionFailure(code: string): boolean {
   return FAILURE_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_');
 }
 
-/** The OutboundBlockedError behind an error (the connect-time address check), if any. */
-function blockedCause(error: unknown): OutboundBlockedError | null {
+/** The OutboundBlockedError or HostLookupTimeoutError behind an error (the connect-time lookup and address check), if any. */
+function lookupCause(error: unknown): OutboundBlockedError | HostLookupTimeoutError | null {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    if (cause instanceof OutboundBlockedError) return cause;
+    if (cause instanceof OutboundBlockedError || cause instanceof HostLookupTimeoutError) return cause;
   }
   return null;
 }
@@ -311,8 +320,11 @@ export function classify(error: unknown, reason?: Error | null): Error {
   if (reason instanceof ClientAbortedError || reason instanceof UpstreamFailure) return reason;
   if (error instanceof UpstreamFailure || error instanceof ClientAbortedError) return error;
   // A target whose address the outbound check refused at connect time: not the provider failing.
-  const blocked = blockedCause(error);
-  if (blocked) return blocked;
+  // A name that does not resolve, or not within the connect deadline, is: like ENOTFOUND was.
+  const lookup = lookupCause(error);
+  if (lookup instanceof HostLookupTimeoutError) return new UpstreamFailure(`upstream host lookup timeout (${lookup.message})`, error);
+  if (lookup?.reason === 'unresolvable') return new UpstreamFailure(`upstream connection error (${lookup.message})`, error);
+  if (lookup) return lookup;
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
   if (error instanceof undiciErrors.UndiciError || (code && isConnectionFailure(code))) {
     return new UpstreamFailure(describe(code, error), error);

@@ -32,6 +32,7 @@ describe('generate-content → chat.completion', () => {
           index: 0,
           message: { role: 'assistant', content: 'The capital of France is Paris.', refusal: null },
           finish_reason: 'stop',
+          native_finish_reason: 'STOP',
           logprobs: null,
         },
       ],
@@ -82,6 +83,7 @@ describe('generate-content → chat.completion', () => {
           ],
         },
         finish_reason: 'tool_calls',
+        native_finish_reason: 'STOP',
         logprobs: null,
       },
     ]);
@@ -102,7 +104,7 @@ describe('generate-content → chat.completion', () => {
     const completion = fromGeminiResponse(GEMINI_PROMPT_BLOCKED_RESPONSE, options);
     expect(completion.id).toBe('chatcmpl-1');
     expect(completion.choices).toEqual([
-      { index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', logprobs: null },
+      { index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', native_finish_reason: 'PROHIBITED_CONTENT', logprobs: null },
     ]);
     expect(completion.usage).toEqual({ prompt_tokens: 9, completion_tokens: 0, total_tokens: 9 });
   });

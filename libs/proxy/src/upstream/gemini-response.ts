@@ -110,12 +110,14 @@ export function fromGeminiResponse(response: GeminiGenerateContentResponse, opti
         refusal: null,
       },
       finish_reason: mapFinishReason(candidate.finishReason, toolCalls.length > 0) ?? 'stop',
+      ...(candidate.finishReason ? { native_finish_reason: candidate.finishReason } : {}),
       logprobs: null,
     };
   });
-  if (!choices.length && response.promptFeedback?.blockReason) {
+  const blockReason = response.promptFeedback?.blockReason;
+  if (!choices.length && blockReason) {
     // The prompt itself was blocked: no candidates at all.
-    choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', logprobs: null });
+    choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', native_finish_reason: blockReason, logprobs: null });
   }
   const completion: ChatCompletion = {
     id: response.responseId ? `chatcmpl-${response.responseId}` : newId('chatcmpl-'),
@@ -127,6 +129,30 @@ export function fromGeminiResponse(response: GeminiGenerateContentResponse, opti
   const usage = mapUsage(response.usageMetadata);
   if (usage) completion.usage = usage;
   return completion;
+}
+
+/**
+ * A whole Gemini answer as received (status, parsed JSON or undefined, raw text) → what the format-A
+ * client gets. An error is translated whatever its body (a proxy's HTML or plain-text 5xx too); a
+ * success that is not a generate-content object is 502 `upstream_invalid_response`, never relayed
+ * as if it were a chat completion.
+ */
+export function translateGeminiAnswer(status: number, parsed: unknown, raw: string, options: GeminiTranslationOptions): { status: number; body: unknown } {
+  if (status >= 400) return fromGeminiError(status, parsed !== undefined ? parsed : raw.trim().slice(0, 1000));
+  if (!isJsonObject(parsed)) {
+    return {
+      status: 502,
+      body: {
+        error: {
+          message: `The provider answered HTTP ${status} with a body that is not a generate-content response`,
+          type: 'api_error',
+          param: null,
+          code: 'upstream_invalid_response',
+        },
+      },
+    };
+  }
+  return { status, body: fromGeminiResponse(parsed as GeminiGenerateContentResponse, options) };
 }
 
 const ERROR_TYPES: Record<string, { type: string; code: string; status?: number }> = {

@@ -30,13 +30,13 @@ describe('GeminiStreamTranslator', () => {
     const translator = new GeminiStreamTranslator({ ...fixed, includeUsage: true });
     const out = [...GEMINI_STREAM_TEXT.flatMap((e) => translator.push(e)), ...translator.end()];
     const base = { id: 'chatcmpl-c3RyZWFtLXJlc3BvbnNl', object: 'chat.completion.chunk', created: 1_750_000_000, model: 'gemini-2.0-flash' };
-    const choice = (delta: object, finish_reason: string | null) => ({ ...base, choices: [{ index: 0, delta, finish_reason, logprobs: null }], usage: null });
+    const choice = (delta: object, finish_reason: string | null, native?: string) => ({ ...base, choices: [{ index: 0, delta, finish_reason, ...(native ? { native_finish_reason: native } : {}), logprobs: null }], usage: null });
     expect(out).toEqual([
       choice({ role: 'assistant', content: '' }, null),
       choice({ content: 'The' }, null),
       choice({ content: ' capital of France is Paris' }, null),
       choice({ content: '. Bon appétit 🇫🇷' }, null),
-      choice({}, 'stop'),
+      choice({}, 'stop', 'STOP'),
       { ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: 12, total_tokens: 23 } },
     ]);
     expect(translator.completed).toBe(true);
@@ -63,8 +63,18 @@ describe('GeminiStreamTranslator', () => {
         finish_reason: null,
         logprobs: null,
       },
-      { index: 0, delta: {}, finish_reason: 'tool_calls', logprobs: null },
+      { index: 0, delta: {}, finish_reason: 'tool_calls', native_finish_reason: 'STOP', logprobs: null },
     ]);
+  });
+
+  it('measures the answer text it translated (text parts, tool-call arguments), for a stream that never gets its usage', () => {
+    const text = new GeminiStreamTranslator(fixed);
+    GEMINI_STREAM_TEXT.slice(0, 2).forEach((e) => text.push(e));
+    expect(text.textChars).toBe('The capital of France is Paris'.length);
+    expect(text.completed).toBe(false);
+    const calls = new GeminiStreamTranslator(fixed);
+    GEMINI_STREAM_FUNCTION_CALL.forEach((e) => calls.push(e));
+    expect(calls.textChars).toBe('{"location":"Paris"}'.length);
   });
 
   it('turns an in-stream error object into an error event', () => {

@@ -46,6 +46,7 @@ export class GeminiStreamTranslator {
   private readonly toolCallCounts = new Map<number, number>();
   private lastUsage?: GeminiUsageMetadata;
   private failed = false;
+  private chars = 0;
 
   constructor(private readonly options: GeminiStreamOptions) {
     this.created = options.created ?? Math.floor(Date.now() / 1000);
@@ -55,6 +56,11 @@ export class GeminiStreamTranslator {
   /** Format-A usage from the latest `usageMetadata` (Gemini repeats the running totals on every chunk). */
   get usage(): OpenAIUsage | undefined {
     return mapUsage(this.lastUsage);
+  }
+
+  /** Characters of answer text (text and thought parts, tool-call arguments) translated so far. */
+  get textChars(): number {
+    return this.chars;
   }
 
   /** True once Gemini sent an error object in the stream (already emitted as an error event). */
@@ -81,25 +87,28 @@ export class GeminiStreamTranslator {
     if (response.usageMetadata) this.lastUsage = response.usageMetadata;
     const events: StreamEvent[] = [];
     const candidates = response.candidates ?? [];
-    if (!candidates.length && response.promptFeedback?.blockReason) {
+    const blockReason = response.promptFeedback?.blockReason;
+    if (!candidates.length && blockReason) {
       this.start(0, events);
-      this.finish(0, 'content_filter', events);
+      this.finish(0, 'content_filter', blockReason, events);
     }
     candidates.forEach((candidate, position) => {
       const index = typeof candidate.index === 'number' ? candidate.index : position;
       if (this.finished.has(index)) return;
       this.start(index, events);
       const parts = candidate.content?.parts ?? [];
+      for (const part of parts) if (typeof part.text === 'string') this.chars += part.text.length;
       const text = partsText(parts);
       if (text) events.push(this.chunk(index, { content: text }, null));
       const calls = partsToolCalls(parts, this.newId);
+      for (const call of calls) this.chars += call.function.arguments.length;
       if (calls.length) {
         const offset = this.toolCallCounts.get(index) ?? 0;
         this.toolCallCounts.set(index, offset + calls.length);
         events.push(this.chunk(index, { tool_calls: calls.map((call, k) => ({ index: offset + k, ...call })) }, null));
       }
       const reason = mapFinishReason(candidate.finishReason, (this.toolCallCounts.get(index) ?? 0) > 0);
-      if (reason) this.finish(index, reason, events);
+      if (reason) this.finish(index, reason, candidate.finishReason as string, events);
     });
     return events;
   }
@@ -117,9 +126,11 @@ export class GeminiStreamTranslator {
     events.push(this.chunk(index, { role: 'assistant', content: '' }, null));
   }
 
-  private finish(index: number, reason: OpenAIFinishReason, events: StreamEvent[]): void {
+  private finish(index: number, reason: OpenAIFinishReason, native: string, events: StreamEvent[]): void {
     this.finished.add(index);
-    events.push(this.chunk(index, {}, reason));
+    const chunk = this.chunk(index, {}, reason);
+    chunk.choices[0].native_finish_reason = native;
+    events.push(chunk);
   }
 
   private base(): Omit<ChatCompletionChunk, 'choices'> {

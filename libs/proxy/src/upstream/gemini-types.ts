@@ -107,6 +107,8 @@ export interface ChatCompletion {
     index: number;
     message: { role: 'assistant'; content: string | null; tool_calls?: OpenAIToolCall[]; refusal: null };
     finish_reason: OpenAIFinishReason | null;
+    /** Gemini's own `finishReason` (or the prompt's `blockReason`), which format A's values lose. */
+    native_finish_reason?: string;
     logprobs: null;
   }[];
   usage?: OpenAIUsage;
@@ -123,6 +125,6 @@ export interface ChatCompletionChunk {
   object: 'chat.completion.chunk';
   created: number;
   model: string;
-  choices: { index: number; delta: ChatCompletionChunkDelta; finish_reason: OpenAIFinishReason | null; logprobs: null }[];
+  choices: { index: number; delta: ChatCompletionChunkDelta; finish_reason: OpenAIFinishReason | null; native_finish_reason?: string; logprobs: null }[];
   usage?: OpenAIUsage | null;
 }

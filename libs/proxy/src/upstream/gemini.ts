@@ -40,24 +40,51 @@ export function buildGeminiRequest(input: UpstreamInput): PreparedUpstreamReques
     method: 'POST',
     apiKey: input.apiKey,
     clientHeaders: input.clientHeaders,
-    body: { json: toGeminiRequest(body) },
+    body: { json: toGeminiRequest(body, model) },
     stream,
   });
 }
 
 /** Translates a format-A chat-completions body. Fields Gemini has no counterpart for are dropped. */
-export function toGeminiRequest(body: JsonObject): GeminiGenerateContentRequest {
+export function toGeminiRequest(body: JsonObject, model = typeof body.model === 'string' ? body.model : ''): GeminiGenerateContentRequest {
   if (!Array.isArray(body.messages)) throw invalidRequest('`messages` must be an array', 'messages');
+  for (const legacy of ['functions', 'function_call'] as const) {
+    // Dropping them would answer without the functions; answering in the legacy shape is not offered.
+    if (body[legacy] !== undefined && body[legacy] !== null) {
+      throw invalidRequest(`\`${legacy}\` (deprecated) is not translated for this provider; send \`tools\` and \`tool_choice\` instead`, legacy, 'unsupported_parameter');
+    }
+  }
   const { contents, system } = translateMessages(body.messages);
+  if (signsFunctionCalls(model)) signFunctionCalls(contents);
   const request: GeminiGenerateContentRequest = { contents };
   if (system.length) request.systemInstruction = { parts: system };
   const generationConfig = translateGenerationConfig(body);
   if (Object.keys(generationConfig).length) request.generationConfig = generationConfig;
-  const declarations = translateTools(body.tools);
+  const { declarations, toolConfig } = translateTools(body.tools, body.tool_choice);
   if (declarations.length) request.tools = [{ functionDeclarations: declarations }];
-  const toolConfig = translateToolChoice(body.tool_choice);
   if (toolConfig) request.toolConfig = toolConfig;
   return request;
+}
+
+/**
+ * Gemini's documented placeholder for a function call it did not sign itself (a history from
+ * another model, or a client that dropped `extra_content`): https://ai.google.dev/gemini-api/docs/thought-signatures
+ */
+export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
+
+/** Gemini 3 and later refuse (400) a function-call turn of the current step whose calls carry no thought signature. */
+function signsFunctionCalls(model: string): boolean {
+  const major = /^(?:models\/)?gemini-(\d+)/.exec(model)?.[1];
+  return major !== undefined && Number(major) >= 3;
+}
+
+/** The first function call of each model turn whose calls carry no signature gets the placeholder. */
+function signFunctionCalls(contents: GeminiContent[]): void {
+  for (const content of contents) {
+    if (content.role !== 'model') continue;
+    const calls = content.parts.filter((p) => p.functionCall);
+    if (calls.length && !calls.some((p) => p.thoughtSignature)) calls[0].thoughtSignature = SKIP_THOUGHT_SIGNATURE;
+  }
 }
 
 function translateMessages(messages: unknown[]): { contents: GeminiContent[]; system: GeminiPart[] } {
@@ -143,10 +170,24 @@ const MIME_BY_EXTENSION: Record<string, string> = {
   pdf: 'application/pdf',
 };
 
-/** `data:` URLs become inline data; other URLs file references with a MIME type guessed from the extension. */
+/**
+ * `data:` URLs become inline data (base64; a percent-encoded payload is encoded, a missing type is
+ * `text/plain` as RFC 2397 says); other URLs file references with a MIME type guessed from the extension.
+ */
 function mediaPart(ref: string, fallbackMime: string): GeminiPart {
-  const data = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s.exec(ref);
-  if (data) return { inlineData: { mimeType: data[1], data: data[2] } };
+  const data = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(ref);
+  if (data) {
+    const base64 = /;base64$/i.test(data[2]);
+    let payload = data[3];
+    if (!base64) {
+      try {
+        payload = Buffer.from(decodeURIComponent(payload), 'utf8').toString('base64');
+      } catch {
+        throw invalidRequest('A data: URL has a malformed percent-encoded payload', 'messages');
+      }
+    }
+    return { inlineData: { mimeType: data[1] || 'text/plain', data: payload } };
+  }
   const extension = /\.([a-z0-9]+)(?:[?#].*)?$/i.exec(ref)?.[1]?.toLowerCase();
   return { fileData: { mimeType: (extension && MIME_BY_EXTENSION[extension]) || fallbackMime, fileUri: ref } };
 }
@@ -220,26 +261,37 @@ function translateGenerationConfig(body: JsonObject): GeminiGenerationConfig {
   return config;
 }
 
-function translateTools(tools: unknown): GeminiFunctionDeclaration[] {
-  if (!Array.isArray(tools)) return [];
-  return tools.flatMap((tool): GeminiFunctionDeclaration[] => {
-    if (!isJsonObject(tool) || tool.type !== 'function' || !isJsonObject(tool.function)) return [];
+/**
+ * `tools` (function tools only: a custom or built-in tool has no Gemini function counterpart and is
+ * refused rather than silently dropped) and `tool_choice` → function declarations and
+ * `toolConfig.functionCallingConfig`. `allowed_tools` narrows the declarations to the tools it names.
+ */
+function translateTools(tools: unknown, choice: unknown): { declarations: GeminiFunctionDeclaration[]; toolConfig?: GeminiGenerateContentRequest['toolConfig'] } {
+  let declarations = (Array.isArray(tools) ? tools : []).map((tool, i): GeminiFunctionDeclaration => {
+    if (!isJsonObject(tool) || tool.type !== 'function' || !isJsonObject(tool.function) || typeof tool.function.name !== 'string') {
+      const type = isJsonObject(tool) ? String(tool.type) : typeof tool;
+      throw invalidRequest(`tools[${i}] of type '${type}' is not supported by this provider; only function tools with a \`function.name\` are`, 'tools');
+    }
     const fn = tool.function;
-    if (typeof fn.name !== 'string') return [];
-    const declaration: GeminiFunctionDeclaration = { name: fn.name };
+    const declaration: GeminiFunctionDeclaration = { name: String(fn.name) };
     if (typeof fn.description === 'string') declaration.description = fn.description;
     // JSON Schema as OpenAI clients write it (additionalProperties, $defs...) needs the JSON-schema field.
     if (isJsonObject(fn.parameters)) declaration.parametersJsonSchema = fn.parameters;
-    return [declaration];
+    return declaration;
   });
-}
-
-function translateToolChoice(choice: unknown): GeminiGenerateContentRequest['toolConfig'] {
-  if (choice === 'auto') return { functionCallingConfig: { mode: 'AUTO' } };
-  if (choice === 'none') return { functionCallingConfig: { mode: 'NONE' } };
-  if (choice === 'required') return { functionCallingConfig: { mode: 'ANY' } };
-  if (isJsonObject(choice) && isJsonObject(choice.function) && typeof choice.function.name === 'string') {
-    return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.function.name] } };
+  let toolConfig: GeminiGenerateContentRequest['toolConfig'];
+  if (choice === 'auto') toolConfig = { functionCallingConfig: { mode: 'AUTO' } };
+  else if (choice === 'none') toolConfig = { functionCallingConfig: { mode: 'NONE' } };
+  else if (choice === 'required') toolConfig = { functionCallingConfig: { mode: 'ANY' } };
+  else if (isJsonObject(choice) && choice.type === 'allowed_tools' && isJsonObject(choice.allowed_tools)) {
+    const allowed = Array.isArray(choice.allowed_tools.tools) ? choice.allowed_tools.tools : [];
+    const names = new Set(allowed.map((t) => (isJsonObject(t) && isJsonObject(t.function) ? t.function.name : undefined)));
+    declarations = declarations.filter((d) => names.has(d.name));
+    toolConfig = { functionCallingConfig: { mode: choice.allowed_tools.mode === 'required' ? 'ANY' : 'AUTO' } };
+  } else if (isJsonObject(choice) && isJsonObject(choice.function) && typeof choice.function.name === 'string') {
+    toolConfig = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.function.name] } };
+  } else if (choice !== undefined && choice !== null) {
+    throw invalidRequest('`tool_choice` must be none, auto, required, a function or allowed_tools for this provider', 'tool_choice');
   }
-  return undefined;
+  return { declarations, toolConfig };
 }

@@ -152,6 +152,26 @@ describe('SseUsageTracker', () => {
     expect(tracker.usage).toBeUndefined();
   });
 
+  /** Length of a text as it travels in a JSON string (escapes included), what the tracker measures. */
+  const escaped = (...texts: string[]) => texts.reduce((sum, text) => sum + JSON.stringify(text).length - 2, 0);
+
+  it.each([1, 3, 64])('measures the answer text of A and B streams, not their framing or usage (split every %i bytes)', (size) => {
+    expect(track('openai', OPENAI_STREAM_WITH_USAGE, size).textChars).toBe(escaped('Grüße, ', 'the word "usage": {not an object} 日本語 👋'));
+    expect(track('openai', GROQ_STREAM, size).textChars).toBe(2);
+    expect(track('anthropic', ANTHROPIC_STREAM, size).textChars).toBe(escaped('Héllo — "usage": {"output_tokens": 999} 你好', ' 🌍!'));
+    const tool = 'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"city\\":\\"Paris\\"}"}}]}}]}\n\n';
+    expect(track('openai', tool, size).textChars).toBe(escaped('{"city":"Paris"}'));
+  });
+
+  it('knows when its usage is the final account: A at once, B only once the stream completed', () => {
+    const cutA = OPENAI_STREAM_WITH_USAGE.slice(0, OPENAI_STREAM_WITH_USAGE.indexOf('data: [DONE]'));
+    expect(track('openai', cutA, 9).usageFinal).toBe(true);
+    expect(track('openai', OPENAI_STREAM_WITH_USAGE.slice(0, OPENAI_STREAM_WITH_USAGE.indexOf('"usage":{')), 9).usageFinal).toBe(false);
+    expect(track('anthropic', ANTHROPIC_STREAM, 5).usageFinal).toBe(true);
+    expect(track('anthropic', ANTHROPIC_STREAM.slice(0, ANTHROPIC_STREAM.indexOf('event: message_delta')), 5).usageFinal).toBe(false);
+    expect(track('anthropic', ANTHROPIC_STREAM_OVERLOADED, 5).usageFinal).toBe(false);
+  });
+
   it('ignores unknown SSE fields and comments', () => {
     const tracker = track('openai', `: keep-alive\nfoo: bar\n\n${OPENAI_STREAM_WITH_USAGE}`, 8);
     expect(tracker.completed).toBe(true);

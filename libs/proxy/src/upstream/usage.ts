@@ -83,16 +83,33 @@ export function extractUsage(format: ProviderFormat, body: unknown): TokenUsage 
 
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 const ERROR_OBJECT = /"error"\s*:\s*\{/;
+/**
+ * The string values of an event that carry answer text: format A's `content`, tool-call
+ * `arguments`, reasoning and refusals; format B's `text`, `partial_json` and `thinking` deltas
+ * (Gemini's `text` parts too). Read without parsing the event (most events of a stream are these).
+ */
+const A_TEXT = /"(?:content|arguments|reasoning_content|reasoning|refusal)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
+const B_TEXT = /"(?:text|partial_json|thinking)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
+
+/** Characters of the matched JSON strings (escaped as sent: an estimate, like the tokens made of it). */
+export function answerTextChars(data: string, pattern: RegExp = A_TEXT): number {
+  pattern.lastIndex = 0;
+  let chars = 0;
+  for (let match = pattern.exec(data); match; match = pattern.exec(data)) chars += match[1].length;
+  return chars;
+}
 
 /** Largest single SSE event the tracker buffers, in characters; a larger one stops tracking. */
 const MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
 /**
- * Watches an SSE response as it is relayed, without keeping it: feed the raw bytes, read `usage`
- * and `completed` at the end. Format A/D: usage from the final chunk (`include_usage`), completion
- * on `data: [DONE]`. Format B: input from `message_start`, output from `message_delta` (cumulative),
- * completion on `message_stop`. Gemini (untranslated): the latest `usageMetadata`, completion on a
- * `finishReason`. Only events that can carry usage are parsed.
+ * Watches an SSE response as it is relayed, without keeping it: feed the raw bytes, read `usage`,
+ * `usageFinal`, `completed` and `textChars` at the end. Format A/D: usage from the final chunk
+ * (`include_usage`), completion on `data: [DONE]`. Format B: input from `message_start`, output
+ * from `message_delta` (cumulative), completion on `message_stop`. Gemini (untranslated): the
+ * latest `usageMetadata`, completion on a `finishReason`. Only events that can carry usage are
+ * parsed; the others are scanned for the length of their answer text (what a stream that ends
+ * without its usage is charged by).
  */
 export class SseUsageTracker {
   private readonly parser: EventSourceParser;
@@ -101,7 +118,10 @@ export class SseUsageTracker {
   private done = false;
   private failed = false;
   private broken = false;
-  private anthropicStart?: JsonObject;
+  /** B: the message's usage counters so far (`message_start`, then each `message_delta` merged in). */
+  private anthropicUsage?: JsonObject;
+  private streamErrorType?: string;
+  private chars = 0;
 
   constructor(readonly format: ProviderFormat) {
     this.parser = createParser({
@@ -129,6 +149,26 @@ export class SseUsageTracker {
     return this.failed;
   }
 
+  /** B: `error.type` of an `event: error` in the stream (`overloaded_error`, `api_error`, ...). */
+  get errorType(): string | undefined {
+    return this.streamErrorType;
+  }
+
+  /**
+   * Whether `usage` is the provider's final account of the request: format A/D send usage once, at
+   * the end; B and Gemini send running counts (B's `message_start` has input and 1 output token),
+   * final only once the stream completed.
+   */
+  get usageFinal(): boolean {
+    if (!this.current || this.failed) return false;
+    return this.format === 'openai' || this.done;
+  }
+
+  /** Characters of answer text (content, tool-call arguments, reasoning) the stream carried so far. */
+  get textChars(): number {
+    return this.chars;
+  }
+
   feed(chunk: Uint8Array | string): void {
     if (this.broken) return;
     this.parser.feed(typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }));
@@ -151,6 +191,7 @@ export class SseUsageTracker {
       return;
     }
     if (this.format === 'gemini') {
+      this.chars += answerTextChars(data, B_TEXT);
       if (!data.includes('"usageMetadata"') && !data.includes('"finishReason"') && !ERROR_OBJECT.test(data)) return;
       const parsed = parse(data);
       if (isJsonObject(parsed.error)) this.failed = true;
@@ -159,6 +200,7 @@ export class SseUsageTracker {
       if (candidates.some((c) => isJsonObject(c) && typeof c.finishReason === 'string')) this.done = true;
       return;
     }
+    this.chars += answerTextChars(data, A_TEXT);
     // Most chunks carry `"usage":null` (include_usage) or nothing: only an object is worth parsing.
     if (!USAGE_OBJECT.test(data) && !ERROR_OBJECT.test(data)) return;
     const parsed = parse(data);
@@ -167,20 +209,28 @@ export class SseUsageTracker {
   }
 
   private onAnthropicEvent(name: string | undefined, data: string): void {
-    // The frequent content_block_* events never carry usage; skip them unparsed.
+    // The frequent content_block_* events never carry usage: only their text is measured, unparsed.
+    if (name === 'content_block_delta' || (name === undefined && data.includes('"content_block_delta"'))) {
+      this.chars += answerTextChars(data, B_TEXT);
+      return;
+    }
     if (name !== undefined && !['message_start', 'message_delta', 'message_stop', 'error'].includes(name)) return;
     const parsed = parse(data);
     const type = parsed.type ?? name;
     if (type === 'message_start') {
-      this.anthropicStart = obj(obj(parsed.message).usage);
-      this.current = fromAnthropicUsage(this.anthropicStart);
+      this.anthropicUsage = obj(obj(parsed.message).usage);
+      this.current = fromAnthropicUsage(this.anthropicUsage);
     } else if (type === 'message_delta' && isJsonObject(parsed.usage)) {
-      // message_delta counts are cumulative; fields it omits keep their message_start values.
-      this.current = fromAnthropicUsage({ ...this.anthropicStart, ...stripNulls(parsed.usage) });
+      // Every message_delta carries the message's running totals (server tools may send several):
+      // merged into what came before, never added; a field it omits keeps its earlier value.
+      this.anthropicUsage = mergeCumulative(this.anthropicUsage ?? {}, parsed.usage);
+      this.current = fromAnthropicUsage(this.anthropicUsage);
     } else if (type === 'message_stop') {
       this.done = true;
     } else if (type === 'error') {
       this.failed = true;
+      const errorType = obj(parsed.error).type;
+      this.streamErrorType = typeof errorType === 'string' ? errorType : 'api_error';
     }
   }
 }
@@ -197,6 +247,19 @@ function parse(data: string): JsonObject {
   }
 }
 
-function stripNulls(value: JsonObject): JsonObject {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
+/**
+ * `next`'s running totals over `previous`: counters are cumulative, so a count never goes down (an
+ * upstream that sends 0 or null for a field it does not track loses nothing); nested counters
+ * (`cache_creation`, `server_tool_use`) the same way; other values are replaced.
+ */
+function mergeCumulative(previous: JsonObject, next: JsonObject): JsonObject {
+  const merged: JsonObject = { ...previous };
+  for (const [key, value] of Object.entries(next)) {
+    const before = previous[key];
+    if (value === null || value === undefined) continue;
+    if (typeof value === 'number' && typeof before === 'number') merged[key] = Math.max(before, value);
+    else if (isJsonObject(value) && isJsonObject(before)) merged[key] = mergeCumulative(before, value);
+    else merged[key] = value;
+  }
+  return merged;
 }

@@ -1,7 +1,20 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { DiscoveredModelEntity, DiscoveryRunEntity, ProviderTargetEntity, Repositories, SecretCipher, SecretDecryptionError, targetDiscoveryUrls } from '@svc/domain';
-import { APP_CONFIG, AppConfig, createOutboundAgent, GatewayError, InvalidationBus, LOGGER, Logger, notFound, OutboundBlockedError } from '@svc/platform';
+import {
+  APP_CONFIG,
+  AppConfig,
+  createOutboundAgent,
+  GatewayError,
+  HostResolver,
+  InvalidationBus,
+  LOGGER,
+  Logger,
+  notFound,
+  OUTBOUND_RESOLVER,
+  OutboundBlockedError,
+  outboundResolver,
+} from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import type { Agent } from 'undici';
 import { invalidCursor, urlNotAllowed } from '../../common/admin-errors';
@@ -64,6 +77,10 @@ export function toRunView(run: DiscoveryRunEntity): DiscoveryRunView {
  * address its host resolves to are checked, the connection is checked again at connect time (DNS
  * rebinding), redirects are not followed, and a deadline (DISCOVERY_TIMEOUT_MS) and a size cap
  * (DISCOVERY_MAX_RESPONSE_BYTES) apply. Every run, failed or not, is kept in the history.
+ *
+ * The host is resolved by `outboundResolver` both times (c-ares on the event loop, cut at the
+ * deadline): getaddrinfo would hold one of libuv's four pool threads for as long as the target's
+ * name servers stay silent, and a few such targets would stall every other lookup of the process.
  */
 @Injectable()
 export class DiscoveryService implements OnModuleDestroy {
@@ -76,10 +93,13 @@ export class DiscoveryService implements OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly targets: ProviderTargetsService,
+    @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve: HostResolver = outboundResolver(config),
   ) {
+    // The lookup at connect time is cut at the connect deadline, within the exchange's.
     this.agent = createOutboundAgent({
       allowPrivate: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
       connectTimeoutMs: Math.min(5_000, config.DISCOVERY_TIMEOUT_MS),
+      resolve,
     });
   }
 
@@ -95,6 +115,7 @@ export class DiscoveryService implements OnModuleDestroy {
         timeoutMs: this.config.DISCOVERY_TIMEOUT_MS,
         maxBytes: this.config.DISCOVERY_MAX_RESPONSE_BYTES,
         dispatcher: this.agent,
+        resolve: this.resolve,
       });
     } catch (error) {
       const failure = this.failure(error);
@@ -190,7 +211,10 @@ export class DiscoveryService implements OnModuleDestroy {
       type: 'api_error',
       code: 'discovery_failed',
       param: error instanceof DiscoveryError ? error.failure : 'api_key',
-      remediation: 'Check that the target is up and that base_url points at its API (GET /v1/models, or /api/tags for Ollama).',
+      remediation:
+        error instanceof DiscoveryError && error.failure === 'lookup_timeout'
+          ? 'The name servers of the base_url host did not answer within DISCOVERY_TIMEOUT_MS; check its DNS, or try again later.'
+          : 'Check that the target is up and that base_url points at its API (GET /v1/models, or /api/tags for Ollama).',
     });
   }
 }

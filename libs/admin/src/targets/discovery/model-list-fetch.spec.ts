@@ -1,4 +1,4 @@
-import { OutboundBlockedError } from '@svc/platform';
+import { OutboundBlockedError, outboundResolver } from '@svc/platform';
 import { MockAgent } from 'undici';
 import { DiscoveryError, fetchModelList, FetchOptions } from './model-list-fetch';
 
@@ -33,7 +33,8 @@ describe('fetchModelList redirects (private networks refused)', () => {
   });
   afterEach(() => agent.close());
 
-  const options = (): FetchOptions => ({ allowPrivate: false, timeoutMs: 2_000, maxBytes: 65_536, dispatcher: agent });
+  // IP literals only: the resolver is never asked.
+  const options = (): FetchOptions => ({ allowPrivate: false, timeoutMs: 2_000, maxBytes: 65_536, dispatcher: agent, resolve: outboundResolver({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: false }) });
   const answer = (path: string, statusCode: number, location?: string) =>
     agent
       .get(PUBLIC)

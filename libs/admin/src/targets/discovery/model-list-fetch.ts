@@ -1,9 +1,9 @@
 import type { DiscoveredModelInput, ProviderTargetKind } from '@svc/domain';
-import { checkOutboundUrl, OutboundBlockedError } from '@svc/platform';
+import { checkOutboundUrl, HostLookupTimeoutError, HostResolver, OutboundBlockedError } from '@svc/platform';
 import { Dispatcher, request } from 'undici';
 
 /** Why a discovery exchange failed (the run is recorded as failed with the message). */
-export type DiscoveryFailure = 'redirect' | 'timeout' | 'too_large' | 'http_status' | 'invalid_response' | 'network';
+export type DiscoveryFailure = 'redirect' | 'timeout' | 'lookup_timeout' | 'too_large' | 'http_status' | 'invalid_response' | 'network';
 
 export class DiscoveryError extends Error {
   constructor(
@@ -18,12 +18,17 @@ export class DiscoveryError extends Error {
 export interface FetchOptions {
   /** `OUTBOUND_ALLOW_PRIVATE_NETWORKS`. */
   allowPrivate: boolean;
-  /** Deadline of one exchange, headers and body. */
+  /** Deadline of one exchange: the host lookup, connect, headers and body. */
   timeoutMs: number;
   /** Largest response body read. */
   maxBytes: number;
-  /** `createOutboundAgent`: checks the resolved address again when the socket connects. */
+  /** `createOutboundAgent` with `resolve`: checks the resolved address again when the socket connects. */
   dispatcher: Dispatcher;
+  /**
+   * Resolves the host for the check before the call (`outboundResolver`: c-ares, cut at the
+   * deadline), the resolver the dispatcher connects with.
+   */
+  resolve: HostResolver;
 }
 
 /** Most model ids kept from one response. */
@@ -72,6 +77,8 @@ async function readCapped(body: AsyncIterable<Buffer>, maxBytes: number): Promis
 }
 
 function failureOf(error: unknown, timeoutMs: number): Error {
+  const lookupTimeout = lookupTimeoutOf(error);
+  if (lookupTimeout) return new DiscoveryError('lookup_timeout', `${lookupTimeout}; its name servers did not answer`);
   if (error instanceof OutboundBlockedError || error instanceof DiscoveryError) return error;
   const name = (error as { name?: string })?.name;
   const code = (error as { code?: string })?.code;
@@ -83,10 +90,31 @@ function failureOf(error: unknown, timeoutMs: number): Error {
   return new DiscoveryError('network', `Could not reach the target (${code ?? name ?? 'connection error'})`);
 }
 
-/** One GET: the URL checked first (scheme, credentials, every resolved address), no redirects followed, a deadline and a size cap. */
+/**
+ * The message of a host lookup that ran out of its deadline: the check before the call
+ * (`lookup_timeout`) or the lookup at connect time (HostLookupTimeoutError, also as a cause).
+ */
+function lookupTimeoutOf(error: unknown): string | null {
+  if (error instanceof OutboundBlockedError) return error.reason === 'lookup_timeout' ? error.message : null;
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
+    if (current instanceof HostLookupTimeoutError) return current.message;
+  }
+  return null;
+}
+
+/**
+ * One GET: the URL checked first (scheme, credentials, every resolved address), no redirects
+ * followed, a size cap, and one deadline from the host lookup to the end of the body.
+ */
 async function getJson(url: string, headers: Record<string, string>, options: FetchOptions): Promise<{ status: number; body: unknown }> {
-  await checkOutboundUrl(url, { allowPrivate: options.allowPrivate, allowHttp: true });
-  const signal = AbortSignal.timeout(options.timeoutMs);
+  const started = performance.now();
+  const { allowPrivate, resolve, timeoutMs } = options;
+  try {
+    await checkOutboundUrl(url, { allowPrivate, allowHttp: true, resolve, timeoutMs });
+  } catch (error) {
+    throw failureOf(error, timeoutMs);
+  }
+  const signal = AbortSignal.timeout(Math.max(1, Math.round(timeoutMs - (performance.now() - started))));
   try {
     const response = await request(url, {
       method: 'GET',

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import type { UsageSource } from '@svc/domain';
 import { AdminQuery } from '../../common/admin-query';
 
 export const MAX_USAGE_DAYS = 90;
@@ -55,6 +56,8 @@ export interface UsageRecordView {
   output_tokens: number;
   estimated_cost: number;
   cost: number;
+  /** Basis of the tokens and `cost`: `provider` (reported usage), `estimate` (the gateway's count), `none` (nothing answered). */
+  usage_source: UsageSource;
   latency_ms: number;
   upstream_latency_ms: number | null;
   governance_ms: number;
@@ -79,6 +82,7 @@ export const USAGE_COLUMNS: readonly (keyof UsageRecordView)[] = [
   'output_tokens',
   'estimated_cost',
   'cost',
+  'usage_source',
   'latency_ms',
   'upstream_latency_ms',
   'governance_ms',
