@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { asOrgId } from '@svc/domain';
 import { UsageRecorder } from '@svc/proxy';
-import { createOrg, expectGovernanceHeaders, GatewayHarness, openaiClient, PROVIDER_KEY, startGateway } from './harness';
+import { createOrg, expectGovernanceHeaders, GatewayHarness, openaiClient, PROVIDER_KEY, startGateway, usageOf } from './harness';
 
 /** The official OpenAI SDK pointed at the gateway, unchanged. */
 describe('gateway with the OpenAI SDK', () => {
@@ -90,6 +90,26 @@ describe('gateway with the OpenAI SDK', () => {
     expect(upstream?.headers['x-api-key']).toBe(PROVIDER_KEY);
     expect(upstream?.headers['anthropic-version']).toBe('2023-06-01');
     expect(upstream?.headers.authorization).toBeUndefined();
+  });
+
+  it('meters a claude- model on the chat route by its format-A usage, and ends a broken stream with a format-A error', async () => {
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'compat usage' }];
+    const whole = await client.chat.completions.create({ model: 'claude-sonnet-4-5', messages }).withResponse();
+    const { data: stream, response } = await client.chat.completions.create({ model: 'claude-sonnet-4-5', messages, stream: true }).withResponse();
+    let streamed: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) streamed = chunk.usage ?? streamed;
+    for (const [usage, res] of [[whole.data.usage, whole.response], [streamed, response]] as const) {
+      const record = await usageOf(gw, res.headers.get('x-svc-request-id'));
+      expect(record).toMatchObject({ provider: 'anthropic', usage_source: 'provider', input_tokens: usage?.prompt_tokens, output_tokens: usage?.completion_tokens });
+      expect(record?.cost).toBeGreaterThan(0);
+    }
+    gw.mock.setBehavior({ abort: { afterChunks: 2 } });
+    const broken = await client.chat.completions.create({ model: 'claude-sonnet-4-5', messages, stream: true });
+    const failure = await (async () => {
+      for await (const chunk of broken) expect(chunk.object).toBe('chat.completion.chunk');
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect((failure as InstanceType<typeof OpenAI.APIError>).code).toBe('upstream_stream_error');
   });
 
   it('routes provider/model explicitly and strips the prefix upstream', async () => {

@@ -23,6 +23,10 @@ export type CredentialLocation = 'x-svc-api-key' | 'authorization' | 'x-api-key'
 export const GATEWAY_KEY_LOCATIONS =
   'the X-SVC-API-Key header, Authorization: Bearer <API_KEY>, or the api_key query parameter';
 
+/** The gateway key locations of the B routes, which read `x-api-key` too (`readXApiKey`), in priority order. */
+export const GATEWAY_KEY_LOCATIONS_WITH_X_API_KEY =
+  'the X-SVC-API-Key header, Authorization: Bearer <API_KEY>, the x-api-key header, or the api_key query parameter';
+
 /** The kind of gateway token by prefix, or undefined when the token has no gateway prefix. */
 export function classifyGatewayToken(token: string): GatewayKeyKind | undefined {
   if (RETIRED_KEY_PREFIXES.some((p) => token.startsWith(p))) return 'retired';
@@ -109,10 +113,14 @@ export function parseCredentials(input: CredentialsInput): RequestCredentials {
   return result;
 }
 
-/** 401 GW_AUTH_001 for a request without a gateway key; the message names the accepted locations. */
-export function missingGatewayKey(): GatewayError {
+/**
+ * 401 GW_AUTH_001 for a request without a gateway key; the message names the locations accepted
+ * there (`readXApiKey`: a B route, where `x-api-key` is one).
+ */
+export function missingGatewayKey(options: { readXApiKey?: boolean } = {}): GatewayError {
+  const locations = options.readXApiKey ? GATEWAY_KEY_LOCATIONS_WITH_X_API_KEY : GATEWAY_KEY_LOCATIONS;
   return new GatewayError(401, {
-    message: `Missing gateway API key. Send it in ${GATEWAY_KEY_LOCATIONS}.`,
+    message: `Missing gateway API key. Send it in ${locations}.`,
     type: 'authentication_error',
     code: 'invalid_api_key',
     gateway_error_code: 'GW_AUTH_001',

@@ -3,6 +3,7 @@ export * from './config/config.schema';
 export * from './config/tokens';
 export * from './logging/logger';
 export * from './logging/redact';
+export * from './logging/scrub';
 export * from './logging/nest-logger';
 export * from './redis/redis';
 export * from './errors/errors';

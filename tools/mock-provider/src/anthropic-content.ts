@@ -209,3 +209,16 @@ export function buildAnswer(body: Record<string, unknown>, prompt: AnthropicProm
   blocks.push({ type: 'text', text: result.text });
   return { blocks, stopReason: result.truncated ? 'max_tokens' : 'end_turn', outputTokens: outputTokens + result.completionTokens };
 }
+
+/**
+ * `usage.server_tool_use` of an answer: each server tool of the request (a `web_search_*` or
+ * `web_fetch_*` `type`) is used once, as the API counts it (`web_search_requests`,
+ * `web_fetch_requests`); undefined when the request has none. The mock adds no result blocks.
+ */
+export function serverToolUse(body: Record<string, unknown>): Record<string, number> | undefined {
+  const types = (Array.isArray(body['tools']) ? body['tools'] : []).map((tool) => (isRecord(tool) && typeof tool['type'] === 'string' ? tool['type'] : ''));
+  const search = types.some((type) => type.startsWith('web_search_'));
+  const fetch = types.some((type) => type.startsWith('web_fetch_'));
+  if (!search && !fetch) return undefined;
+  return { web_search_requests: search ? 1 : 0, ...(fetch ? { web_fetch_requests: 1 } : {}) };
+}

@@ -42,6 +42,20 @@ describe('mock provider: format B (Anthropic messages) through the official SDK'
     expect(recorded).toMatchObject({ route: 'anthropic.messages', format: 'anthropic', model: 'claude-mock-1' });
   });
 
+  it('counts each server tool of the request once in usage.server_tool_use, whole and streamed', async () => {
+    const tools = [
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
+      { type: 'web_fetch_20250910', name: 'web_fetch' },
+    ] as unknown as Anthropic.Messages.ToolUnion[];
+    const body = { model: 'claude-mock-1', max_tokens: 64, tools, messages: [{ role: 'user' as const, content: 'Search the news' }] };
+    const message = await client.messages.create(body);
+    expect(message.usage.server_tool_use).toEqual({ web_search_requests: 1, web_fetch_requests: 1 });
+    const final = await client.messages.stream(body).finalMessage();
+    expect(final.usage.server_tool_use).toEqual({ web_search_requests: 1, web_fetch_requests: 1 });
+    const plain = await client.messages.create({ ...body, tools: undefined });
+    expect(plain.usage.server_tool_use).toBeUndefined();
+  });
+
   it('reads text blocks and stops at max_tokens', async () => {
     const message = await client.messages.create({
       model: 'claude-mock-2',

@@ -3,7 +3,7 @@
  * prompt caching from ./anthropic-content), token counting and the models list, behind `x-api-key`
  * plus `anthropic-version`.
  */
-import { AnswerBlock, buildAnswer, inputUsage, readAnthropicPrompt, thinkingEnabled } from './anthropic-content';
+import { AnswerBlock, buildAnswer, inputUsage, readAnthropicPrompt, serverToolUse, thinkingEnabled } from './anthropic-content';
 import { isRecord, splitChunks } from './content';
 import { anthropicError } from './errors';
 import { checkKey, EventStream, header, sendJson, type Exchange } from './exchange';
@@ -102,9 +102,11 @@ export async function handleAnthropicMessages(ex: Exchange): Promise<void> {
   const input = inputUsage(prompt, ex.promptCache);
   const id = `msg_mock${ex.seq}`;
   const message = { id, type: 'message', role: 'assistant', model };
+  const tools = serverToolUse(body);
+  const toolUsage = tools ? { server_tool_use: tools } : {};
 
   if (body['stream'] !== true) {
-    const usage = { ...input, output_tokens: answer.outputTokens, service_tier: 'standard' };
+    const usage = { ...input, output_tokens: answer.outputTokens, ...toolUsage, service_tier: 'standard' };
     const content = answer.blocks;
     sendJson(ex, 200, { ...message, content, stop_reason: answer.stopReason, stop_sequence: null, usage }, responseHeaders(ex));
     return;
@@ -122,7 +124,7 @@ export async function handleAnthropicMessages(ex: Exchange): Promise<void> {
     sse('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: answer.stopReason, stop_sequence: null },
-      usage: { ...cumulative, output_tokens: answer.outputTokens },
+      usage: { ...cumulative, output_tokens: answer.outputTokens, ...toolUsage },
     }),
     sse('message_stop', { type: 'message_stop' }),
   );

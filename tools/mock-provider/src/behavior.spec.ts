@@ -214,6 +214,21 @@ describe('mock provider: behaviours', () => {
     expect(mock.getBehavior()).toEqual([]);
   });
 
+  it('adds a rule\'s headers to whole, streamed and failed answers, over the mock\'s own', async () => {
+    mock.setBehavior({ headers: { 'x-request-id': 'req_fixed', 'x-vendor': 'v' } });
+    const whole = await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: OPENAI_HEADERS, body: JSON.stringify(chat) });
+    const streamed = await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: OPENAI_HEADERS, body: JSON.stringify({ ...chat, stream: true }) });
+    for (const res of [whole, streamed]) {
+      expect([res.status, res.headers.get('x-request-id'), res.headers.get('x-vendor')]).toEqual([200, 'req_fixed', 'v']);
+      await res.arrayBuffer();
+    }
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    mock.setBehavior({ headers: { 'x-vendor': 'v', 'retry-after': '1' }, fail: { status: 429, headers: { 'retry-after': '9' } } });
+    const failed = await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: OPENAI_HEADERS, body: JSON.stringify(chat) });
+    expect([failed.status, failed.headers.get('x-vendor'), failed.headers.get('retry-after')]).toEqual([429, 'v', '9']);
+    expect(() => mock.setBehavior({ headers: { 'x-n': 1 as never } })).toThrow('headers must map names to strings');
+  });
+
   it('rejects invalid rules and keeps the previous ones', () => {
     mock.setBehavior({ latencyMs: 5 });
     expect(() => mock.setBehavior({ latency: 5 } as never)).toThrow('unknown field latency');

@@ -13,7 +13,7 @@ import type {
   WireFormat,
 } from './types';
 
-const RULE_KEYS = new Set(['match', 'latencyMs', 'fail', 'drop', 'abort', 'streamError', 'chunkDelayMs', 'reply']);
+const RULE_KEYS = new Set(['match', 'latencyMs', 'fail', 'drop', 'abort', 'streamError', 'chunkDelayMs', 'reply', 'headers']);
 const MATCH_KEYS = new Set(['path', 'pathRegex', 'format', 'route', 'method']);
 const FAIL_KEYS = new Set(['status', 'times', 'body', 'message', 'headers', 'truncate']);
 const FORMATS = new Set<WireFormat>(['openai', 'anthropic', 'gemini', 'ollama', 'echo']);
@@ -94,18 +94,19 @@ function checkFail(value: unknown): FailureBehavior | undefined {
     if (typeof value['message'] !== 'string') fail('fail.message must be a string');
     out.message = value['message'];
   }
-  if (value['headers'] !== undefined) {
-    const headers = value['headers'];
-    if (!isObject(headers) || Object.values(headers).some((h) => typeof h !== 'string')) {
-      fail('fail.headers must map names to strings');
-    }
-    out.headers = { ...(headers as Record<string, string>) };
-  }
+  const headers = checkHeaders(value['headers'], 'fail.headers');
+  if (headers) out.headers = headers;
   if (value['truncate'] !== undefined) {
     if (typeof value['truncate'] !== 'boolean') fail('fail.truncate must be a boolean');
     out.truncate = value['truncate'];
   }
   return out;
+}
+
+function checkHeaders(value: unknown, where: string): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  if (!isObject(value) || Object.values(value).some((h) => typeof h !== 'string')) fail(`${where} must map names to strings`);
+  return { ...(value as Record<string, string>) };
 }
 
 function checkCounted(value: unknown, where: string): CountedBehavior | undefined {
@@ -160,6 +161,8 @@ export function normalizeBehavior(value: unknown): MockBehavior {
     if (typeof value['reply'] !== 'string') fail('reply must be a string');
     rule.reply = value['reply'];
   }
+  const headers = checkHeaders(value['headers'], 'headers');
+  if (headers) rule.headers = headers;
   return rule;
 }
 

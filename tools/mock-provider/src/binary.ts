@@ -28,6 +28,6 @@ export function handleBinary(ex: Exchange): void {
     sendJson(ex, 401, openaiError(401, 'Incorrect or missing API key.', { code: 'invalid_api_key' }));
     return;
   }
-  ex.res.writeHead(200, { 'content-type': binaryContentType(ex.path), 'content-length': MOCK_BINARY_BYTES.length });
+  ex.res.writeHead(200, { 'content-type': binaryContentType(ex.path), 'content-length': MOCK_BINARY_BYTES.length, ...ex.headers });
   ex.res.end(MOCK_BINARY_BYTES);
 }

@@ -26,6 +26,8 @@ export interface Exchange {
   readonly settings: Settings;
   /** Reply text override from the matched behaviour rule. */
   readonly reply: string | undefined;
+  /** Extra response headers from the matched behaviour rule (they replace the mock's own). */
+  readonly headers?: Record<string, string>;
   /** Delay between stream events (slow drip), ms. */
   readonly chunkDelayMs: number;
   /** Consumes the armed stream abort, if any: number of events to write before aborting. */
@@ -87,7 +89,7 @@ export function writeBody(res: ServerResponse, status: number, body: unknown, he
 }
 
 export function sendJson(ex: Exchange, status: number, body: unknown, headers?: Record<string, string>): void {
-  writeBody(ex.res, status, body, headers);
+  writeBody(ex.res, status, body, { ...headers, ...ex.headers });
 }
 
 /** Waits `ms`; resolves false (early) when the connection closes meanwhile. */
@@ -129,6 +131,7 @@ export class EventStream {
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       ...headers,
+      ...ex.headers,
     });
     if (this.abortAt === 0) ex.res.flushHeaders();
   }

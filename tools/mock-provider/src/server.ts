@@ -216,7 +216,7 @@ class MockProviderServer implements MockProvider {
       const failure = this.behavior.takeFailure(rule);
       if (failure) {
         const payload = failure.body ?? errorBody(resolved.format, failure.status, failure.message);
-        writeBody(res, failure.status, payload, failure.headers, failure.truncate);
+        writeBody(res, failure.status, payload, { ...rule.headers, ...failure.headers }, failure.truncate);
         return;
       }
     }
@@ -231,6 +231,7 @@ class MockProviderServer implements MockProvider {
       seq,
       settings: this.settings,
       reply: rule?.reply,
+      headers: rule?.headers,
       chunkDelayMs: rule?.chunkDelayMs ?? 0,
       takeAbort: () => (rule ? this.behavior.takeAbort(rule) : undefined),
       takeStreamError: () => (rule ? this.behavior.takeStreamError(rule) : undefined),

@@ -123,6 +123,12 @@ export interface MockBehavior {
   chunkDelayMs?: number;
   /** Fixed reply text instead of the derived `mock reply to: ...`. */
   reply?: string;
+  /**
+   * Extra headers on every answer of matching requests (whole, streamed, or an injected failure),
+   * written after the mock's own so they replace them: a provider's vendor headers, or names that
+   * collide with the gateway's.
+   */
+  headers?: Record<string, string>;
 }
 
 export interface GeminiRequestSummary {

@@ -1,7 +1,7 @@
-import { estimateCost } from './estimate';
+import { estimateCost, estimatePassthroughCost } from './estimate';
 import { costOf } from './price-lookup';
 import { warmUpTokenizers } from './tokenizer';
-import { countInput } from './tokens';
+import { countInput, isEmbeddingsRequest, isTokenPricedBody, maxOutputTokens } from './tokens';
 
 beforeAll(() => warmUpTokenizers());
 
@@ -72,5 +72,47 @@ describe('estimateCost with prompt-cache markers', () => {
     const cheap = estimateCost(SONNET, messagesBody({ content: ephemeral }), { table });
     expect(cheap.cache_write).toBeUndefined();
     expect(cheap.estimated_cost).toBe(costOf(SONNET, { input_tokens: cheap.input_tokens, output_tokens: 500 }, { table }));
+  });
+});
+
+describe('estimatePassthroughCost (the D catch-all)', () => {
+  it.each([
+    ['a GET (no body)', undefined],
+    ['a body that is not JSON', Buffer.from('multipart bytes')],
+    ['a batch job', { input_files: ['file-1'], model: 'mistral-small-latest', endpoint: '/v1/chat/completions' }],
+    ['an OCR document', { model: 'mistral-ocr-latest', document: { type: 'document_url', document_url: 'https://example.com/a.pdf' } }],
+  ])('estimates %s at nothing, not at 4,096 output tokens', (_what, body) => {
+    expect(isTokenPricedBody(body)).toBe(false);
+    expect(estimatePassthroughCost('mistral/mistral', body)).toEqual({ input_tokens: 0, output_tokens: 0, estimated_cost: 0 });
+    // What a plain estimate would have reserved for it.
+    expect(estimateCost('mistral/mistral', body).output_tokens).toBe(4096);
+  });
+
+  it.each([
+    ['chat messages', { model: 'mistral-small-latest', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 64 }],
+    ['a FIM prompt', { model: 'codestral-latest', prompt: 'def add(a, b):', suffix: '    return total', max_tokens: 64 }],
+    ['a conversation', { model: 'mistral-small-latest', inputs: [{ role: 'user', content: 'hello there' }] }],
+    ['an embeddings input', { model: 'mistral-embed', input: ['hello there'] }],
+  ])('estimates %s like any other route', (_what, body) => {
+    expect(isTokenPricedBody(body)).toBe(true);
+    const estimate = estimatePassthroughCost('mistral/mistral-small-latest', body);
+    expect(estimate).toEqual(estimateCost('mistral/mistral-small-latest', body));
+    expect(estimate.input_tokens).toBeGreaterThan(0);
+  });
+
+  it('counts a FIM suffix, conversation inputs and a Responses-style input with its instructions', () => {
+    expect(countInput('codestral', { prompt: 'def add(a, b):', suffix: ' return a + b' }).tokens).toBeGreaterThan(countInput('codestral', { prompt: 'def add(a, b):' }).tokens);
+    expect(countInput('mistral-small', { inputs: 'hello there, how are you' }).tokens).toBeGreaterThan(3);
+    const items = { input: [{ role: 'user', content: [{ type: 'input_text', text: 'Summarize the attached report in three lines.' }] }] };
+    expect(countInput('gpt-4o', items).tokens).toBeGreaterThan(10);
+    expect(countInput('gpt-4o', { ...items, instructions: 'Answer in French, briefly.' }).tokens).toBeGreaterThan(countInput('gpt-4o', items).tokens);
+  });
+
+  it('takes a Responses-style max_output_tokens as the output limit: such an input is not an embeddings input', () => {
+    const body = { model: 'grok-4', input: 'Write a haiku', max_output_tokens: 300 };
+    expect(isEmbeddingsRequest(body)).toBe(false);
+    expect(maxOutputTokens(body)).toBe(300);
+    expect(estimatePassthroughCost('xai/grok-4', body).output_tokens).toBe(300);
+    expect(estimatePassthroughCost('xai/grok-4', { model: 'grok-4', input: 'Write a haiku' }).output_tokens).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { PriceOptions, TokenUsage, costOf } from './price-lookup';
-import { CacheWrite, countInput, isEmbeddingsRequest, maxOutputTokens } from './tokens';
+import { CacheWrite, countInput, isEmbeddingsRequest, isTokenPricedBody, maxOutputTokens } from './tokens';
 
 export interface CostEstimate {
   input_tokens: number;
@@ -27,4 +27,15 @@ export function estimateCost(model: string, body: unknown, options: PriceOptions
   const writeCost = costOf(model, written, options);
   if (writeCost <= estimated_cost) return { input_tokens, output_tokens, estimated_cost };
   return { input_tokens, output_tokens, estimated_cost: writeCost, cache_write: cacheWrite };
+}
+
+/**
+ * Stage 2 estimate of a D catch-all call (`ANY /v1/{provider}/{path}`): `estimateCost` when its body
+ * is priced in tokens (`isTokenPricedBody`: messages, a prompt, an input), else nothing: a GET of the
+ * model list, a file download or upload, a batch or OCR job is not estimated at a made-up 4,096
+ * output tokens, so no cap or budget refuses it on that account.
+ */
+export function estimatePassthroughCost(model: string, body: unknown, options: PriceOptions = {}): CostEstimate {
+  if (isTokenPricedBody(body)) return estimateCost(model, body, options);
+  return { input_tokens: 0, output_tokens: 0, estimated_cost: 0 };
 }

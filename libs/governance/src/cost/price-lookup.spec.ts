@@ -1,5 +1,5 @@
 import { costOf, matchPrice, priceFor } from './price-lookup';
-import { DEFAULT_MODEL_PRICE, MODEL_PRICES } from './prices';
+import { DEFAULT_MODEL_PRICE, MODEL_PRICES, SERVER_TOOL_FEES } from './prices';
 
 describe('priceFor', () => {
   it('matches exact ids', () => {
@@ -46,6 +46,14 @@ describe('priceFor', () => {
     expect(priceFor('gpt-4o', { table: { mine: { input: 7, output: 8 } } })).toEqual(DEFAULT_MODEL_PRICE);
   });
 
+  it('has the current list prices it was checked against (Gemini 2.5 cache reads, Mistral Large 3)', () => {
+    expect(priceFor('gemini-2.5-pro')).toEqual({ input: 1.25, output: 10, cached_input: 0.125 });
+    expect(priceFor('gemini-2.5-flash')).toEqual({ input: 0.3, output: 2.5, cached_input: 0.03 });
+    expect(priceFor('gemini-2.5-flash-lite')).toEqual({ input: 0.1, output: 0.4, cached_input: 0.01 });
+    expect(priceFor('mistral-large-2512')).toEqual({ input: 0.5, output: 1.5 });
+    expect(priceFor('mistral-large-2411')).toEqual({ input: 2, output: 6 });
+  });
+
   it('covers the four provider families', () => {
     for (const key of ['gpt-4o', 'gpt-4.1', 'o1', 'o3-mini', 'text-embedding-3-large', 'claude-opus-4', 'claude-haiku-4-5', 'gemini-2.0-flash', 'mistral-small']) {
       expect(MODEL_PRICES[key]).toBeDefined();
@@ -75,6 +83,24 @@ describe('costOf', () => {
       const { input, cached_input = input, cache_write = input, cache_write_1h = cache_write } = price;
       expect([key, cache_write > input, cache_write_1h > cache_write, cached_input < input]).toEqual([key, true, true, true]);
     }
+  });
+
+  it('prices audio tokens at the audio prices, and at the text prices for a model without them', () => {
+    // gpt-4o-audio-preview: 2.5 text / 40 audio input, 10 text / 80 audio output per 1M.
+    const usage = { input_tokens: 100, audio_input_tokens: 1000, output_tokens: 50, audio_output_tokens: 500 };
+    expect(costOf('gpt-4o-audio-preview-2024-12-17', usage)).toBeCloseTo((100 * 2.5 + 1000 * 40 + 50 * 10 + 500 * 80) / 1e6, 15);
+    expect(costOf('gpt-4o', usage)).toBeCloseTo((1100 * 2.5 + 550 * 10) / 1e6, 15);
+  });
+
+  it('adds the per-use fees of server tools: web search $10 per 1,000, web fetch and unknown counters nothing', () => {
+    expect(SERVER_TOOL_FEES).toEqual({ web_search_requests: 0.01, web_fetch_requests: 0 });
+    const tokens = { input_tokens: 1000, output_tokens: 100 };
+    const base = costOf('claude-sonnet-4-5', tokens);
+    expect(costOf('claude-sonnet-4-5', { ...tokens, tool_uses: { web_search_requests: 3 } })).toBeCloseTo(base + 0.03, 15);
+    expect(costOf('claude-sonnet-4-5', { ...tokens, tool_uses: { web_fetch_requests: 2, code_execution_requests: 4 } })).toBe(base);
+    // Counter names come from the provider's JSON: none of them reaches the object's prototype.
+    expect(costOf('claude-sonnet-4-5', { ...tokens, tool_uses: { constructor: 2, toString: 1, web_search_requests: -1 } })).toBe(base);
+    expect(costOf('mine', { tool_uses: { web_search_requests: 2 } }, { table: { mine: { input: 1, output: 1, tool_fees: { web_search_requests: 0.005 } } } })).toBe(0.01);
   });
 
   it('ignores missing, negative and non-finite counts', () => {

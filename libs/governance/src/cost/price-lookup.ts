@@ -1,4 +1,4 @@
-import { DEFAULT_MODEL_PRICE, MODEL_PRICES, ModelPrice, PriceTable } from './prices';
+import { DEFAULT_MODEL_PRICE, MODEL_PRICES, ModelPrice, PriceTable, SERVER_TOOL_FEES } from './prices';
 
 export interface PriceOptions {
   /** Price table to use instead of the built-in one. */
@@ -27,6 +27,12 @@ export interface TokenUsage {
   cache_write_input_tokens?: number;
   /** Prompt tokens written to a 1-hour cache (B's `cache_creation.ephemeral_1h_input_tokens`). */
   cache_write_1h_input_tokens?: number;
+  /** A's audio prompt tokens, at the audio input price (not part of `input_tokens`). */
+  audio_input_tokens?: number;
+  /** A's audio answer tokens, at the audio output price (not part of `output_tokens`). */
+  audio_output_tokens?: number;
+  /** Uses of provider-run tools by usage counter (B's `server_tool_use`), priced per use. */
+  tool_uses?: Readonly<Record<string, number>>;
 }
 
 interface CompiledTable {
@@ -100,14 +106,27 @@ export function costOf(model: string, usage: TokenUsage, options: PriceOptions =
   const price = priceFor(model, options);
   const cachedRate = price.cached_input ?? price.input;
   const writeRate = price.cache_write ?? price.input;
-  return (
+  const tokenCost =
     (tokens(usage.input_tokens) * price.input +
       tokens(usage.cached_input_tokens) * cachedRate +
       tokens(usage.cache_write_input_tokens) * writeRate +
       tokens(usage.cache_write_1h_input_tokens) * (price.cache_write_1h ?? writeRate) +
-      tokens(usage.output_tokens) * price.output) /
-    1_000_000
-  );
+      tokens(usage.audio_input_tokens) * (price.audio_input ?? price.input) +
+      tokens(usage.output_tokens) * price.output +
+      tokens(usage.audio_output_tokens) * (price.audio_output ?? price.output)) /
+    1_000_000;
+  return usage.tool_uses ? tokenCost + toolFees(price, usage.tool_uses) : tokenCost;
+}
+
+/** The per-use fees of provider-run tools (a counter without a fee costs nothing beyond its tokens). */
+function toolFees(price: ModelPrice, uses: Readonly<Record<string, number>>): number {
+  const fees = price.tool_fees ?? SERVER_TOOL_FEES;
+  let total = 0;
+  for (const counter of Object.keys(uses)) {
+    const fee = Object.hasOwn(fees, counter) ? fees[counter] : 0;
+    if (typeof fee === 'number' && fee > 0) total += tokens(uses[counter]) * fee;
+  }
+  return total;
 }
 
 /**

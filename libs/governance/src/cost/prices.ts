@@ -9,6 +9,10 @@
  * `claude-sonnet-4-20250514`) find their family. Keep more specific ids next to their family,
  * and give an older dated version its own entry when its price differs (`gpt-4o-2024-05-13`).
  * Keys ending in `/` price whole routes (`ollama/`, self-hosted: free).
+ * `audio_input` and `audio_output` price A's audio tokens (`prompt_tokens_details.audio_tokens`,
+ * `completion_tokens_details.audio_tokens`); absent means the text price.
+ * `tool_fees` are USD per use of a provider-run tool, by the counter the provider's usage reports it
+ * under; absent means SERVER_TOOL_FEES.
  */
 
 export interface ModelPrice {
@@ -17,7 +21,17 @@ export interface ModelPrice {
   cached_input?: number;
   cache_write?: number;
   cache_write_1h?: number;
+  audio_input?: number;
+  audio_output?: number;
+  tool_fees?: Readonly<Record<string, number>>;
 }
+
+/**
+ * USD per use of B's server tools, by their `usage.server_tool_use` counter: web search is $10 per
+ * 1,000 searches; web fetch costs only the tokens of what it fetched. A counter not listed costs
+ * nothing beyond tokens (code execution is billed by container time, which no usage reports).
+ */
+export const SERVER_TOOL_FEES: Readonly<Record<string, number>> = Object.freeze({ web_search_requests: 0.01, web_fetch_requests: 0 });
 
 export type PriceTable = Readonly<Record<string, Readonly<ModelPrice>>>;
 
@@ -34,6 +48,8 @@ const b = (input: number, cache_write: number, cache_write_1h: number, cached_in
   cache_write,
   cache_write_1h,
 });
+/** A prices with audio tokens: text input, text output, audio input, audio output. */
+const audio = (input: number, output: number, audio_input: number, audio_output: number): ModelPrice => ({ input, output, audio_input, audio_output });
 
 export const MODEL_PRICES: PriceTable = Object.freeze({
   // Provider A (openai): chat
@@ -56,6 +72,11 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'gpt-4-32k': p(60, 120),
   'gpt-4': p(30, 60),
   'gpt-3.5-turbo': p(0.5, 1.5),
+  // Provider A: audio in and out through chat completions (audio tokens at their own price)
+  'gpt-4o-audio-preview': audio(2.5, 10, 40, 80),
+  'gpt-4o-mini-audio-preview': audio(0.15, 0.6, 10, 20),
+  'gpt-audio': audio(2.5, 10, 32, 64),
+  'gpt-audio-mini': audio(0.6, 2.4, 10, 20),
   // Provider A: reasoning series
   o1: p(15, 60, 7.5),
   'o1-mini': p(1.1, 4.4, 0.55),
@@ -90,9 +111,9 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'claude-3-haiku': b(0.25, 0.3, 0.5, 0.03, 1.25),
 
   // Provider C (gemini); prompts up to the long-context threshold
-  'gemini-2.5-pro': p(1.25, 10, 0.31),
-  'gemini-2.5-flash': p(0.3, 2.5, 0.075),
-  'gemini-2.5-flash-lite': p(0.1, 0.4, 0.025),
+  'gemini-2.5-pro': p(1.25, 10, 0.125),
+  'gemini-2.5-flash': p(0.3, 2.5, 0.03),
+  'gemini-2.5-flash-lite': p(0.1, 0.4, 0.01),
   'gemini-2.0-flash': p(0.1, 0.4, 0.025),
   'gemini-2.0-flash-lite': p(0.075, 0.3),
   'gemini-1.5-pro': p(1.25, 5, 0.3125),
@@ -102,6 +123,8 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
 
   // Provider D (mistral)
   'mistral-large': p(2, 6),
+  // Mistral Large 3; the 2407/2411 versions keep the family's price.
+  'mistral-large-2512': p(0.5, 1.5),
   'mistral-medium': p(0.4, 2),
   'mistral-small': p(0.1, 0.3),
   'mistral-embed': p(0.1, 0),

@@ -5,10 +5,11 @@ import { MergeBudget, TokenizerChoice, approximateTokens, countTextTokens, token
  * Input token count of a request body (stage 2). Counted: format A `messages` (string content,
  * content parts, `tool_calls`, `name`), format B `system` and content blocks (`text`, `tool_use`
  * input, `tool_result` content, text documents, `thinking`), tool and function definitions and a
- * JSON-schema `response_format` (as their JSON), embeddings `input` (strings or token arrays) and
- * a legacy `prompt`. Chat messages add the chat-format overhead of provider A (4 tokens per
- * message, 3 to prime the reply). Images count a flat estimate; audio and binary documents are
- * not counted.
+ * JSON-schema `response_format` (as their JSON), embeddings `input` (strings or token arrays; the
+ * message items of a Responses-style `input` as messages), `instructions`, a legacy `prompt` (and
+ * its FIM `suffix`) and Mistral's conversation `inputs`. Chat messages add the chat-format
+ * overhead of provider A (4 tokens per message, 3 to prime the reply). Images count a flat
+ * estimate; audio and binary documents are not counted.
  *
  * Bodies with more than EXACT_COUNT_CHAR_BUDGET characters of text are tokenized up to the
  * budget and extrapolated from the measured tokens per character beyond it, to keep stage 2
@@ -140,6 +141,7 @@ function countEmbeddingInput(input: unknown, tally: TokenTally): void {
     if (typeof item === 'string') tally.text(item);
     else if (typeof item === 'number') tally.add(1);
     else if (Array.isArray(item)) tally.add(item.length);
+    else countMessage(item, tally);
   }
 }
 
@@ -159,7 +161,12 @@ function countBody(body: Json, tally: TokenTally): void {
   if (Array.isArray(body.functions)) for (const fn of body.functions) tally.json(fn);
   if (isObject(body.response_format) && body.response_format.type === 'json_schema') tally.json(body.response_format);
   if (body.input !== undefined) countEmbeddingInput(body.input, tally);
-  if (body.prompt !== undefined) countEmbeddingInput(body.prompt, tally);
+  if (body.inputs !== undefined) countEmbeddingInput(body.inputs, tally);
+  tally.text(body.instructions);
+  if (body.prompt !== undefined) {
+    countEmbeddingInput(body.prompt, tally);
+    tally.text(body.suffix);
+  }
 }
 
 /**
@@ -186,18 +193,30 @@ function positiveTokens(value: unknown): number | null {
 }
 
 /**
- * Max output tokens of a request: `max_tokens` or `max_completion_tokens` (the larger if a client
- * sends both), else DEFAULT_MAX_OUTPUT_TOKENS.
+ * Max output tokens of a request: `max_tokens`, `max_completion_tokens` or a Responses-style
+ * `max_output_tokens` (the largest if a client sends several), else DEFAULT_MAX_OUTPUT_TOKENS.
  */
 export function maxOutputTokens(body: unknown): number {
   if (!isObject(body)) return DEFAULT_MAX_OUTPUT_TOKENS;
-  const values = [positiveTokens(body.max_tokens), positiveTokens(body.max_completion_tokens)].filter(
+  const values = [positiveTokens(body.max_tokens), positiveTokens(body.max_completion_tokens), positiveTokens(body.max_output_tokens)].filter(
     (value): value is number => value !== null,
   );
   return values.length > 0 ? Math.max(...values) : DEFAULT_MAX_OUTPUT_TOKENS;
 }
 
-/** An embeddings body: `input` and no chat `messages`. It produces no output tokens. */
+/**
+ * An embeddings-like body: `input` without chat `messages` or an output limit (`max_output_tokens`
+ * makes it a Responses-style generation). It produces no output tokens.
+ */
 export function isEmbeddingsRequest(body: unknown): boolean {
-  return isObject(body) && body.input !== undefined && !Array.isArray(body.messages);
+  return isObject(body) && body.input !== undefined && !Array.isArray(body.messages) && body.max_output_tokens === undefined;
+}
+
+/**
+ * A body priced in tokens: a prompt to answer or embed (`messages`, `prompt`, `input`, Mistral's
+ * `inputs`). What else the D catch-all carries (a GET, a file upload, a batch job or OCR request,
+ * a fine-tuning job) is billed by the provider in other units or not at all: stage 2 estimates it at 0.
+ */
+export function isTokenPricedBody(body: unknown): boolean {
+  return isObject(body) && (Array.isArray(body.messages) || body.prompt !== undefined || body.input !== undefined || body.inputs !== undefined);
 }

@@ -17,6 +17,19 @@ describe('stage 2, cost estimate', () => {
     expect(ctx.estimate?.output_tokens).toBe(4096);
   });
 
+  it('estimates a D catch-all call without a prompt at 0, so no cap refuses a GET of the model list', () => {
+    const input = { endpoint: 'passthrough' as const, provider: 'mistral', model: 'mistral', body: undefined };
+    const ctx = contextFor({ profile: { policy: { max_cost_per_request: 0.000001 } }, input });
+    expect(estimateStage(ctx).outcome).toBe('ALLOW');
+    expect(ctx.estimate).toEqual({ input_tokens: 0, output_tokens: 0, estimated_cost: 0 });
+    // A chat route's body-less request (not possible on the chat routes themselves) would be 4,096 output tokens.
+    const chat = contextFor({ profile: { policy: { max_cost_per_request: 0.000001 } }, input: { ...input, endpoint: 'chat' as const } });
+    expect(estimateStage(chat).outcome).toBe('BLOCK');
+    const prompt = contextFor({ input: { ...input, body: chatBody('hello', { model: 'mistral-small-latest', max_tokens: 20 }) } });
+    estimateStage(prompt);
+    expect(prompt.estimate).toMatchObject({ output_tokens: 20 });
+  });
+
   it('refuses an estimate above the per-request cap with cost_limit GW_COST_001', () => {
     const ctx = contextFor({ profile: { policy: { max_cost_per_request: 0.01 } }, input: { model: 'gpt-4o', body: chatBody('hi', { max_tokens: 10_000 }) } });
     const result = estimateStage(ctx);

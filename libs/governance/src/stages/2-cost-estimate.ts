@@ -1,6 +1,6 @@
 import { GatewayError } from '@svc/platform';
 import { roundUsd } from '@svc/domain';
-import { CostEstimate, estimateCost } from '../cost/estimate';
+import { CostEstimate, estimateCost, estimatePassthroughCost } from '../cost/estimate';
 import { ALLOW, ChainContext, StageResult } from '../chain/context';
 import { usd } from '../chain/format';
 
@@ -8,11 +8,13 @@ import { usd } from '../chain/format';
  * Stage 2, cost estimate. In process: input tokens with the model family's tokenizer, output from
  * `max_tokens`/`max_completion_tokens` or 4096, the price table (input at the cache-write price
  * when the body carries a `cache_control` marker, `estimateCost`), and the per-request cap
- * (`cost_limit`). The daily and monthly budgets and the daily named budgets with `auto_stop` are
- * checked in the counter script, which reserves the estimate atomically (`budgetRefusal`).
+ * (`cost_limit`). A D catch-all call without a prompt (a GET, a file, a batch job) is estimated at 0
+ * (`estimatePassthroughCost`). The daily and monthly budgets and the daily named budgets with
+ * `auto_stop` are checked in the counter script, which reserves the estimate atomically (`budgetRefusal`).
  */
 export function estimateStage(ctx: ChainContext): StageResult {
-  const estimate = estimateCost(ctx.pricedModel, ctx.input.body, ctx.flags.prices);
+  const { body, endpoint } = ctx.input;
+  const estimate = endpoint === 'passthrough' ? estimatePassthroughCost(ctx.pricedModel, body, ctx.flags.prices) : estimateCost(ctx.pricedModel, body, ctx.flags.prices);
   ctx.estimate = estimate;
   const cap = ctx.policy.max_cost_per_request;
   if (estimate.estimated_cost <= cap) return ALLOW;

@@ -45,6 +45,24 @@ describe('useJsonBodies', () => {
     }
   });
 
+  it('never quotes the malformed body back: a password or key in it stays out of the answer', async () => {
+    const cases: [string, string][] = [
+      ['{"email":"a@b.example","password":correct-horse-battery}', "Body is not valid JSON: Unexpected token 'c'"],
+      ['api_key=sk-live-secret-123456', "Body is not valid JSON: Unexpected token 'a'"],
+      ['{"password":"correct-horse-battery",}', 'Body is not valid JSON: Expected double-quoted property name in JSON at position 36'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await post('/echo', body);
+      expect(res.status).toBe(400);
+      const text = await res.text();
+      const answer = JSON.parse(text) as { error: string; message: string };
+      expect(answer.error).toBe('MalformedJsonError');
+      // Node 22 and later add `(line 1 column N)` to the position.
+      expect(answer.message.startsWith(message)).toBe(true);
+      expect(text).not.toMatch(/correct-hor|sk-live|secret/);
+    }
+  });
+
   it('still hands the raw-body routes their (empty) stream', async () => {
     expect(await (await post('/raw/echo', '')).json()).toEqual({ stream: true, bytes: 0 });
     expect(await (await post('/raw/echo', '{"x":1}')).json()).toEqual({ stream: true, bytes: 7 });

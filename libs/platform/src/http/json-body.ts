@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MalformedJsonError } from '../errors/errors';
-import { MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_MESSAGE } from './json-depth';
+import { jsonSyntaxMessage, MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_MESSAGE } from './json-depth';
 
 export interface BodyOptions {
   /**
@@ -55,7 +55,7 @@ export function useJsonBodies(fastify: FastifyInstance, options: BodyOptions = {
       try {
         parsed = JSON.parse(text);
       } catch (error) {
-        done(new MalformedJsonError(`Body is not valid JSON: ${(error as Error).message}`), undefined);
+        done(new MalformedJsonError(jsonSyntaxMessage(error)), undefined);
         return;
       }
       if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) done(Object.assign(new Error(TOO_DEEP_MESSAGE), { statusCode: 400 }), undefined);

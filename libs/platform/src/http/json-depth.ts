@@ -33,3 +33,15 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
 
 /** The message of the 400 for a body nested deeper than MAX_JSON_DEPTH. */
 export const TOO_DEEP_MESSAGE = `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`;
+
+/**
+ * The message of the 400 for a body that is not JSON, from `JSON.parse`'s error without the piece
+ * of the body V8 quotes in it (`Unexpected token 'b', ..."password":bootstrap-"... is not valid
+ * JSON`): a password or key in a malformed body must not come back in the answer (nor reach a
+ * proxy's or client's log of it). The position, where V8 gives one, is kept.
+ */
+export function jsonSyntaxMessage(error: unknown): string {
+  const raw = error instanceof Error ? error.message : '';
+  const message = raw.replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '');
+  return message && !message.includes('"') ? `Body is not valid JSON: ${message}` : 'Body is not valid JSON';
+}

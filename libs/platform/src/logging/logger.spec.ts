@@ -179,3 +179,39 @@ describe('redactSecrets', () => {
     expect(redactSecrets({ at: date }).at).toBe(date);
   });
 });
+
+describe('createLogger: URLs inside text', () => {
+  it('masks credentials of URLs inside error messages and stacks, logged under err or alone', () => {
+    const { stream, lines } = capture();
+    const logger = createLogger({ LOG_LEVEL: 'info' }, 'test', stream);
+    // undici's fetch names the whole URL in this error.
+    const error = new TypeError('Request cannot be constructed from a URL that includes credentials: https://svc:sec-1@db.example/x?key=sec-2&page=2');
+    logger.error({ err: error }, 'fetch failed');
+    logger.error(error);
+    logger.warn({ err: new Error('wrapped', { cause: new Error('GET https://g.example/v1beta/models?key=sec-3 failed') }) }, 'outer');
+    expect(lines.join('')).not.toMatch(SECRET);
+    const [first, alone, wrapped] = lines.map((line) => JSON.parse(line));
+    expect(first.err.message).toBe('Request cannot be constructed from a URL that includes credentials: https://svc:***@db.example/x?key=[REDACTED]&page=2');
+    expect(first.err.stack).toContain('https://svc:***@db.example/x?key=[REDACTED]&page=2');
+    expect(first.err.type).toBe('TypeError');
+    expect(alone.msg).toBe(first.err.message);
+    expect(alone.err.message).toBe(first.err.message);
+    expect(wrapped.err.message).toContain('wrapped');
+    expect(error.message).toContain('sec-1');
+  });
+
+  it('masks URLs inside log messages, error text fields and URL objects', () => {
+    const { stream, lines } = capture();
+    const logger = createLogger({ LOG_LEVEL: 'info' }, 'test', stream);
+    logger.info('posting to https://hooks.slack.com/services/T0/B0/sec-4abcdefgh');
+    logger.info({ error: 'HTTP 500: see https://bob:sec-5@chat.example/x', reason: 'GET https://g.example/m?token=sec-6', target: new URL('https://u:sec-7@api.example/v1?key=sec-8') }, 'attempt failed');
+    expect(lines.join('')).not.toMatch(SECRET);
+    const [message, fields] = lines.map((line) => JSON.parse(line));
+    expect(message.msg).toBe('posting to https://hooks.slack.com/…efgh');
+    expect(fields).toMatchObject({
+      error: 'HTTP 500: see https://bob:***@chat.example/x',
+      reason: 'GET https://g.example/m?token=[REDACTED]',
+      target: 'https://u:***@api.example/v1?key=[REDACTED]',
+    });
+  });
+});

@@ -1,11 +1,13 @@
 import pino, { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
 import { redactSecrets } from './redact';
+import { scrubEmbeddedUrls } from './scrub';
 
 /**
  * The service's pino logger. Every object logged (and every child logger's bindings) goes through
  * `redactSecrets`, so credentials are replaced by `[REDACTED]` whatever their letter case, URL user
  * info and incoming-webhook paths are masked, and what nests deeper than 8 levels is `[TRUNCATED]`.
+ * URLs inside the message and inside error messages are masked too (`scrubEmbeddedUrls`).
  */
 export function createLogger(
   config: Pick<AppConfig, 'LOG_LEVEL'>,
@@ -18,6 +20,17 @@ export function createLogger(
     formatters: {
       log: (object) => redactSecrets(object),
       bindings: (bindings) => redactSecrets(bindings),
+    },
+    hooks: {
+      // The message is not part of the object the formatters see: URLs in it are masked here, and
+      // an error logged alone (`logger.error(err)`) gets its message, so masked, as the line's.
+      logMethod(args, method) {
+        const [first, second] = args as unknown[];
+        if (first instanceof Error && typeof second !== 'string') {
+          return method.apply(this, [{ err: first }, scrubEmbeddedUrls(first.message)] as unknown as Parameters<typeof method>);
+        }
+        return method.apply(this, args.map((arg) => (typeof arg === 'string' ? scrubEmbeddedUrls(arg) : arg)) as Parameters<typeof method>);
+      },
     },
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,

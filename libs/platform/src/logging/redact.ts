@@ -1,4 +1,5 @@
 import { redactUrl } from '@svc/telemetry';
+import { scrubEmbeddedUrls } from './scrub';
 import { isAbsoluteUrl, maskUrl } from './url-mask';
 
 export const CENSOR = '[REDACTED]';
@@ -25,6 +26,8 @@ const normalize = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
 const SENSITIVE = new Set(SENSITIVE_LOG_KEYS.map(normalize));
 /** String fields holding a URL or request target: their credential query values are masked. */
 const URL_KEYS = new Set(['url', 'originalurl', 'href', 'path', 'target', 'location', 'referer', 'referrer', 'baseurl']);
+/** String fields holding error text: URLs inside them are masked (`scrubEmbeddedUrls`). */
+const ERROR_TEXT_KEYS = new Set(['error', 'reason', 'message', 'trace', 'stack', 'detail', 'lasterror', 'failedreason']);
 const MAX_DEPTH = 8;
 
 export function isSensitiveLogKey(key: string): boolean {
@@ -58,6 +61,7 @@ type Seen = Map<object, unknown>;
 function redactString(key: string, value: string, everyPath: boolean): string {
   if (isAbsoluteUrl(value)) return maskUrl(value, everyPath);
   if (value.includes('?') && URL_KEYS.has(key.toLowerCase())) return redactUrl(value);
+  if (ERROR_TEXT_KEYS.has(normalize(key))) return scrubEmbeddedUrls(value);
   return value;
 }
 
@@ -67,12 +71,17 @@ function redactIn(value: unknown, depth: number, seen: Seen, everyPath: boolean)
   // An object met twice is logged the same way twice: pino would print the second one as is.
   if (known !== undefined) return known === WALKING ? CIRCULAR : known;
   if (depth > MAX_DEPTH) return TRUNCATED;
+  // A URL object is logged as its href (toJSON): masked like a URL string.
+  if (value instanceof URL) return maskUrl(value.href, everyPath);
   if (!(Array.isArray(value) || isWalkable(value))) return value;
   seen.set(value, WALKING);
   let copy: Record<string, unknown> | null = null;
   const source = value as Record<string, unknown>;
   const keys = Object.keys(source);
-  if (value instanceof Error && 'cause' in value && !keys.includes('cause')) keys.push('cause');
+  if (value instanceof Error) {
+    for (const own of ['cause', 'errors'] as const) if (own in value && !keys.includes(own)) keys.push(own);
+    copy = scrubErrorText(value);
+  }
   for (const key of keys) {
     const current = source[key];
     let next = current;
@@ -91,6 +100,22 @@ function redactIn(value: unknown, depth: number, seen: Seen, everyPath: boolean)
   const result = copy ?? value;
   seen.set(value, result);
   return result;
+}
+
+/**
+ * A copy of `error` whose message (and the message inside its stack) has the URLs in it masked
+ * (`scrubEmbeddedUrls`: user info, credential query values), or null when there are none to mask.
+ */
+function scrubErrorText(error: Error): Record<string, unknown> | null {
+  const message = typeof error.message === 'string' ? error.message : '';
+  const scrubbed = scrubEmbeddedUrls(message);
+  if (scrubbed === message) return null;
+  const copy = cloneOf(error as unknown as Record<string, unknown>);
+  Object.defineProperty(copy, 'message', { value: scrubbed, writable: true, configurable: true, enumerable: false });
+  if (typeof error.stack === 'string') {
+    Object.defineProperty(copy, 'stack', { value: error.stack.split(message).join(scrubbed), writable: true, configurable: true, enumerable: false });
+  }
+  return copy;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { GatewayError, invalidRequest, MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_MESSAGE } from '@svc/platform';
+import { GatewayError, invalidRequest, jsonSyntaxMessage, MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_MESSAGE } from '@svc/platform';
 
 export interface ReadBody {
   buffer: Buffer;
@@ -68,7 +68,7 @@ export function parseJsonObject(raw: Buffer, contentType: string | undefined): R
   try {
     parsed = JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw invalidRequest(`Body is not valid JSON: ${(error as Error).message}`, null, 'invalid_json');
+    throw invalidRequest(jsonSyntaxMessage(error), null, 'invalid_json');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidRequest('Body must be a JSON object', null, 'invalid_json');
   if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) throw invalidRequest(TOO_DEEP_MESSAGE, null);

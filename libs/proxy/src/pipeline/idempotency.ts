@@ -22,7 +22,8 @@ export class IdempotencyGate {
   /**
    * The key to complete or release later; REPLAYED when the stored answer was sent; undefined
    * without a key. A replay carries `standingHeaders()` (the rate-limit window and today's spend,
-   * as every response does; it never rejects) under the stored answer's own headers.
+   * as every response does; it never rejects) and the stored answer's own headers (the provider's,
+   * as first relayed) below them: the gateway's names win, as on the first answer.
    */
   async begin(
     principal: Principal,
@@ -58,16 +59,17 @@ export class IdempotencyGate {
     }
     const { 'content-type': contentType = 'application/json', ...headers } = record.response.headers;
     reply.setHeaders(await standingHeaders());
-    reply.setHeaders(headers);
+    for (const name in headers) reply.defaultHeader(name, headers[name]);
     reply.header('Idempotent-Replayed', 'true');
     reply.send(record.response.status_code, record.response.body, contentType);
     return IdempotencyGate.REPLAYED;
   }
 
-  async complete(principal: Principal, key: string, status: number, body: { text: string; contentType: string }): Promise<void> {
+  /** Stores the answer: its status, body, content type and the provider's headers it carried (`forwardResponseHeaders`). */
+  async complete(principal: Principal, key: string, status: number, body: { text: string; contentType: string; headers?: Record<string, string> }): Promise<void> {
     await this.repositories.idempotency.complete(principal.orgId, key, {
       status_code: status,
-      headers: { 'content-type': body.contentType },
+      headers: { ...body.headers, 'content-type': body.contentType },
       body: body.text,
     });
   }

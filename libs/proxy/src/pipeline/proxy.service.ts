@@ -24,6 +24,7 @@ import {
   buildChatCompletionsRequest,
   buildOpenAIEmbeddingsRequest,
   buildPassthroughRequest,
+  chatAnswerFormat,
   clientWantsStreamUsage,
   needsResponseTranslation,
   PreparedUpstreamRequest,
@@ -124,15 +125,17 @@ export class ProxyService implements OnModuleDestroy {
 
   /**
    * Authenticates a gateway key, requiring `scope`. Sets X-Gateway-Org and the deprecation headers
-   * through `setHeader` before the scope is checked, so a refusal carries them too.
+   * through `setHeader` before the scope is checked, so a refusal carries them too. `readXApiKey`:
+   * the credentials were read with `x-api-key` (B routes), which the 401 for none then names.
    */
   async authorize(
     source: CredentialSource,
     scope: string,
     setHeader: (name: string, value: string) => void,
-    credentials: RequestCredentials = parseCredentials({ headers: source.headers, query: source.query }),
+    options: { credentials?: RequestCredentials; readXApiKey?: boolean } = {},
   ): Promise<Principal> {
-    if (!credentials.gatewayKey) throw missingGatewayKey();
+    const credentials = options.credentials ?? parseCredentials({ headers: source.headers, query: source.query, readXApiKey: options.readXApiKey });
+    if (!credentials.gatewayKey) throw missingGatewayKey({ readXApiKey: options.readXApiKey });
     const ip = clientIp(source.remoteAddress, source.headers['x-forwarded-for'], this.config.TRUSTED_PROXIES);
     const principal = await this.authenticator.authenticate(credentials.gatewayKey, ip);
     setHeader('X-Gateway-Org', principal.orgId);
@@ -154,7 +157,7 @@ export class ProxyService implements OnModuleDestroy {
     const query = request.query as Record<string, unknown>;
     const source = { headers: request.headers, query, remoteAddress: request.socket.remoteAddress ?? request.ip };
     const credentials = parseCredentials({ headers: request.headers, query, readXApiKey: options.readXApiKey });
-    return this.authorize(source, scope, (name, value) => void reply.header(name, value), credentials);
+    return this.authorize(source, scope, (name, value) => void reply.header(name, value), { credentials, readXApiKey: options.readXApiKey });
   }
 
   /** Serves one proxy request; never throws (every failure is answered in the gateway's format). */
@@ -165,13 +168,14 @@ export class ProxyService implements OnModuleDestroy {
     const state: FinishState = { status: 500, stream: false, agent: 'unknown' };
     try {
       // Read once: the gateway key authenticates, the provider key (if any) goes upstream.
+      const readXApiKey = formatOf(call.kind) === 'anthropic';
       const credentials = parseCredentials({
         headers: request.headers,
         query: request.query,
-        readXApiKey: formatOf(call.kind) === 'anthropic',
+        readXApiKey,
         authorization: repeatedAuthorization(request.rawHeaders),
       });
-      const principal = await this.authorize(request, 'gateway:write', (name, value) => void reply.header(name, value), credentials);
+      const principal = await this.authorize(request, 'gateway:write', (name, value) => void reply.header(name, value), { credentials, readXApiKey });
       state.principal = principal;
       state.agent = principal.keyName ?? 'unknown';
       await this.serve(call, request, reply, state, principal, credentials);
@@ -249,6 +253,7 @@ export class ProxyService implements OnModuleDestroy {
       const upstream = this.buildUpstream(call, request, route, providerKey?.key, json ?? (raw.length ? raw : undefined), raw);
       state.result = await exchange({
         provider: route.provider,
+        format: call.kind === 'chat' ? chatAnswerFormat(route.provider) : route.provider.format,
         request: upstream,
         breaker: route.provider.dynamic ? this.breakers.forTarget(principal.orgId, route.provider.id) : this.breakers.for(route.provider.id),
         client: providerRegistry.get(route.provider.id) ? this.client : this.targetClient,

@@ -47,6 +47,7 @@ describe('exchange of a streamed answer', () => {
         };
         exchange({
           provider: openai,
+          format: 'openai',
           request: { url: providerUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', stream: true, logUrl: providerUrl },
           breaker: new ProviderBreaker('openai'),
           client,

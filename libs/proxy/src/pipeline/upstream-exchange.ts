@@ -1,6 +1,6 @@
-import { GatewayError, OutboundBlockedError } from '@svc/platform';
+import { GatewayError, MIN_SCRUBBED_LENGTH, OutboundBlockedError, scrubSecrets } from '@svc/platform';
 import { BreakerOpenError, ProviderBreaker, UpstreamFailure } from '../breaker/provider-breaker';
-import type { ProviderDefinition } from '../providers';
+import type { ProviderDefinition, ProviderFormat } from '../providers';
 import {
   createSseUsageTracker,
   extractUsage,
@@ -32,8 +32,8 @@ export interface ExchangeResult {
   textChars: number;
   /** Milliseconds until the provider's response headers arrived. */
   upstreamLatencyMs: number | null;
-  /** The body sent to the client, when it was buffered (non-streaming) and `keepBody` asked for it. */
-  bufferedBody?: { text: string; contentType: string };
+  /** The body sent to the client, when it was buffered (non-streaming) and `keepBody` asked for it, with the provider's headers it carried. */
+  bufferedBody?: { text: string; contentType: string; headers: Record<string, string> };
   /** The client went away before the end. */
   aborted: boolean;
   /** Bytes of the answer relayed to the client (prices an answer whose usage never came). */
@@ -42,6 +42,11 @@ export interface ExchangeResult {
 
 export interface ExchangeInput {
   provider: ProviderDefinition;
+  /**
+   * The wire format of the provider's answer (its usage, stream events, the error event ending a
+   * broken stream): not always `provider.format`, since a B model on the chat route answers in format A.
+   */
+  format: ProviderFormat;
   request: PreparedUpstreamRequest;
   breaker: ProviderBreaker;
   client: UpstreamClient;
@@ -108,8 +113,9 @@ async function throughBreaker<R extends { status: number }>(input: ExchangeInput
 }
 
 function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse): Omit<ExchangeResult, 'upstreamLatencyMs'> {
-  // Bytes as they came: the answer is relayed unchanged (binary bodies included) unless translated.
-  let body = response.body;
+  // Bytes as they came: the answer is relayed unchanged (binary bodies included) unless translated,
+  // or unless it is an error that repeats the provider key (see withoutKey).
+  let body = response.status >= 400 ? withoutKey(response.body, input.request.apiKey) : response.body;
   let status = response.status;
   const contentType = String(response.headers['content-type'] ?? '');
   let outType = contentType || 'application/json';
@@ -122,19 +128,17 @@ function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse)
       parsed = undefined;
     }
   }
-  const usage = response.status < 400 ? extractUsage(input.provider.format, parsed) : undefined;
-  const reply = input.reply;
+  const usage = response.status < 400 ? extractUsage(input.format, parsed) : undefined;
   if (input.translate) {
     // Whatever the provider sent (a proxy's non-JSON error page too), a format-A client gets format A.
     const translated = translateGeminiAnswer(status, parsed, body.toString('utf8'), { model: input.model });
     status = translated.status;
     body = Buffer.from(JSON.stringify(translated.body));
     outType = 'application/json';
-  } else {
-    copyUpstreamHeaders(reply, response.headers);
   }
-  reply.send(status, body, outType);
-  const replayable = json && input.keepBody ? { text: body.toString('utf8'), contentType: outType } : undefined;
+  const relayed = copyUpstreamHeaders(input, response.headers);
+  input.reply.send(status, body, outType);
+  const replayable = json && input.keepBody ? { text: body.toString('utf8'), contentType: outType, headers: replayedHeaders(relayed) } : undefined;
   return { status, usage, usageFinal: usage !== undefined, streamed: false, textChars: 0, bufferedBody: replayable, aborted: false, bytesRelayed: body.length };
 }
 
@@ -147,10 +151,11 @@ function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse)
  */
 function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: ExchangeAbort): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
   const raw = input.reply.raw;
-  const anthropic = input.provider.format === 'anthropic';
+  const anthropic = input.format === 'anthropic';
   try {
-    // B: the provider's headers (its `request-id`, rate-limit headers) reach the client as on a whole answer.
-    if (anthropic) copyUpstreamHeaders(input.reply, response.headers);
+    // The provider's headers (its request id, rate-limit headers) reach the client as on a whole
+    // answer; the SSE framing below replaces any of the provider's for the same names.
+    copyUpstreamHeaders(input, response.headers);
     input.reply.startStream(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -162,7 +167,7 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
     response.abort(error instanceof Error ? error : new Error(String(error)));
     throw error;
   }
-  const tracker = input.translate ? undefined : createSseUsageTracker(input.provider.format);
+  const tracker = input.translate ? undefined : createSseUsageTracker(input.format);
   const translator = input.translate ? new GeminiSseTranslator({ model: input.model, includeUsage: input.includeUsage }) : undefined;
   let bytesRelayed = 0;
   let draining = false;
@@ -217,17 +222,53 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
           return;
         }
         input.breaker.reportFailure();
-        write(streamErrorEvent(input.provider.format === 'anthropic', error));
+        write(streamErrorEvent(anthropic, error));
         finish(true);
       },
     });
   });
 }
 
-/** The provider's response headers worth passing on, below the gateway's own (which win). */
-function copyUpstreamHeaders(reply: ProxyReply, headers: BufferedUpstreamResponse['headers']): void {
+/**
+ * The provider's response headers worth passing on (`forwardResponseHeaders`), below the gateway's
+ * own (which win), for whole answers and streams alike; returns those passed on. None for a
+ * translated answer (provider C): Gemini's headers describe another API than the format-A answer
+ * the client gets (no request id an OpenAI client would read, Google front-end headers).
+ */
+function copyUpstreamHeaders(input: ExchangeInput, headers: BufferedUpstreamResponse['headers']): Record<string, string> {
+  if (input.translate) return {};
   const upstreamHeaders = forwardResponseHeaders(headers);
-  for (const name in upstreamHeaders) reply.defaultHeader(name, upstreamHeaders[name]);
+  const secrets = [input.request.apiKey];
+  for (const name in upstreamHeaders) {
+    upstreamHeaders[name] = scrubSecrets(upstreamHeaders[name], secrets);
+    input.reply.defaultHeader(name, upstreamHeaders[name]);
+  }
+  return upstreamHeaders;
+}
+
+/**
+ * An error answer without the provider key in it: a provider's error page may quote the request it
+ * refused (a self-hosted server echoing its headers, a front end quoting the URL with Gemini's
+ * `?key=`), and the key is often not the client's own (a stored secret, a provider target's key,
+ * the deployment's). `scrubSecrets` replaces it as written, percent-encoded and JSON-escaped; the
+ * very same Buffer comes back when it is not there (one native search per form, no decoding).
+ */
+function withoutKey(body: Buffer, apiKey: string | undefined): Buffer {
+  if (!apiKey || apiKey.length < MIN_SCRUBBED_LENGTH || body.length === 0) return body;
+  const forms = [apiKey, encodeURIComponent(apiKey), JSON.stringify(apiKey).slice(1, -1)];
+  if (!forms.some((form) => body.includes(form))) return body;
+  return Buffer.from(scrubSecrets(body.toString('utf8'), [apiKey]));
+}
+
+/**
+ * The provider's headers kept with an idempotent answer for its replays: not its `date` (a replay
+ * has its own) nor `content-type` (stored apart); only plain names, which any document store keeps as
+ * they are (a name with `.` or `$` would be a path or an operator there).
+ */
+function replayedHeaders(relayed: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name in relayed) if (name !== 'date' && name !== 'content-type' && /^[a-z0-9_-]+$/.test(name)) kept[name] = relayed[name];
+  return kept;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { costOf, GovernanceDecision } from '@svc/governance';
-import type { TokenUsage } from '../upstream/usage';
+import { extractUsage, type TokenUsage } from '../upstream/usage';
 import { accessLine, chargeOf, FinishState, usageRecord } from './usage-record';
 import type { ExchangeResult } from './upstream-exchange';
 import { usage } from '../upstream/fixtures/usage.fixtures';
@@ -75,6 +75,50 @@ describe('chargeOf', () => {
     expect(charge.cost).toBeCloseTo((50 * 3 + 100 * 0.3 + 20 * 15) / 1e6, 15);
     const delta = usage({ inputTokens: 150, outputTokens: 60 });
     expect(chargeOf('anthropic', 'claude-sonnet-4-20250514', stream({ usage: delta, textChars: 80 }), {})).toMatchObject({ outputTokens: 60, source: 'estimate' });
+  });
+
+  it('bills thinking as output in every format: A and B include it in their output count, C adds thoughtsTokenCount', () => {
+    // 10 prompt tokens, 50 answer tokens and 250 thinking tokens, as each provider reports them.
+    const a = extractUsage('openai', { usage: { prompt_tokens: 10, completion_tokens: 300, total_tokens: 310, completion_tokens_details: { reasoning_tokens: 250 } } });
+    const b = extractUsage('anthropic', { usage: { input_tokens: 10, output_tokens: 300 } });
+    const c = extractUsage('gemini', { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 50, thoughtsTokenCount: 250, totalTokenCount: 310 } });
+    for (const [provider, model, tokens] of [['openai', 'o4-mini', a], ['anthropic', 'claude-sonnet-4-5', b], ['gemini', 'gemini-2.5-flash', c]] as const) {
+      const charge = chargeOf(provider, model, served(tokens as TokenUsage), {});
+      expect([provider, charge.outputTokens, charge.source]).toEqual([provider, 300, 'provider']);
+      expect(charge.cost).toBeCloseTo(costOf(model, { input_tokens: 10, output_tokens: 300 }), 15);
+    }
+  });
+
+  it('prices embeddings usage (prompt tokens, no completion) at the input price', () => {
+    const tokens = extractUsage('openai', { object: 'list', usage: { prompt_tokens: 8000, total_tokens: 8000 } }) as TokenUsage;
+    const charge = chargeOf('openai', 'text-embedding-3-small', served(tokens), {});
+    expect(charge).toMatchObject({ inputTokens: 8000, outputTokens: 0, source: 'provider' });
+    expect(charge.cost).toBeCloseTo((8000 * 0.02) / 1e6, 15);
+  });
+
+  it('prices A audio tokens at the audio prices, the rest of the prompt and answer as text', () => {
+    // gpt-4o-audio-preview: 2.5 text / 40 audio in, 10 text / 80 audio out; 1,100 prompt tokens (1,000 audio), 550 completion (500 audio).
+    const tokens = usage({ inputTokens: 1100, outputTokens: 550, audioInputTokens: 1000, audioOutputTokens: 500 });
+    const { cost } = chargeOf('openai', 'gpt-4o-audio-preview', served(tokens), {});
+    expect(cost).toBeCloseTo((100 * 2.5 + 1000 * 40 + 50 * 10 + 500 * 80) / 1e6, 15);
+  });
+
+  it('adds B web searches at $10 per 1,000 to the tokens; web fetches cost their tokens only', () => {
+    const tokens = usage({ inputTokens: 2000, outputTokens: 300, serverToolUses: { web_search_requests: 3, web_fetch_requests: 2 } });
+    const { cost } = chargeOf('anthropic', 'claude-sonnet-4-5-20250929', served(tokens), {});
+    expect(cost).toBeCloseTo((2000 * 3 + 300 * 15) / 1e6 + 0.03, 15);
+  });
+
+  it('charges nothing for a D catch-all answer without usage to a call stage 2 found nothing to price in', () => {
+    const nothing = { estimate: { input_tokens: 0, output_tokens: 0, estimated_cost: 0 } } as unknown as GovernanceDecision;
+    const list: FinishState = { status: 200, stream: false, agent: 'a', decision: nothing, result: exchanged({ bytesRelayed: 40_000 }) };
+    expect(chargeOf('mistral', 'mistral', list, {})).toEqual({ cost: 0, inputTokens: 0, outputTokens: 0, source: 'none' });
+    // A call with a prompt and an answer without usage is still charged its estimate.
+    const prompted: FinishState = { ...list, decision, result: exchanged({ bytesRelayed: 400 }) };
+    expect(chargeOf('mistral', 'mistral-small-latest', prompted, {})).toMatchObject({ inputTokens: 120, outputTokens: 100, source: 'estimate' });
+    // A usage object in the answer is the provider's account, whatever the call.
+    const usageAnswered: FinishState = { ...list, result: exchanged({ usage: usage({ inputTokens: 9, outputTokens: 2 }), usageFinal: true }) };
+    expect(chargeOf('mistral', 'mistral-small-latest', usageAnswered, {})).toMatchObject({ inputTokens: 9, outputTokens: 2, source: 'provider' });
   });
 
   it('keeps the provider usage of a stream whose last usage arrived before the client left', () => {

@@ -59,7 +59,8 @@ const NO_CHARGE: Charge = { cost: 0, inputTokens: 0, outputTokens: 0, source: 'n
  *   provider's running count or the answer text relayed (4 characters a token), whichever is
  *   higher (a whole answer: its bytes / 4), at most the request's max output tokens.
  * - `none`: nothing was answered (refused, an error answer, a failure before the provider's
- *   headers, an idempotent replay): cost 0.
+ *   headers, an idempotent replay), or an answer without usage to a call stage 2 found nothing to
+ *   price in (a D catch-all GET, file or job call: estimated at 0 input and 0 output tokens): cost 0.
  */
 export function chargeOf(provider: string, model: string, state: FinishState, prices: PriceOptions): Charge {
   const result = state.result;
@@ -78,20 +79,30 @@ export function chargeOf(provider: string, model: string, state: FinishState, pr
     return { cost: costOfUsage(priced, usage, outputTokens, prices), inputTokens: usage.inputTokens, outputTokens, source: 'estimate' };
   }
   const inputTokens = estimate?.input_tokens ?? 0;
+  if (inputTokens === 0 && outputTokens === 0) return NO_CHARGE;
   return { cost: costOf(priced, { input_tokens: inputTokens, output_tokens: outputTokens }, prices), inputTokens, outputTokens, source: 'estimate' };
 }
 
-/** The provider's token usage at the price table: cached input and B's cache writes at their own prices. */
+/**
+ * The provider's usage at the price table: cached input and B's cache writes at their own prices,
+ * A's audio tokens at the audio prices, B's server tools at their per-use fees.
+ */
 function costOfUsage(priced: string, usage: TokenUsage, outputTokens: number, prices: PriceOptions): number {
   const { cachedInputTokens: cached, cacheCreationInputTokens: written, cacheCreation1hInputTokens: written1h } = usage;
+  const text = Math.max(0, usage.inputTokens - cached - written);
+  const audioIn = Math.min(usage.audioInputTokens ?? 0, text);
+  const audioOut = Math.min(usage.audioOutputTokens ?? 0, outputTokens);
   return costOf(
     priced,
     {
-      input_tokens: Math.max(0, usage.inputTokens - cached - written),
-      output_tokens: outputTokens,
+      input_tokens: text - audioIn,
+      output_tokens: outputTokens - audioOut,
       cached_input_tokens: cached,
       cache_write_input_tokens: written - written1h,
       cache_write_1h_input_tokens: written1h,
+      audio_input_tokens: audioIn,
+      audio_output_tokens: audioOut,
+      tool_uses: usage.serverToolUses,
     },
     prices,
   );

@@ -113,6 +113,22 @@ describe('forwardResponseHeaders', () => {
     });
   });
 
+  it("drops origin policies, the gateway's own names and what the response's Connection names", () => {
+    const upstream = {
+      connection: 'keep-alive, X-Hop',
+      'x-hop': 'hop',
+      'strict-transport-security': 'max-age=63072000; includeSubDomains',
+      'access-control-allow-origin': '*',
+      'idempotent-replayed': 'true',
+      'x-svc-cost': '99',
+      'x-gateway-org': 'org_forged',
+      'x-ratelimit-reset': '1',
+      'x-ratelimit-reset-requests': '6ms',
+      'request-id': 'req_3',
+    };
+    expect(forwardResponseHeaders(upstream)).toEqual({ 'x-ratelimit-reset-requests': '6ms', 'request-id': 'req_3' });
+  });
+
   it('accepts a plain header object', () => {
     expect(forwardResponseHeaders({ 'Request-Id': 'req_2', Connection: 'close' })).toEqual({ 'request-id': 'req_2' });
   });

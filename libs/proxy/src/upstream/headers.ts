@@ -28,8 +28,14 @@ export const HOP_BY_HOP_HEADERS: readonly string[] = [
 /** The gateway's own credentials and metadata: never sent upstream, whatever an allowlist says. */
 const GATEWAY_ONLY = /^(x-svc-|x-gateway-|x-provider-key$|authorization$|x-api-key$|cookie$|x-runner-proof$|idempotency-key$)/;
 
-/** Upstream response headers that would be wrong or unsafe on the gateway's response. */
-const RESPONSE_DROPPED = /^(set-cookie$|content-encoding$|alt-svc$|x-svc-|x-gateway-|x-ratelimit-(limit|remaining|reset)$)/;
+/**
+ * Upstream response headers that would be wrong or unsafe on the gateway's response: cookies and
+ * encodings of the provider's host, policies of its origin (HSTS, CORS, `alt-svc`), and the names
+ * the gateway sets itself (`X-SVC-*`, `X-Gateway-*`, SPEC.md's `X-RateLimit-Limit/-Remaining/-Reset`,
+ * `Idempotent-Replayed`), so a provider never speaks for the gateway even where it set none.
+ */
+const RESPONSE_DROPPED =
+  /^(set-cookie$|content-encoding$|alt-svc$|strict-transport-security$|access-control-|x-svc-|x-gateway-|x-ratelimit-(limit|remaining|reset)$|idempotent-replayed$)/;
 
 export type OutgoingHeaders = Record<string, string>;
 
@@ -72,18 +78,21 @@ export function applyFixedHeaders(provider: ProviderDefinition, headers: Outgoin
 
 /**
  * Upstream response headers worth passing to the client (request ids, vendor rate-limit and
- * processing headers, `retry-after`): hop-by-hop and framing headers, cookies, `content-encoding`
- * and names the gateway sets itself are dropped.
+ * processing headers, `retry-after`, `x-should-retry`): hop-by-hop and framing headers (those the
+ * response's `Connection` names too), cookies, `content-encoding`, origin policies and names the
+ * gateway sets itself are dropped. The same set goes out on whole answers, streams and replays.
  */
 export function forwardResponseHeaders(upstream: HeaderBag | Headers): OutgoingHeaders {
   const entries: [string, string | readonly string[] | undefined][] =
     typeof (upstream as Headers).forEach === 'function' && typeof (upstream as Headers).get === 'function'
       ? [...(upstream as Headers).entries()]
       : Object.entries(upstream as HeaderBag);
+  const connection = entries.find(([name]) => name.toLowerCase() === 'connection')?.[1];
+  const nominated = connectionNominated({ connection });
   const out: OutgoingHeaders = {};
   for (const [rawName, rawValue] of entries) {
     const name = rawName.toLowerCase();
-    if (HOP_BY_HOP_HEADERS.includes(name) || RESPONSE_DROPPED.test(name)) continue;
+    if (HOP_BY_HOP_HEADERS.includes(name) || nominated.has(name) || RESPONSE_DROPPED.test(name)) continue;
     const value = typeof rawValue === 'string' ? rawValue : rawValue?.join(', ');
     if (value !== undefined) out[name] = value;
   }

@@ -109,6 +109,7 @@ export function finalizeRequest(input: FinalizeInput): PreparedUpstreamRequest {
     headers,
     body,
     stream: input.stream,
+    apiKey: input.apiKey,
     // Only logs need it: computed when read.
     get logUrl() {
       return redactUrl(url);

@@ -18,6 +18,11 @@ export interface PreparedUpstreamRequest {
   stream: boolean;
   /** `url` with a query-string key masked, for logs. */
   logUrl: string;
+  /**
+   * The provider key this request carries (in a header or the query), absent for keyless
+   * providers: what the answer relayed to the client is scrubbed of (`scrubSecrets`).
+   */
+  apiKey?: string;
 }
 
 /** What every builder needs from the incoming request and the route. */

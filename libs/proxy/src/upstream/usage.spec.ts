@@ -88,6 +88,36 @@ describe('extractUsage (non-streaming bodies)', () => {
     expect(extractUsage('openai', { choices: [] })).toBeUndefined();
     expect(extractUsage('anthropic', 'not json')).toBeUndefined();
     expect(extractUsage('openai', { usage: null })).toBeUndefined();
+    // A transcription's duration is not a token usage: its answer is not taken for a free one.
+    expect(extractUsage('openai', { text: 'hi', usage: { type: 'duration', seconds: 12 } })).toBeUndefined();
+  });
+
+  it('reads A audio tokens as parts of the prompt and completion counts', () => {
+    const raw = {
+      prompt_tokens: 1100,
+      completion_tokens: 550,
+      total_tokens: 1650,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 1000 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 500 },
+    };
+    expect(extractUsage('openai', { usage: raw })).toEqual(usage({ inputTokens: 1100, outputTokens: 550, audioInputTokens: 1000, audioOutputTokens: 500 }));
+  });
+
+  it('reads the Responses-style usage a D provider answers through the catch-all', () => {
+    const raw = { input_tokens: 120, input_tokens_details: { cached_tokens: 100 }, output_tokens: 80, output_tokens_details: { reasoning_tokens: 50 }, total_tokens: 200 };
+    expect(extractUsage('openai', { object: 'response', usage: raw })).toEqual(usage({ inputTokens: 120, outputTokens: 80, cachedInputTokens: 100, reasoningTokens: 50 }));
+  });
+
+  it('reads B server tool uses (positive counts only) in a message and in a stream', () => {
+    const raw = { input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 2, web_fetch_requests: 0, note: 'x' } };
+    expect(extractUsage('anthropic', { usage: raw })).toEqual(usage({ inputTokens: 10, outputTokens: 5, serverToolUses: { web_search_requests: 2 } }));
+    const stream = [
+      `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } })}\n\n`,
+      `event: message_delta\ndata: ${JSON.stringify({ type: 'message_delta', usage: { output_tokens: 3, server_tool_use: { web_search_requests: 1 } } })}\n\n`,
+      `event: message_delta\ndata: ${JSON.stringify({ type: 'message_delta', usage: { output_tokens: 5, server_tool_use: { web_search_requests: 2, web_fetch_requests: 1 } } })}\n\n`,
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+    ].join('');
+    expect(track('anthropic', stream, 5).usage).toEqual(usage({ inputTokens: 10, outputTokens: 5, serverToolUses: { web_search_requests: 2, web_fetch_requests: 1 } }));
   });
 });
 
@@ -114,6 +144,20 @@ describe('SseUsageTracker', () => {
     const tracker = track('gemini', geminiSse(GEMINI_STREAM_TEXT), size);
     expect(tracker.usage).toEqual(usage({ inputTokens: 11, outputTokens: 12 }));
     expect(tracker.completed).toBe(true);
+  });
+
+  it.each([1, 7, 64])('a Responses-style stream: usage from response.completed, text from its deltas (split every %i bytes)', (size) => {
+    const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const stream = [
+      event('response.created', { response: { id: 'resp_1', status: 'in_progress', usage: null } }),
+      event('response.output_text.delta', { item_id: 'msg_1', delta: 'Hello ' }),
+      event('response.output_text.delta', { item_id: 'msg_1', delta: 'world' }),
+      event('response.completed', { response: { id: 'resp_1', status: 'completed', usage: { input_tokens: 9, output_tokens: 2, total_tokens: 11 } } }),
+    ].join('');
+    const tracker = track('openai', stream, size);
+    expect(tracker.usage).toEqual(usage({ inputTokens: 9, outputTokens: 2 }));
+    expect(tracker.usageFinal).toBe(true);
+    expect(tracker.textChars).toBe('Hello world'.length);
   });
 
   it('accepts CRLF framing and string chunks', () => {

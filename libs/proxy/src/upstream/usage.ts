@@ -21,6 +21,12 @@ export interface TokenUsage {
   /** B: the part of `cacheCreationInputTokens` written to the 1-hour cache (priced higher still). */
   cacheCreation1hInputTokens: number;
   reasoningTokens: number;
+  /** A: the audio part of `inputTokens` (`prompt_tokens_details.audio_tokens`), priced as audio. */
+  audioInputTokens?: number;
+  /** A: the audio part of `outputTokens` (`completion_tokens_details.audio_tokens`), priced as audio. */
+  audioOutputTokens?: number;
+  /** B: uses of server tools by counter (`server_tool_use`: `web_search_requests`, ...), priced per use. */
+  serverToolUses?: Readonly<Record<string, number>>;
 }
 
 const int = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v) : 0);
@@ -35,17 +41,39 @@ function usage(input: number, output: number, extra: Partial<TokenUsage> = {}, t
     cacheCreationInputTokens: extra.cacheCreationInputTokens ?? 0,
     cacheCreation1hInputTokens: extra.cacheCreation1hInputTokens ?? 0,
     reasoningTokens: extra.reasoningTokens ?? 0,
+    audioInputTokens: extra.audioInputTokens || undefined,
+    audioOutputTokens: extra.audioOutputTokens || undefined,
+    serverToolUses: extra.serverToolUses,
   };
 }
 
-/** Format-A `usage` (chat completions, embeddings, a stream's last chunk); Groq's `x_groq.usage` too. */
+/**
+ * Format-A `usage` (chat completions, embeddings, a stream's last chunk); Groq's `x_groq.usage` too;
+ * and the Responses-style shape a D provider's catch-all may answer with (`input_tokens`,
+ * `output_tokens`, their `_details`). Undefined for an object with neither (Whisper's `{type:
+ * 'duration', seconds}`): not a token usage.
+ */
 export function fromOpenAIUsage(raw: unknown): TokenUsage | undefined {
   if (!isJsonObject(raw)) return undefined;
-  const cached = int(obj(raw.prompt_tokens_details).cached_tokens) || int(raw.prompt_cache_hit_tokens);
+  if (raw.prompt_tokens === undefined && raw.completion_tokens === undefined) return fromResponsesUsage(raw);
+  const prompt = obj(raw.prompt_tokens_details);
+  const completion = obj(raw.completion_tokens_details);
+  const cached = int(prompt.cached_tokens) || int(raw.prompt_cache_hit_tokens);
   return usage(
     int(raw.prompt_tokens),
     int(raw.completion_tokens),
-    { cachedInputTokens: cached, reasoningTokens: int(obj(raw.completion_tokens_details).reasoning_tokens) },
+    { cachedInputTokens: cached, reasoningTokens: int(completion.reasoning_tokens), audioInputTokens: int(prompt.audio_tokens), audioOutputTokens: int(completion.audio_tokens) },
+    int(raw.total_tokens),
+  );
+}
+
+function fromResponsesUsage(raw: JsonObject): TokenUsage | undefined {
+  if (raw.input_tokens === undefined && raw.output_tokens === undefined) return undefined;
+  const input = obj(raw.input_tokens_details);
+  return usage(
+    int(raw.input_tokens),
+    int(raw.output_tokens),
+    { cachedInputTokens: int(input.cached_tokens), reasoningTokens: int(obj(raw.output_tokens_details).reasoning_tokens), audioInputTokens: int(input.audio_tokens) },
     int(raw.total_tokens),
   );
 }
@@ -62,7 +90,19 @@ export function fromAnthropicUsage(raw: unknown): TokenUsage | undefined {
     cachedInputTokens: cacheRead,
     cacheCreationInputTokens: cacheWrite,
     cacheCreation1hInputTokens: Math.min(cacheWrite, int(obj(raw.cache_creation).ephemeral_1h_input_tokens)),
+    serverToolUses: toolUses(raw.server_tool_use),
   });
+}
+
+/** B's `server_tool_use` counters that are positive counts; undefined when there are none. */
+function toolUses(raw: unknown): Record<string, number> | undefined {
+  if (!isJsonObject(raw)) return undefined;
+  let uses: Record<string, number> | undefined;
+  for (const [counter, value] of Object.entries(raw)) {
+    const count = int(value);
+    if (count > 0) (uses ??= {})[counter] = count;
+  }
+  return uses;
 }
 
 /** Gemini's native `usageMetadata`. */
@@ -85,10 +125,11 @@ const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 const ERROR_OBJECT = /"error"\s*:\s*\{/;
 /**
  * The string values of an event that carry answer text: format A's `content`, tool-call
- * `arguments`, reasoning and refusals; format B's `text`, `partial_json` and `thinking` deltas
+ * `arguments`, reasoning and refusals (and a Responses-style event's string `delta`); format B's
+ * `text`, `partial_json` and `thinking` deltas
  * (Gemini's `text` parts too). Read without parsing the event (most events of a stream are these).
  */
-const A_TEXT = /"(?:content|arguments|reasoning_content|reasoning|refusal)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
+const A_TEXT = /"(?:content|arguments|reasoning_content|reasoning|refusal|delta)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
 const B_TEXT = /"(?:text|partial_json|thinking)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
 
 /** Characters of the matched JSON strings (escaped as sent: an estimate, like the tokens made of it). */
@@ -205,7 +246,8 @@ export class SseUsageTracker {
     if (!USAGE_OBJECT.test(data) && !ERROR_OBJECT.test(data)) return;
     const parsed = parse(data);
     if (isJsonObject(parsed.error)) this.failed = true;
-    this.current = fromOpenAIUsage(parsed.usage) ?? fromOpenAIUsage(obj(parsed.x_groq).usage) ?? this.current;
+    // A Responses-style stream (the D catch-all) reports usage in `response.completed`'s `response`.
+    this.current = fromOpenAIUsage(parsed.usage) ?? fromOpenAIUsage(obj(parsed.x_groq).usage) ?? fromOpenAIUsage(obj(parsed.response).usage) ?? this.current;
   }
 
   private onAnthropicEvent(name: string | undefined, data: string): void {

@@ -28,7 +28,8 @@ export class PostChatNotificationUseCase {
     // Removed, disabled or narrowed since the event was queued.
     if (!chatWants(integration, event)) return;
     const url = this.cipher.decrypt(orgId, integration.url);
-    const outcome = await this.poster.post(url, JSON.stringify({ text: describeEvent(event) }), { 'Content-Type': 'application/json' });
+    // The path of an incoming-webhook URL is its secret, whatever the host.
+    const outcome = await this.poster.post(url, JSON.stringify({ text: describeEvent(event) }), { 'Content-Type': 'application/json' }, { secretPath: true });
     await this.repos.chatIntegrations.recordDelivery(orgId, outcome.error);
     if (outcome.error === null) return;
     this.logger.info({ org_id: orgId, event_id: event.id, attempt: job.attempt, error: outcome.error }, 'team-chat post failed');

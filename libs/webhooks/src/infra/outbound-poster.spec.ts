@@ -59,6 +59,19 @@ describe('OutboundPoster', () => {
     expect((outcome.error as string).length).toBeLessThan(220);
   });
 
+  it('keeps the credential parts of the URL out of the error when the receiver echoes its request', async () => {
+    handler = (req, res) => res.writeHead(500).end(`no such hook: ${req.url ?? ''} (${decodeURIComponent(req.url ?? '')})`);
+    // A team-chat URL: its path is the secret whatever the host, and it may be cut by the 200-character snippet.
+    const chat = `${base}/services/T000/B000/${'chatsecret'.repeat(3)}`;
+    const outcome = await poster().post(chat, '{}', {}, { secretPath: true });
+    expect(outcome).toMatchObject({ statusCode: 500, error: 'HTTP 500: no such hook: [REDACTED] ([REDACTED])' });
+    // A webhook: only its credential query values (and user info) are secret; the path stays readable.
+    const hook = await poster().post(`${base}/hook?token=tok-1234567890&x=1`, '{}', {});
+    expect(hook.error).toBe('HTTP 500: no such hook: /hook?token=[REDACTED]&x=1 (/hook?token=[REDACTED]&x=1)');
+    const cut = await poster().post(`${base}/${'p'.repeat(170)}/cut-secret-abcdefghijklmnop`, '{}', {}, { secretPath: true });
+    expect(cut.error).not.toMatch(/cut-secret|abcdefgh/);
+  });
+
   it('never follows a redirect: the 3xx is the outcome and the Location is not called', async () => {
     handler = (req, res) => (req.url === '/moved' ? res.writeHead(302, { Location: `${base}/target` }).end() : res.end('target'));
     const outcome = await poster().post(`${base}/moved`, '{}', {});

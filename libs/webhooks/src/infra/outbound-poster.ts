@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { checkOutboundUrl, createBoundedResolver, createOutboundAgent, HostResolver, OutboundBlockedError, raceTimeout, SERVICE_VERSION } from '@svc/platform';
+import { checkOutboundUrl, createBoundedResolver, createOutboundAgent, HostResolver, OutboundBlockedError, raceTimeout, scrubSecrets, secretsOfUrl, SERVICE_VERSION } from '@svc/platform';
 
 /** Injection token of the dispatcher's OutboundPoster. */
 export const OUTBOUND_POSTER = Symbol('OUTBOUND_POSTER');
@@ -62,7 +62,20 @@ export class OutboundPoster {
     this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, connectTimeoutMs: options.timeoutMs + 1_000, resolve: this.resolve });
   }
 
-  async post(url: string, body: string, headers: Record<string, string>): Promise<PostOutcome> {
+  /**
+   * POSTs `body` to `url`. The outcome's error never holds the credential parts of `url`
+   * (`secretsOfUrl`: user info, credential query values, and the path of an incoming webhook or,
+   * with `secretPath`, of any URL): a receiver's error page that echoes the request would otherwise
+   * put a team-chat URL's secret into the logs, the queue's failed-job record and the integration's
+   * `last_error`.
+   */
+  async post(url: string, body: string, headers: Record<string, string>, options: { secretPath?: boolean } = {}): Promise<PostOutcome> {
+    const secrets = secretsOfUrl(url, options.secretPath);
+    const outcome = await this.attempt(url, body, headers, secrets);
+    return outcome.error === null ? outcome : { ...outcome, error: scrubSecrets(outcome.error, secrets) };
+  }
+
+  private async attempt(url: string, body: string, headers: Record<string, string>, secrets: readonly string[]): Promise<PostOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const remaining = () => Math.max(0, this.options.timeoutMs - elapsed());
@@ -107,7 +120,7 @@ export class OutboundPoster {
           await responseBody.dump({ limit: BODY_READ_LIMIT }).catch(() => undefined);
           return { statusCode, latencyMs, error: null, blocked: false };
         }
-        const snippet = await readSnippet(responseBody);
+        const snippet = await readSnippet(responseBody, secrets);
         const redirect = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : '';
         return { statusCode, latencyMs, error: `HTTP ${statusCode}${redirect}${snippet ? `: ${snippet}` : ''}`, blocked: false };
       } finally {
@@ -161,8 +174,11 @@ function describeNetworkError(error: unknown): string {
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-/** The start of a failed response's body: what arrived before the limit, the end, or the deadline's cut. */
-async function readSnippet(body: AsyncIterable<Buffer | string> & { destroy(): unknown }): Promise<string> {
+/**
+ * The start of a failed response's body: what arrived before the limit, the end, or the deadline's
+ * cut, with `secrets` scrubbed before it is cut (so no piece of one is left at the cut).
+ */
+async function readSnippet(body: AsyncIterable<Buffer | string> & { destroy(): unknown }, secrets: readonly string[]): Promise<string> {
   let text = '';
   try {
     for await (const chunk of body) {
@@ -173,6 +189,6 @@ async function readSnippet(body: AsyncIterable<Buffer | string> & { destroy(): u
     // Cut at the deadline, or the connection broke: keep what arrived.
   }
   body.destroy();
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = scrubSecrets(text, secrets).replace(/\s+/g, ' ').trim();
   return flat.length <= BODY_SNIPPET_CHARS ? flat : `${flat.slice(0, BODY_SNIPPET_CHARS - 1)}…`;
 }

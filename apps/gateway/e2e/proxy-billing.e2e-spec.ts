@@ -1,0 +1,133 @@
+import { UsageRecordEntity } from '@svc/domain';
+import { costOf, SERVER_TOOL_FEES } from '@svc/governance';
+import { createOrg, GatewayHarness, postJson, PROVIDER_KEY, setPolicy, startGateway, TestOrg, usageOf } from './harness';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What a proxied request costs where the provider bills more than prompt and answer text: the D
+ * catch-all's calls without a prompt, answers with a Responses-style usage, A's audio tokens and
+ * B's server tools. Each is checked in the usage record (and `X-SVC-Cost` where it differs).
+ */
+describe('gateway billing: what the record charges beyond plain tokens', () => {
+  let gw: GatewayHarness;
+
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(() => gw.stop());
+  beforeEach(() => gw.mock.reset());
+
+  const auth = (org: TestOrg) => ({ 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY });
+
+  async function recordOf(requestId: string | null, org: TestOrg): Promise<UsageRecordEntity> {
+    for (let i = 0; i < 40; i++) {
+      const record = await usageOf(gw, requestId, org.orgId);
+      if (record) return record;
+      await sleep(25);
+    }
+    throw new Error(`no usage record for ${requestId}`);
+  }
+
+  /** The mock answers the next matching request with `body` (a canned provider answer, status 200). */
+  const answerWith = (path: string, body: unknown, headers?: Record<string, string>) => gw.mock.setBehavior({ match: { path }, fail: { status: 200, body, ...(headers ? { headers } : {}) } });
+
+  it('D catch-all: a GET of a job list or a file is estimated and charged nothing, so a tight cap or budget does not refuse it', async () => {
+    const org = await createOrg(gw, 'growth');
+    // Far below what 4,096 made-up output tokens would be estimated at ($0.06 at the default price).
+    await setPolicy(gw, org.orgId, { max_cost_per_request: 0.001, daily_budget: 0.01 });
+    // (`GET /v1/mistral/models` is the gateway's own list; these two reach the provider.)
+    for (const path of ['/v1/mistral/batch/jobs?status=RUNNING', '/v1/mistral/files/file-abc/content']) {
+      const res = await fetch(`${gw.url}${path}`, { headers: auth(org) });
+      await res.arrayBuffer();
+      expect([path, res.status, res.headers.get('x-svc-cost')]).toEqual([path, 200, '0']);
+      const record = await recordOf(res.headers.get('x-svc-request-id'), org);
+      expect(record).toMatchObject({ provider: 'mistral', status_code: 200, estimated_cost: 0, cost: 0, input_tokens: 0, output_tokens: 0, usage_source: 'none' });
+      expect(record.replay).toMatchObject({ estimated_input_tokens: 0, max_output_tokens: 0 });
+    }
+  });
+
+  it('D catch-all: a call with a prompt and an answer without usage is still charged its estimate', async () => {
+    const org = await createOrg(gw, 'growth');
+    const body = { model: 'mistral-small-latest', agent_id: 'ag_1', messages: [{ role: 'user', content: 'plan my week' }], max_tokens: 50 };
+    const res = await postJson(`${gw.url}/v1/mistral/agents/completions`, body, auth(org));
+    expect(res.status).toBe(200); // the mock's echo: no usage in it
+    const record = await recordOf(res.headers.get('x-svc-request-id'), org);
+    expect(record).toMatchObject({ usage_source: 'estimate', input_tokens: record.replay.estimated_input_tokens, output_tokens: 50 });
+    expect(record.estimated_cost).toBeGreaterThan(0);
+    expect(record.cost).toBeCloseTo(costOf('mistral-small-latest', { input_tokens: record.input_tokens, output_tokens: 50 }), 12);
+  });
+
+  it('D catch-all: a Responses-style usage (input_tokens, output_tokens) is the provider account, whole or streamed', async () => {
+    const org = await createOrg(gw, 'growth');
+    const usage = { input_tokens: 1200, input_tokens_details: { cached_tokens: 0 }, output_tokens: 300, output_tokens_details: { reasoning_tokens: 100 }, total_tokens: 1500 };
+    answerWith('/responses', { id: 'resp_1', object: 'response', status: 'completed', output: [], usage });
+    const body = { model: 'llama-3.3-70b-versatile', input: 'Write a haiku about tokens', max_output_tokens: 500 };
+    const whole = await postJson(`${gw.url}/v1/groq/responses`, body, auth(org));
+    expect(whole.status).toBe(200);
+    const expected = costOf('llama-3.3-70b-versatile', { input_tokens: 1200, output_tokens: 300 });
+    const record = await recordOf(whole.headers.get('x-svc-request-id'), org);
+    expect(record).toMatchObject({ usage_source: 'provider', input_tokens: 1200, output_tokens: 300 });
+    expect(record.cost).toBeCloseTo(expected, 12);
+    expect(record.replay.max_output_tokens).toBe(500);
+
+    const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const sse = [
+      event('response.created', { response: { id: 'resp_2', status: 'in_progress', usage: null } }),
+      event('response.output_text.delta', { item_id: 'msg_1', delta: 'Tokens fall like rain' }),
+      event('response.completed', { response: { id: 'resp_2', status: 'completed', usage } }),
+    ].join('');
+    answerWith('/responses', sse, { 'content-type': 'text/event-stream' });
+    const res = await fetch(`${gw.url}/v1/groq/responses`, { method: 'POST', headers: { ...auth(org), 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+    expect(await res.text()).toBe(sse);
+    const streamed = await recordOf(res.headers.get('x-svc-request-id'), org);
+    expect(streamed).toMatchObject({ stream: true, usage_source: 'provider', input_tokens: 1200, output_tokens: 300 });
+    expect(streamed.cost).toBeCloseTo(expected, 12);
+  });
+
+  it('A: audio tokens are charged at the audio prices', async () => {
+    const org = await createOrg(gw, 'growth');
+    const usage = {
+      prompt_tokens: 1100,
+      completion_tokens: 550,
+      total_tokens: 1650,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 1000 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 500 },
+    };
+    const message = { role: 'assistant', content: null, audio: { id: 'audio_1', data: 'AAAA', transcript: 'Hi there', expires_at: 1 } };
+    answerWith('/chat/completions', { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-audio-preview', choices: [{ index: 0, message, finish_reason: 'stop' }], usage });
+    const body = { model: 'gpt-4o-audio-preview', modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' }, messages: [{ role: 'user', content: 'Say hi' }] };
+    const res = await postJson(`${gw.url}/v1/chat/completions`, body, auth(org));
+    expect(res.status).toBe(200);
+    const record = await recordOf(res.headers.get('x-svc-request-id'), org);
+    expect(record).toMatchObject({ usage_source: 'provider', input_tokens: 1100, output_tokens: 550 });
+    // gpt-4o-audio-preview: 2.5 text / 40 audio input, 10 text / 80 audio output per 1M.
+    expect(record.cost).toBeCloseTo((100 * 2.5 + 1000 * 40 + 50 * 10 + 500 * 80) / 1e6, 12);
+  });
+
+  it('B: web searches are charged $10 per 1,000 on top of the tokens, whole and streamed; web fetches their tokens only', async () => {
+    const org = await createOrg(gw, 'growth');
+    const search = { type: 'web_search_20250305', name: 'web_search', max_uses: 2 };
+    const fetchTool = { type: 'web_fetch_20250910', name: 'web_fetch' };
+    const body = { model: 'claude-sonnet-4-5', max_tokens: 200, tools: [search], messages: [{ role: 'user', content: 'What changed in the news today?' }] };
+    const tokensOf = (record: UsageRecordEntity) => costOf('claude-sonnet-4-5', { input_tokens: record.input_tokens, output_tokens: record.output_tokens });
+
+    const whole = await postJson(`${gw.url}/v1/messages`, body, auth(org));
+    expect(whole.status).toBe(200);
+    expect(whole.body.usage.server_tool_use).toEqual({ web_search_requests: 1 });
+    const record = await recordOf(whole.headers.get('x-svc-request-id'), org);
+    expect(record.usage_source).toBe('provider');
+    expect(record.cost).toBeCloseTo(tokensOf(record) + SERVER_TOOL_FEES.web_search_requests, 12);
+
+    const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { ...auth(org), 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+    expect(await res.text()).toContain('"server_tool_use":{"web_search_requests":1}');
+    const streamed = await recordOf(res.headers.get('x-svc-request-id'), org);
+    expect(streamed).toMatchObject({ stream: true, usage_source: 'provider' });
+    expect(streamed.cost).toBeCloseTo(tokensOf(streamed) + 0.01, 12);
+
+    const fetched = await postJson(`${gw.url}/v1/messages`, { ...body, tools: [fetchTool] }, auth(org));
+    expect(fetched.body.usage.server_tool_use).toEqual({ web_search_requests: 0, web_fetch_requests: 1 });
+    const fetchRecord = await recordOf(fetched.headers.get('x-svc-request-id'), org);
+    expect(fetchRecord.cost).toBeCloseTo(tokensOf(fetchRecord), 12);
+  });
+});
