@@ -75,6 +75,44 @@ describe('estimateCost with prompt-cache markers', () => {
   });
 });
 
+describe('estimateCost with a long-context tier', () => {
+  const body = { model: 'mine', max_tokens: 100, messages: [{ role: 'user', content: prompt }] };
+  /** A model whose tier starts above `above` input tokens: 1 / 2 per 1M below, 10 / 20 above, cache writes 1.25x. */
+  const tableAbove = (above: number) => ({
+    mine: { input: 1, output: 2, cache_write: 1.25, long_context: { above_input_tokens: above, price: { input: 10, output: 20, cache_write: 12.5 } } },
+  });
+
+  it('prices counted input at, and just below, the threshold at the base prices, and one token above it at the tier for input and output', () => {
+    const counted = countInput('mine', body).tokens;
+    expect(counted).toBeGreaterThan(100);
+    for (const above of [counted, counted + 1]) {
+      const estimate = estimateCost('mine', body, { table: tableAbove(above) });
+      expect(estimate).toEqual({ input_tokens: counted, output_tokens: 100, estimated_cost: (counted * 1 + 100 * 2) / 1e6 });
+    }
+    const long = estimateCost('mine', body, { table: tableAbove(counted - 1) });
+    expect(long).toEqual({ input_tokens: counted, output_tokens: 100, estimated_cost: (counted * 10 + 100 * 20) / 1e6, long_context: counted - 1 });
+  });
+
+  it('prices cache writes at the tier\'s write price above the threshold', () => {
+    const marked = { ...body, system: [{ type: 'text', text: 'Rules.', cache_control: ephemeral }] };
+    const counted = countInput('mine', marked).tokens;
+    const estimate = estimateCost('mine', marked, { table: tableAbove(counted - 1) });
+    expect(estimate).toMatchObject({ cache_write: '5m', long_context: counted - 1 });
+    expect(estimate.estimated_cost).toBeCloseTo((counted * 12.5 + 100 * 20) / 1e6, 18);
+  });
+
+  it('estimates a Claude Sonnet 4.5 prompt above 200K tokens at $6 / $22.50 per 1M, a 20K one at $3 / $15', () => {
+    const long = { model: 'claude-sonnet-4-5', max_tokens: 1000, messages: [{ role: 'user', content: 'token '.repeat(220_000) }] };
+    const estimate = estimateCost('anthropic/claude-sonnet-4-5', long);
+    expect(estimate.input_tokens).toBeGreaterThan(200_000);
+    expect(estimate).toMatchObject({ output_tokens: 1000, long_context: 200_000 });
+    expect(estimate.estimated_cost).toBeCloseTo((estimate.input_tokens * 6 + 1000 * 22.5) / 1e6, 15);
+    const short = estimateCost('anthropic/claude-sonnet-4-5', { ...long, messages: [{ role: 'user', content: 'token '.repeat(20_000) }] });
+    expect(short.long_context).toBeUndefined();
+    expect(short.estimated_cost).toBeCloseTo((short.input_tokens * 3 + 1000 * 15) / 1e6, 15);
+  });
+});
+
 describe('estimatePassthroughCost (the D catch-all)', () => {
   it.each([
     ['a GET (no body)', undefined],

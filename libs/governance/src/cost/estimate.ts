@@ -1,4 +1,4 @@
-import { PriceOptions, TokenUsage, costOf } from './price-lookup';
+import { PriceOptions, TokenUsage, costAtPrice, priceFor } from './price-lookup';
 import { CacheWrite, countInput, isEmbeddingsRequest, isTokenPricedBody, maxOutputTokens } from './tokens';
 
 export interface CostEstimate {
@@ -9,6 +9,11 @@ export interface CostEstimate {
   estimated_cost: number;
   /** Set when the input was priced as prompt-cache writes (a `cache_control` marker, a model with write prices). */
   cache_write?: Exclude<CacheWrite, 'none'>;
+  /**
+   * Set when the counted input is above the model's long-context threshold (this number of input
+   * tokens): the whole request is priced at the model's long-context prices.
+   */
+  long_context?: number;
 }
 
 /**
@@ -16,17 +21,25 @@ export interface CostEstimate {
  * A body with a `cache_control` marker may write its whole prompt to the provider's cache, billed
  * above the input price: its input is priced at the write rate instead (the 1-hour one if any
  * marker asks for `ttl: "1h"`), when that is higher, so the estimate stays an upper bound.
+ * A model with a long-context tier (`ModelPrice.long_context`) whose counted input is above its
+ * threshold is priced at the tier, input and output, as the recorded cost will be.
  */
 export function estimateCost(model: string, body: unknown, options: PriceOptions = {}): CostEstimate {
   const { tokens: input_tokens, cacheWrite } = countInput(model, body);
   const output_tokens = isEmbeddingsRequest(body) ? 0 : maxOutputTokens(body);
-  const estimated_cost = costOf(model, { input_tokens, output_tokens }, options);
-  if (cacheWrite === 'none') return { input_tokens, output_tokens, estimated_cost };
+  const price = priceFor(model, options);
+  const estimated_cost = costAtPrice(price, { input_tokens, output_tokens });
+  const tier = price.long_context;
+  const estimate: CostEstimate =
+    tier !== undefined && input_tokens > tier.above_input_tokens
+      ? { input_tokens, output_tokens, estimated_cost, long_context: tier.above_input_tokens }
+      : { input_tokens, output_tokens, estimated_cost };
+  if (cacheWrite === 'none') return estimate;
   const written: TokenUsage =
     cacheWrite === '1h' ? { cache_write_1h_input_tokens: input_tokens, output_tokens } : { cache_write_input_tokens: input_tokens, output_tokens };
-  const writeCost = costOf(model, written, options);
-  if (writeCost <= estimated_cost) return { input_tokens, output_tokens, estimated_cost };
-  return { input_tokens, output_tokens, estimated_cost: writeCost, cache_write: cacheWrite };
+  const writeCost = costAtPrice(price, written);
+  if (writeCost <= estimated_cost) return estimate;
+  return { ...estimate, estimated_cost: writeCost, cache_write: cacheWrite };
 }
 
 /**

@@ -103,19 +103,44 @@ function tokens(value: number | undefined): number {
 
 /** Cost in USD at full floating-point precision (stored and summed as is; `roundUsd` only where it is shown). */
 export function costOf(model: string, usage: TokenUsage, options: PriceOptions = {}): number {
-  const price = priceFor(model, options);
-  const cachedRate = price.cached_input ?? price.input;
-  const writeRate = price.cache_write ?? price.input;
+  return costAtPrice(priceFor(model, options), usage);
+}
+
+/**
+ * `costOf` at a price already looked up. A model with a long-context tier whose prompt (every input
+ * token of `usage`: `promptTokensOf`) is above the tier's threshold pays the tier's prices for all
+ * of its tokens; any other request, and a model without a tier, pays `price`.
+ */
+export function costAtPrice(price: ModelPrice, usage: TokenUsage): number {
+  const tier = price.long_context;
+  const rates = tier !== undefined && promptTokensOf(usage) > tier.above_input_tokens ? tier.price : price;
+  const cachedRate = rates.cached_input ?? rates.input;
+  const writeRate = rates.cache_write ?? rates.input;
   const tokenCost =
-    (tokens(usage.input_tokens) * price.input +
+    (tokens(usage.input_tokens) * rates.input +
       tokens(usage.cached_input_tokens) * cachedRate +
       tokens(usage.cache_write_input_tokens) * writeRate +
-      tokens(usage.cache_write_1h_input_tokens) * (price.cache_write_1h ?? writeRate) +
-      tokens(usage.audio_input_tokens) * (price.audio_input ?? price.input) +
-      tokens(usage.output_tokens) * price.output +
-      tokens(usage.audio_output_tokens) * (price.audio_output ?? price.output)) /
+      tokens(usage.cache_write_1h_input_tokens) * (rates.cache_write_1h ?? writeRate) +
+      tokens(usage.audio_input_tokens) * (rates.audio_input ?? rates.input) +
+      tokens(usage.output_tokens) * rates.output +
+      tokens(usage.audio_output_tokens) * (rates.audio_output ?? rates.output)) /
     1_000_000;
   return usage.tool_uses ? tokenCost + toolFees(price, usage.tool_uses) : tokenCost;
+}
+
+/**
+ * The prompt's tokens: input, cache reads, both cache writes and audio input (each counted once:
+ * `TokenUsage`'s parts are disjoint). A long-context tier's threshold is measured on this, as B (input
+ * plus cache reads and writes), A (`prompt_tokens`) and C (`promptTokenCount`, cached included) bill.
+ */
+export function promptTokensOf(usage: TokenUsage): number {
+  return (
+    tokens(usage.input_tokens) +
+    tokens(usage.cached_input_tokens) +
+    tokens(usage.cache_write_input_tokens) +
+    tokens(usage.cache_write_1h_input_tokens) +
+    tokens(usage.audio_input_tokens)
+  );
 }
 
 /** The per-use fees of provider-run tools (a counter without a fee costs nothing beyond its tokens). */

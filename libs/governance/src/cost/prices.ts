@@ -1,6 +1,6 @@
 /**
  * Model prices in USD per 1 million tokens: public list prices of the vendors at the time of
- * writing (standard tier, prompts below any long-context surcharge, no batch discount).
+ * writing (standard tier, no batch discount).
  * `cached_input` is the cache-read price; absent means cached input costs the input price.
  * `cache_write` and `cache_write_1h` price prompt tokens written to the provider's cache (B: 5-minute
  * and 1-hour cache writes, above the input price); absent means the input price.
@@ -13,6 +13,8 @@
  * `completion_tokens_details.audio_tokens`); absent means the text price.
  * `tool_fees` are USD per use of a provider-run tool, by the counter the provider's usage reports it
  * under; absent means SERVER_TOOL_FEES.
+ * `long_context` is the price of a request whose prompt is longer than a threshold (see
+ * `LongContextPrice`); absent means every request pays the prices above, however long.
  */
 
 export interface ModelPrice {
@@ -24,6 +26,20 @@ export interface ModelPrice {
   audio_input?: number;
   audio_output?: number;
   tool_fees?: Readonly<Record<string, number>>;
+  long_context?: Readonly<LongContextPrice>;
+}
+
+/**
+ * A long-context tier, as the vendors bill it: a request whose prompt has more than
+ * `above_input_tokens` tokens pays `price` for all of its tokens (input, cache reads and writes,
+ * output), not only for those past the threshold. The prompt is every input token the request
+ * sends: B's `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens`, A's
+ * `prompt_tokens` and C's `promptTokenCount`, cached tokens included. `price` has no tier or tool
+ * fees of its own (the model's tool fees apply).
+ */
+export interface LongContextPrice {
+  above_input_tokens: number;
+  price: Readonly<Omit<ModelPrice, 'long_context' | 'tool_fees'>>;
 }
 
 /**
@@ -48,6 +64,8 @@ const b = (input: number, cache_write: number, cache_write_1h: number, cached_in
   cache_write,
   cache_write_1h,
 });
+/** `price` with a long-context tier: prompts above `above_input_tokens` pay `long` for every token. */
+const tiered = (price: ModelPrice, above_input_tokens: number, long: ModelPrice): ModelPrice => ({ ...price, long_context: { above_input_tokens, price: long } });
 /** A prices with audio tokens: text input, text output, audio input, audio output. */
 const audio = (input: number, output: number, audio_input: number, audio_output: number): ModelPrice => ({ input, output, audio_input, audio_output });
 
@@ -66,6 +84,12 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'gpt-5-nano': p(0.05, 0.4, 0.005),
   'gpt-5-pro': p(15, 120),
   'gpt-5.1': p(1.25, 10, 0.125),
+  // GPT-5.4 and 5.4 pro (1.05M context): a prompt above 272K tokens pays 2x input and 1.5x output
+  // for the whole request; mini and nano (400K context) have no tier.
+  'gpt-5.4': tiered(p(2.5, 15, 0.25), 272_000, p(5, 22.5, 0.5)),
+  'gpt-5.4-pro': tiered(p(30, 180), 272_000, p(60, 270)),
+  'gpt-5.4-mini': p(0.75, 4.5, 0.075),
+  'gpt-5.4-nano': p(0.2, 1.25, 0.02),
   'gpt-4-turbo': p(10, 30),
   'gpt-4-1106': p(10, 30),
   'gpt-4-0125': p(10, 30),
@@ -97,12 +121,16 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'text-embedding-3-large': p(0.13, 0),
   'text-embedding-ada-002': p(0.1, 0),
 
-  // Provider B (anthropic): input, cache writes (5 minutes, 1 hour), cache read, output
+  // Provider B (anthropic): input, cache writes (5 minutes, 1 hour), cache read, output.
+  // Sonnet 4 and 4.5 with the 1M-context beta: a prompt above 200K tokens pays 2x input (and cache
+  // prices) and 1.5x output for the whole request. The 4.6 models serve 1M at their standard prices.
+  'claude-opus-4-6': b(5, 6.25, 10, 0.5, 25),
   'claude-opus-4-5': b(5, 6.25, 10, 0.5, 25),
   'claude-opus-4-1': b(15, 18.75, 30, 1.5, 75),
   'claude-opus-4': b(15, 18.75, 30, 1.5, 75),
-  'claude-sonnet-4-5': b(3, 3.75, 6, 0.3, 15),
-  'claude-sonnet-4': b(3, 3.75, 6, 0.3, 15),
+  'claude-sonnet-4-6': b(3, 3.75, 6, 0.3, 15),
+  'claude-sonnet-4-5': tiered(b(3, 3.75, 6, 0.3, 15), 200_000, b(6, 7.5, 12, 0.6, 22.5)),
+  'claude-sonnet-4': tiered(b(3, 3.75, 6, 0.3, 15), 200_000, b(6, 7.5, 12, 0.6, 22.5)),
   'claude-haiku-4-5': b(1, 1.25, 2, 0.1, 5),
   'claude-3-7-sonnet': b(3, 3.75, 6, 0.3, 15),
   'claude-3-5-sonnet': b(3, 3.75, 6, 0.3, 15),
@@ -110,12 +138,16 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'claude-3-opus': b(15, 18.75, 30, 1.5, 75),
   'claude-3-haiku': b(0.25, 0.3, 0.5, 0.03, 1.25),
 
-  // Provider C (gemini); prompts up to the long-context threshold
-  'gemini-2.5-pro': p(1.25, 10, 0.125),
+  // Provider C (gemini): the Pro models charge more for a prompt above 200K tokens (cached ones
+  // included), for the whole request
+  'gemini-3.1-pro': tiered(p(2, 12, 0.2), 200_000, p(4, 18, 0.4)),
+  'gemini-3-pro': tiered(p(2, 12, 0.2), 200_000, p(4, 18, 0.4)),
+  'gemini-2.5-pro': tiered(p(1.25, 10, 0.125), 200_000, p(2.5, 15, 0.25)),
   'gemini-2.5-flash': p(0.3, 2.5, 0.03),
   'gemini-2.5-flash-lite': p(0.1, 0.4, 0.01),
   'gemini-2.0-flash': p(0.1, 0.4, 0.025),
   'gemini-2.0-flash-lite': p(0.075, 0.3),
+  // Gemini 1.5 (retired): its prices for prompts up to 128K tokens, without its tier
   'gemini-1.5-pro': p(1.25, 5, 0.3125),
   'gemini-1.5-flash': p(0.075, 0.3, 0.01875),
   'gemini-1.5-flash-8b': p(0.0375, 0.15, 0.01),

@@ -58,6 +58,27 @@ describe('stage 2, cost estimate', () => {
     expect(estimateStage(unmarked).outcome).toBe('ALLOW');
   });
 
+  it('prices a prompt above the model\'s long-context threshold at the tier and says so when refusing', () => {
+    // Gemini's count is characters / 4: 1.5 tokens per 'token ', so 140,000 of them are some 210,000 tokens.
+    const body = { model: 'gemini-2.5-pro', max_tokens: 10, messages: [{ role: 'user', content: 'token '.repeat(140_000) }] };
+    const input = { provider: 'gemini', model: 'gemini-2.5-pro', body };
+    const ctx = contextFor({ profile: { policy: { max_cost_per_request: 0.4 } }, input });
+    const result = estimateStage(ctx);
+    const tokens = ctx.estimate?.input_tokens ?? 0;
+    expect(tokens).toBeGreaterThan(200_000);
+    // gemini-2.5-pro above 200K: 2.50 input, 15 output per 1M (1.25 and 10 below): $0.53 at the tier, $0.26 at the base prices.
+    expect(ctx.estimate).toMatchObject({ long_context: 200_000, output_tokens: 10 });
+    expect(ctx.estimate?.estimated_cost).toBeCloseTo((tokens * 2.5 + 10 * 15) / 1e6, 15);
+    if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(result.error.body.message).toMatch(/ \(\d+ input \+ 10 max output tokens, all at the model's long-context prices for prompts above 200000 tokens\) exceeds/);
+    // Some 199,500 tokens: the base prices, under the cap.
+    const below = contextFor({ profile: { policy: { max_cost_per_request: 0.4 } }, input: { ...input, body: { ...body, messages: [{ role: 'user', content: 'token '.repeat(133_000) }] } } });
+    expect(estimateStage(below).outcome).toBe('ALLOW');
+    expect(below.estimate?.input_tokens).toBeLessThanOrEqual(200_000);
+    expect(below.estimate?.long_context).toBeUndefined();
+    expect(below.estimate?.estimated_cost).toBeCloseTo(((below.estimate?.input_tokens ?? 0) * 1.25 + 10 * 10) / 1e6, 15);
+  });
+
   it.each([
     ['daily_budget', 'daily_budget', 'GW_COST_002'],
     ['auto_stop', 'daily_budget', 'GW_COST_002'],

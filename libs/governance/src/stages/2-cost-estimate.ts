@@ -7,7 +7,8 @@ import { usd } from '../chain/format';
 /**
  * Stage 2, cost estimate. In process: input tokens with the model family's tokenizer, output from
  * `max_tokens`/`max_completion_tokens` or 4096, the price table (input at the cache-write price
- * when the body carries a `cache_control` marker, `estimateCost`), and the per-request cap
+ * when the body carries a `cache_control` marker, the long-context prices above the model's
+ * threshold: `estimateCost`), and the per-request cap
  * (`cost_limit`). A D catch-all call without a prompt (a GET, a file, a batch job) is estimated at 0
  * (`estimatePassthroughCost`). The daily and monthly budgets and the daily named budgets with
  * `auto_stop` are checked in the counter script, which reserves the estimate atomically (`budgetRefusal`).
@@ -21,7 +22,7 @@ export function estimateStage(ctx: ChainContext): StageResult {
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {
-      message: `Estimated cost ${usd(estimate.estimated_cost)} (${estimate.input_tokens} input${writeNote(estimate.cache_write)} + ${estimate.output_tokens} max output tokens) exceeds the per-request limit of ${usd(cap)}.`,
+      message: `Estimated cost ${usd(estimate.estimated_cost)} (${estimate.input_tokens} input${writeNote(estimate.cache_write)} + ${estimate.output_tokens} max output tokens${longContextNote(estimate.long_context)}) exceeds the per-request limit of ${usd(cap)}.`,
       type: 'permission_error',
       code: 'cost_limit',
       gateway_error_code: 'GW_COST_001',
@@ -33,6 +34,10 @@ export function estimateStage(ctx: ChainContext): StageResult {
 function writeNote(cacheWrite: CostEstimate['cache_write']): string {
   if (cacheWrite === undefined) return '';
   return ` tokens priced as ${cacheWrite === '1h' ? '1-hour' : '5-minute'} cache writes`;
+}
+
+function longContextNote(threshold: CostEstimate['long_context']): string {
+  return threshold === undefined ? '' : `, all at the model's long-context prices for prompts above ${threshold} tokens`;
 }
 
 export type BudgetRefusalKind = 'daily_budget' | 'auto_stop' | 'monthly_budget';

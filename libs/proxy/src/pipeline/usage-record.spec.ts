@@ -50,6 +50,23 @@ describe('chargeOf', () => {
     expect(cost).toBeGreaterThan(costOf('claude-sonnet-4-20250514', { input_tokens: 1100, cached_input_tokens: 2000, output_tokens: 300 }));
   });
 
+  it('prices a request whose prompt is above the model\'s long-context threshold at the tier, cache reads and writes counted in', () => {
+    // claude-sonnet-4-5 above 200K prompt tokens: 6 input, 0.6 read, 7.5 5-minute write, 22.5 output per 1M.
+    // B's input_tokens 40,000, cache_read 150,000, cache_creation 10,001: a 200,001-token prompt.
+    const above = usage({ inputTokens: 200_001, outputTokens: 2000, cachedInputTokens: 150_000, cacheCreationInputTokens: 10_001 });
+    expect(chargeOf('anthropic', 'claude-sonnet-4-5', served(above), {}).cost).toBeCloseTo((40_000 * 6 + 150_000 * 0.6 + 10_001 * 7.5 + 2000 * 22.5) / 1e6, 15);
+    const at = usage({ inputTokens: 200_000, outputTokens: 2000, cachedInputTokens: 150_000, cacheCreationInputTokens: 10_000 });
+    expect(chargeOf('anthropic', 'claude-sonnet-4-5', served(at), {}).cost).toBeCloseTo((40_000 * 3 + 150_000 * 0.3 + 10_000 * 3.75 + 2000 * 15) / 1e6, 15);
+    // C (and A): the prompt count includes the cached tokens. gemini-2.5-pro above 200K: 2.5 input, 0.25 cached, 15 output.
+    const gemini = usage({ inputTokens: 250_000, outputTokens: 500, cachedInputTokens: 100_000 });
+    expect(chargeOf('gemini', 'gemini-2.5-pro', served(gemini), {}).cost).toBeCloseTo((150_000 * 2.5 + 100_000 * 0.25 + 500 * 15) / 1e6, 15);
+    // A stream left before its usage, charged the prompt stage 2 counted: above the threshold too.
+    const counted = { estimate: { input_tokens: 230_000, output_tokens: 400, estimated_cost: 0 } } as unknown as GovernanceDecision;
+    const left: FinishState = { ...stream({ textChars: 400 }), decision: counted };
+    expect(chargeOf('gemini', 'gemini-2.5-pro', left, {})).toMatchObject({ inputTokens: 230_000, outputTokens: 100, source: 'estimate' });
+    expect(chargeOf('gemini', 'gemini-2.5-pro', left, {}).cost).toBeCloseTo((230_000 * 2.5 + 100 * 15) / 1e6, 15);
+  });
+
   it('costs nothing when nothing was sent upstream, nor for an error answer', () => {
     expect(chargeOf('openai', 'gpt-4o', { status: 403, stream: false, agent: 'a' }, {})).toEqual({ cost: 0, inputTokens: 0, outputTokens: 0, source: 'none' });
     const error: FinishState = { status: 500, stream: false, agent: 'a', decision, result: exchanged({ status: 500 }) };

@@ -85,7 +85,9 @@ export function chargeOf(provider: string, model: string, state: FinishState, pr
 
 /**
  * The provider's usage at the price table: cached input and B's cache writes at their own prices,
- * A's audio tokens at the audio prices, B's server tools at their per-use fees.
+ * A's audio tokens at the audio prices, B's server tools at their per-use fees; the whole request at
+ * the model's long-context prices when its prompt (`usage.inputTokens`: every part passed here
+ * adds up to it) is above the model's threshold (`costOf`).
  */
 function costOfUsage(priced: string, usage: TokenUsage, outputTokens: number, prices: PriceOptions): number {
   const { cachedInputTokens: cached, cacheCreationInputTokens: written, cacheCreation1hInputTokens: written1h } = usage;
