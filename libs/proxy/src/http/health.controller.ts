@@ -96,6 +96,7 @@ export class GatewayHealthController {
         provider_messages: 'POST /v1/{provider}/messages',
         embeddings: 'POST /v1/embeddings',
         models: 'GET /v1/models',
+        model: 'GET /v1/models/{model}',
         approval_status: 'GET /v1/approvals/{approval_id}/status',
         providers_health: 'GET /v1/providers/health',
         detailed_health: 'GET /v1/health/detailed',

@@ -43,9 +43,20 @@ export class ModelsController {
   private async retrieve(id: string, request: FastifyRequest, reply: FastifyReply) {
     const principal = await this.proxy.authenticate(request, reply, 'gateway:read');
     const found = listModels(await this.proxy.registry(principal)).data.find((model) => model.id === id);
-    if (!found) {
-      throw new GatewayError(404, { message: `The model '${id}' is not listed. GET /v1/models lists the models.`, type: 'not_found_error', code: 'model_not_found', param: 'model' });
-    }
+    if (!found) throw modelNotFound(id, 'GET /v1/models lists the models.');
+    await reply.send(found);
+  }
+
+  @Get(':provider/models/:model')
+  @ApiOperation({
+    summary: "One model of a provider (the OpenAI SDK's models.retrieve() with baseURL {base_url}/v1/{provider})",
+    description:
+      "Scope: gateway:read. For a built-in A, B or C provider: the entry of GET /v1/{provider}/models with that id, else 404 `model_not_found`. Below a format-A compatible (D) provider's base the path is forwarded to the provider like any other (the catch-all).",
+  })
+  async providerModelEntry(@Param('provider') provider: string, @Param('model') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const { definition, data } = await this.modelsOf(provider, request, reply);
+    const found = data.find((model) => model.id === id);
+    if (!found) throw modelNotFound(id, `GET /v1/${provider}/models lists the models of ${definition.id}.`);
     await reply.send(found);
   }
 
@@ -90,3 +101,8 @@ export class ModelsController {
 
 /** `created_at` of a listed model in format B: the registry keeps no dates (format A lists `created: 0`). */
 const MODEL_EPOCH = new Date(0).toISOString();
+
+/** 404 `model_not_found` for an id the list does not hold. */
+function modelNotFound(id: string, hint: string): GatewayError {
+  return new GatewayError(404, { message: `The model '${id}' is not listed. ${hint}`, type: 'not_found_error', code: 'model_not_found', param: 'model' });
+}

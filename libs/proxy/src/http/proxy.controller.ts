@@ -3,6 +3,7 @@ import { ApiBody, ApiExcludeEndpoint, ApiHeader, ApiOperation, ApiParam, ApiSecu
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { ProxyCall, ProxyService } from '../pipeline/proxy.service';
+import { noSuchRoute } from '../pipeline/route-refusals';
 import { hijackReply, proxyRequestOf } from './proxy-io';
 
 const GATEWAY_KEY = ApiHeader({ name: 'X-SVC-API-Key', required: false, description: 'Gateway key (or Authorization: Bearer svc_..., or ?api_key=). Scope gateway:write.' });
@@ -98,6 +99,17 @@ export class ProxyController {
   @PASSTHROUGH_BODY
   sdkMessages(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.forward({ kind: 'messages', endpointProvider: provider }, request, reply);
+  }
+
+  /**
+   * `/v1/{segment}` that no route above serves (`POST /v1/responses`, `GET /v1/files`, `GET /v1/embeddings`):
+   * 404 naming the gateway's routes, or 405 for one of them called with another method (ProxyRoutes
+   * answers it before Nest; this handler when the hook is not installed).
+   */
+  @All(['', ':provider'])
+  @ApiExcludeEndpoint()
+  unrouted(@Req() request: FastifyRequest): never {
+    throw noSuchRoute(request.method, request.url);
   }
 
   /** `ANY /v1/{provider_d}/{path}`: everything below a D provider's base URL (not in the public schema). */

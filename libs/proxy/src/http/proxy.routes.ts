@@ -1,8 +1,9 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { APP_CONFIG, AppConfig, bodyLoggingEnabled, GatewayError, LOGGER, Logger, pathOf, tapRequestBody, toErrorResponse } from '@svc/platform';
+import { APP_CONFIG, AppConfig, bodyLoggingEnabled, LOGGER, Logger, pathOf, tapRequestBody, toErrorResponse } from '@svc/platform';
 import { ProxyCall, ProxyService } from '../pipeline/proxy.service';
+import { COUNT_TOKENS, noSuchRoute } from '../pipeline/route-refusals';
 import { GATEWAY_ROUTE_SEGMENTS, providerRegistry } from '../providers';
 import { hijackReply, proxyRequestOf } from './proxy-io';
 
@@ -10,9 +11,10 @@ type Params = Record<string, string | undefined>;
 
 /**
  * The proxy routes by their registered pattern (ProxyController declares them, with their
- * OpenAPI documentation). `provider` and `*` are the route parameters.
+ * OpenAPI documentation). `provider`, `model` and `*` are the route parameters. A builder answering
+ * undefined leaves the request to its Nest route.
  */
-const CALLS: Readonly<Record<string, (params: Params) => ProxyCall>> = {
+const CALLS: Readonly<Record<string, (params: Params, url: string) => ProxyCall | undefined>> = {
   '/v1/chat/completions': () => ({ kind: 'chat' }),
   '/v1/embeddings': () => ({ kind: 'embeddings' }),
   '/v1/messages': () => ({ kind: 'messages', endpointProvider: 'anthropic' }),
@@ -20,55 +22,30 @@ const CALLS: Readonly<Record<string, (params: Params) => ProxyCall>> = {
   '/v1/:provider/embeddings': (p) => ({ kind: 'embeddings', endpointProvider: p.provider }),
   '/v1/:provider/messages': (p) => ({ kind: 'messages', endpointProvider: p.provider }),
   '/v1/:provider/v1/messages': (p) => ({ kind: 'messages', endpointProvider: p.provider }),
-  '/v1/:provider/*': (p) => ({ kind: 'passthrough', endpointProvider: p.provider, path: p['*'] ?? '' }),
+  '/v1/:provider/*': (p, url) => ({ kind: 'passthrough', endpointProvider: p.provider, path: pathBelowProvider(url) }),
+  // models.retrieve() below a provider base: the gateway's list entry (ModelsController) for a
+  // built-in A, B or C provider; below a D provider's base the catch-all forwards it like any path.
+  '/v1/:provider/models/:model': (p, url) => (servesOwnModels(p.provider) ? undefined : { kind: 'passthrough', endpointProvider: p.provider, path: pathBelowProvider(url) }),
 };
 
-/** The gateway's routes of two or more segments under `/v1`, with their one method (for a 405's `Allow`). */
-const OWN_ROUTES: readonly { pattern: RegExp; method: string }[] = [
-  { pattern: /^\/v1\/chat\/completions$/, method: 'POST' },
-  { pattern: /^\/v1\/providers\/health$/, method: 'GET' },
-  { pattern: /^\/v1\/health\/detailed$/, method: 'GET' },
-  { pattern: /^\/v1\/approvals\/[^/]+\/status$/, method: 'GET' },
-];
-
 /**
- * The refusal of a request the catch-all matched under one of the gateway's own segments: 405 with
- * `Allow` for a route of the gateway called with another method, else 404. No key is needed to
- * learn that a route does not exist.
+ * The catch-all's `{path}` as the client wrote it (`/v1/{provider}/` and the query cut off), not the
+ * router's decoded parameter: `files/a%3Fb` stays one path segment upstream instead of becoming
+ * `files/a` with a query `b` (`%23` a fragment, `%2F` a separator).
  */
-export function noSuchRoute(method: string, url: string): GatewayError {
-  const path = pathOf(url);
-  if (COUNT_TOKENS.test(path)) return countTokensNotOffered(method, path);
-  const own = OWN_ROUTES.find((route) => route.pattern.test(path));
-  if (own) {
-    return new GatewayError(
-      405,
-      { message: `${method} is not allowed on ${path}; use ${own.method}`, type: 'invalid_request_error', code: 'method_not_allowed' },
-      { Allow: own.method },
-    );
-  }
-  return new GatewayError(404, {
-    message: `No route ${method} ${path}. The gateway's routes are listed at /docs; the catch-all /v1/{provider}/{path} is for format-A compatible (D) providers`,
-    type: 'not_found_error',
-    code: 'not_found',
-  });
+function pathBelowProvider(url: string): string {
+  const rest = pathOf(url).slice('/v1/'.length);
+  const slash = rest.indexOf('/');
+  return slash < 0 ? '' : rest.slice(slash + 1);
 }
 
-/** The B API's token-counting path below each B base (`/v1`, `/v1/{provider_b}`, `/v1/{provider_b}/v1`). */
-const COUNT_TOKENS = /\/messages\/count_tokens\/?$/;
+/** Patterns of the paths no route serves, answered before authentication (ProxyController.unrouted). */
+const UNROUTED: ReadonlySet<string> = new Set(['/v1', '/v1/:provider']);
 
-/**
- * 404 for the Anthropic SDK's `messages.countTokens()`: the gateway forwards only requests that
- * pass its governance chain (a count would send the prompt upstream past the PII and safety
- * stages), and the route is not in its list (docs/gateway.md).
- */
-function countTokensNotOffered(method: string, path: string): GatewayError {
-  return new GatewayError(404, {
-    message: `No route ${method} ${path}: the gateway does not offer token counting (messages/count_tokens). A message's usage.input_tokens gives the count of a request it served.`,
-    type: 'not_found_error',
-    code: 'not_found',
-    remediation: "Read usage.input_tokens of the answer, or call the provider's own API for a count before sending.",
-  });
+/** A built-in provider that is not format-A compatible (A, B, C): the catch-all does not forward below its base. */
+function servesOwnModels(provider: string | undefined): boolean {
+  const builtin = providerRegistry.get(provider?.toLowerCase() ?? '');
+  return builtin !== undefined && builtin.label !== 'D';
 }
 
 /**
@@ -84,10 +61,10 @@ function answeredWithoutKey(call: ProxyCall): boolean {
 }
 
 /** The proxy call a matched route stands for, or undefined for every other route. */
-export function proxyCallFor(request: Pick<FastifyRequest, 'routeOptions' | 'params'>): ProxyCall | undefined {
+export function proxyCallFor(request: Pick<FastifyRequest, 'routeOptions' | 'params' | 'url'>): ProxyCall | undefined {
   const pattern = request.routeOptions.url;
   const build = pattern === undefined ? undefined : CALLS[pattern];
-  return build?.(request.params as Params);
+  return build?.(request.params as Params, request.url);
 }
 
 /**
@@ -113,12 +90,13 @@ export class ProxyRoutes implements OnModuleInit {
     const logBodies = bodyLoggingEnabled(this.config, this.logger);
     fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
       const call = proxyCallFor(request);
-      if (!call) {
+      const unrouted = request.routeOptions.url !== undefined && UNROUTED.has(request.routeOptions.url);
+      if (!call && !unrouted) {
         done();
         return;
       }
       // Not calling done(): the lifecycle stops here and the pipeline owns the exchange.
-      if (answeredWithoutKey(call)) {
+      if (!call || answeredWithoutKey(call)) {
         const answer = hijackReply(reply);
         const response = toErrorResponse(noSuchRoute(request.method, request.url), 'gateway', String(request.id));
         answer.header('X-SVC-Request-ID', String(request.id)).setHeaders(response.headers).sendJson(response.status, response.body);

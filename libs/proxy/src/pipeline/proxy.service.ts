@@ -38,6 +38,7 @@ import { OrgProviderRegistry } from './org-registry';
 import { ProviderKeySources } from './provider-keys';
 import { agentName, formatOf, hitlBypassRequested, noRetryHelps, ProxyKind, readFields, runnerHeaders, unsupportedEndpoint } from './proxy-input';
 import { insufficientScope, principalOfRefusedKey } from './key-refusals';
+import { notForwarded } from './route-refusals';
 import { exchange } from './upstream-exchange';
 import { UsageRecorder } from './usage-recorder';
 import { accessLine, chargeOf, FinishState, usageRecord } from './usage-record';
@@ -190,14 +191,12 @@ export class ProxyService implements OnModuleDestroy {
   private async serve(call: ProxyCall, request: ProxyRequest, reply: ProxyReply, state: FinishState, principal: Principal, credentials: RequestCredentials): Promise<void> {
     const registry = await this.providers.registry(principal.orgId);
     if (call.endpointProvider) {
-      const endpoint = await this.provider(principal, call.endpointProvider);
-      if (call.kind === 'passthrough' && endpoint.label !== 'D') {
-        throw new GatewayError(404, {
-          message: `No route ${request.method} ${pathOf(request.url)}; the catch-all is only for format-A compatible (D) providers`,
-          type: 'not_found_error',
-          code: 'not_found',
-        });
+      if (call.kind === 'passthrough') {
+        // The catch-all forwards only below a D provider's base; any other path is a route the gateway does not serve.
+        const candidate = registry.get(call.endpointProvider.toLowerCase());
+        if (candidate?.label !== 'D') throw notForwarded(request.method, request.url, call.endpointProvider, candidate);
       }
+      const endpoint = await this.provider(principal, call.endpointProvider);
       call = { ...call, endpointProvider: endpoint.id };
     }
     state.agent = agentName(request.headers['x-svc-agent'], principal.keyName);

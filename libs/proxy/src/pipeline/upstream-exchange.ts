@@ -113,6 +113,7 @@ async function throughBreaker<R extends { status: number }>(input: ExchangeInput
 }
 
 function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse): Omit<ExchangeResult, 'upstreamLatencyMs'> {
+  if (response.status >= 300 && response.status < 400) throw upstreamRedirect(input.provider.id, response.status);
   // Bytes as they came: the answer is relayed unchanged (binary bodies included) unless translated,
   // or unless it is an error that repeats the provider key (see withoutKey).
   let body = response.status >= 400 ? withoutKey(response.body, input.request.apiKey) : response.body;
@@ -133,6 +134,10 @@ function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse)
     // Whatever the provider sent (a proxy's non-JSON error page too), a format-A client gets format A.
     const translated = translateGeminiAnswer(status, parsed, body.toString('utf8'), { model: input.model });
     status = translated.status;
+    // None of Gemini's headers are relayed (copyUpstreamHeaders), but a format-A client retries by
+    // `retry-after`: Gemini's own, else its RetryInfo's delay (the gateway's own Retry-After wins).
+    const retryAfter = headerValue(response.headers['retry-after']) ?? translated.retryAfterSeconds?.toString();
+    if (status >= 400 && retryAfter !== undefined) input.reply.defaultHeader('retry-after', retryAfter);
     body = Buffer.from(JSON.stringify(translated.body));
     outType = 'application/json';
   }
@@ -301,6 +306,26 @@ function streamErrorEvent(anthropic: boolean, error: unknown): string {
   const message = `The upstream stream failed: ${(error as Error).message ?? 'connection lost'}`;
   if (anthropic) return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message } })}\n\n`;
   return `data: ${JSON.stringify({ error: { message, type: 'api_error', param: null, code: 'upstream_stream_error' } })}\n\n`;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * 502 for an upstream redirect (3xx). The gateway never follows one (undici's dispatch does not)
+ * and never relays it: a client following the `Location` would send its own headers, the gateway
+ * key in `X-SVC-API-Key` among them, to whatever host the provider named, past the governance
+ * chain. Not counted by the breaker: a redirect is a misconfigured base URL, not an outage.
+ */
+function upstreamRedirect(provider: string, status: number): GatewayError {
+  return new GatewayError(502, {
+    message: `${provider}: the provider answered HTTP ${status} (a redirect); the gateway neither follows nor relays redirects`,
+    type: 'api_error',
+    param: null,
+    code: 'upstream_invalid_response',
+    remediation: "Check the provider's base URL (<PROVIDER>_BASE_URL, or the provider target's base_url): a redirect usually means a wrong scheme, host or path.",
+  });
 }
 
 /** Maps a failed exchange to the gateway's answer: open breaker 503, deadline 504, connection 502. */

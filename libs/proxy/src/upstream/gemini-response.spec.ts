@@ -10,7 +10,7 @@ import {
   GEMINI_THINKING_RESPONSE,
   GEMINI_TWO_CANDIDATES_RESPONSE,
 } from './fixtures/gemini.fixtures';
-import { fromGeminiError, fromGeminiResponse, mapFinishReason } from './gemini-response';
+import { fromGeminiError, fromGeminiResponse, mapFinishReason, retryDelaySeconds } from './gemini-response';
 import { extractUsage } from './usage';
 
 let counter = 0;
@@ -157,7 +157,28 @@ describe('Gemini errors → format-A errors', () => {
           code: 'rate_limit_exceeded',
         },
       },
+      // Its RetryInfo, for the retry-after header a format-A client retries by.
+      retryAfterSeconds: 27,
     });
+  });
+
+  it.each([
+    ['17s', 17],
+    ['0.5s', 1],
+    ['38.804097346s', 39],
+    ['0s', 0],
+    ['17', undefined],
+    ['-3s', undefined],
+    ['1e3s', undefined],
+  ])('RetryInfo.retryDelay %s is %s seconds (rounded up); malformed ones none', (retryDelay, seconds) => {
+    const details = [{ '@type': 'type.googleapis.com/google.rpc.Help', links: [] }, { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay }];
+    expect(retryDelaySeconds(details)).toBe(seconds);
+  });
+
+  it('no RetryInfo, no retry delay', () => {
+    expect(retryDelaySeconds(undefined)).toBeUndefined();
+    expect(retryDelaySeconds([{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure', retryDelay: '5s' }])).toBeUndefined();
+    expect(fromGeminiError(429, { error: { code: 429, message: 'Resource exhausted', status: 'RESOURCE_EXHAUSTED' } })).not.toHaveProperty('retryAfterSeconds');
   });
 
   it('unknown models become not_found_error', () => {

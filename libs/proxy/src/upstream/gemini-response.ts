@@ -137,7 +137,7 @@ export function fromGeminiResponse(response: GeminiGenerateContentResponse, opti
  * success that is not a generate-content object is 502 `upstream_invalid_response`, never relayed
  * as if it were a chat completion.
  */
-export function translateGeminiAnswer(status: number, parsed: unknown, raw: string, options: GeminiTranslationOptions): { status: number; body: unknown } {
+export function translateGeminiAnswer(status: number, parsed: unknown, raw: string, options: GeminiTranslationOptions): { status: number; body: unknown; retryAfterSeconds?: number } {
   if (status >= 400) return fromGeminiError(status, parsed !== undefined ? parsed : raw.trim().slice(0, 1000));
   if (!isJsonObject(parsed)) {
     return {
@@ -172,6 +172,8 @@ const ERROR_TYPES: Record<string, { type: string; code: string; status?: number 
 export interface TranslatedError {
   status: number;
   body: { error: GatewayErrorBody };
+  /** Gemini's `RetryInfo.retryDelay` in whole seconds (rounded up), for a `retry-after` header. */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -192,6 +194,7 @@ export function fromGeminiError(status: number, body: unknown): TranslatedError 
       : typeof first === 'string' && first
         ? first
         : `Upstream provider returned HTTP ${status}`;
+  const retryAfterSeconds = retryDelaySeconds(error.details);
   return {
     status: known?.status ?? status,
     body: {
@@ -202,5 +205,25 @@ export function fromGeminiError(status: number, body: unknown): TranslatedError 
         code: known?.code ?? (grpcStatus ? grpcStatus.toLowerCase() : `upstream_${status}`),
       },
     },
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
   };
+}
+
+const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
+
+/**
+ * The `retryDelay` of a `google.rpc.RetryInfo` among an error's details, in whole seconds rounded
+ * up: a protobuf Duration in JSON (`"17s"`, `"0.5s"`, `"38.804097346s"`). Gemini sends it with its
+ * 429 `RESOURCE_EXHAUSTED` in the body only, where a format-A client (which retries by
+ * `retry-after`) does not look.
+ */
+export function retryDelaySeconds(details: unknown): number | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    if (!isJsonObject(detail) || detail['@type'] !== RETRY_INFO || typeof detail.retryDelay !== 'string') continue;
+    const match = /^(\d{1,9})(?:\.(\d{1,9}))?s$/.exec(detail.retryDelay.trim());
+    if (!match) return undefined;
+    return Math.ceil(Number(`${match[1]}.${match[2] ?? '0'}`));
+  }
+  return undefined;
 }
