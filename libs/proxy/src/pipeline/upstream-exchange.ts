@@ -243,12 +243,19 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
 function copyUpstreamHeaders(input: ExchangeInput, headers: BufferedUpstreamResponse['headers']): Record<string, string> {
   if (input.translate) return {};
   const upstreamHeaders = forwardResponseHeaders(headers);
-  const secrets = [input.request.apiKey];
+  const forms = keyForms(input.request.apiKey);
   for (const name in upstreamHeaders) {
-    upstreamHeaders[name] = scrubSecrets(upstreamHeaders[name], secrets);
+    const value = upstreamHeaders[name];
+    if (forms && forms.some((form) => value.includes(form))) upstreamHeaders[name] = scrubSecrets(value, [input.request.apiKey]);
     input.reply.defaultHeader(name, upstreamHeaders[name]);
   }
   return upstreamHeaders;
+}
+
+/** The forms in which `scrubSecrets` finds a key (as written, percent-encoded, JSON-escaped); undefined for none worth searching. */
+function keyForms(apiKey: string | undefined): string[] | undefined {
+  if (!apiKey || apiKey.length < MIN_SCRUBBED_LENGTH) return undefined;
+  return [apiKey, encodeURIComponent(apiKey), JSON.stringify(apiKey).slice(1, -1)];
 }
 
 /**
@@ -259,9 +266,8 @@ function copyUpstreamHeaders(input: ExchangeInput, headers: BufferedUpstreamResp
  * very same Buffer comes back when it is not there (one native search per form, no decoding).
  */
 function withoutKey(body: Buffer, apiKey: string | undefined): Buffer {
-  if (!apiKey || apiKey.length < MIN_SCRUBBED_LENGTH || body.length === 0) return body;
-  const forms = [apiKey, encodeURIComponent(apiKey), JSON.stringify(apiKey).slice(1, -1)];
-  if (!forms.some((form) => body.includes(form))) return body;
+  const forms = keyForms(apiKey);
+  if (!forms || body.length === 0 || !forms.some((form) => body.includes(form))) return body;
   return Buffer.from(scrubSecrets(body.toString('utf8'), [apiKey]));
 }
 

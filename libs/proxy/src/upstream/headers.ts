@@ -40,10 +40,28 @@ const RESPONSE_DROPPED =
 export type OutgoingHeaders = Record<string, string>;
 
 /** Names listed in the request's `Connection` header are hop-by-hop too (RFC 9110 §7.6.1). */
-function connectionNominated(headers: HeaderBag): Set<string> {
-  const raw = headers.connection;
-  const values = typeof raw === 'string' ? [raw] : raw ?? [];
+function connectionNominated(raw: string | readonly string[] | undefined): ReadonlySet<string> {
+  // Nearly every message says only `keep-alive` or `close`, both hop-by-hop already: no set to build.
+  if (raw === undefined || (typeof raw === 'string' && PLAIN_CONNECTION.test(raw))) return NOTHING_NOMINATED;
+  const values = typeof raw === 'string' ? [raw] : raw;
   return new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter(Boolean));
+}
+
+const PLAIN_CONNECTION = /^\s*(keep-alive|close)\s*$/i;
+const NOTHING_NOMINATED: ReadonlySet<string> = new Set();
+
+const ALWAYS_FORWARDED: ReadonlySet<string> = new Set(FORWARDED_CLIENT_HEADERS);
+/** The client headers forwarded to each built-in provider (their definitions are fixed at start). */
+const allowedByProvider = new WeakMap<ProviderDefinition, ReadonlySet<string>>();
+
+function allowedClientHeaders(provider: ProviderDefinition): ReadonlySet<string> {
+  if (provider.forwardHeaders.length === 0) return ALWAYS_FORWARDED;
+  let allowed = allowedByProvider.get(provider);
+  if (!allowed) {
+    allowed = new Set([...FORWARDED_CLIENT_HEADERS, ...provider.forwardHeaders.map((h) => h.toLowerCase())]);
+    if (!provider.dynamic) allowedByProvider.set(provider, allowed);
+  }
+  return allowed;
 }
 
 /**
@@ -51,8 +69,8 @@ function connectionNominated(headers: HeaderBag): Set<string> {
  * minus the gateway's own headers. Names come out lower-case; repeated values are joined with `, `.
  */
 export function forwardClientHeaders(clientHeaders: HeaderBag, provider: ProviderDefinition): OutgoingHeaders {
-  const allowed = new Set([...FORWARDED_CLIENT_HEADERS, ...provider.forwardHeaders.map((h) => h.toLowerCase())]);
-  const nominated = connectionNominated(clientHeaders);
+  const allowed = allowedClientHeaders(provider);
+  const nominated = connectionNominated(clientHeaders.connection);
   const out: OutgoingHeaders = {};
   for (const [rawName, rawValue] of Object.entries(clientHeaders)) {
     const name = rawName.toLowerCase();
@@ -87,8 +105,7 @@ export function forwardResponseHeaders(upstream: HeaderBag | Headers): OutgoingH
     typeof (upstream as Headers).forEach === 'function' && typeof (upstream as Headers).get === 'function'
       ? [...(upstream as Headers).entries()]
       : Object.entries(upstream as HeaderBag);
-  const connection = entries.find(([name]) => name.toLowerCase() === 'connection')?.[1];
-  const nominated = connectionNominated({ connection });
+  const nominated = connectionNominated(entries.find(([name]) => name.toLowerCase() === 'connection')?.[1]);
   const out: OutgoingHeaders = {};
   for (const [rawName, rawValue] of entries) {
     const name = rawName.toLowerCase();
