@@ -41,7 +41,7 @@ describe('gateway /metrics labels', () => {
     for (let i = 0; i < count; i++) {
       // Unknown to every family: routed to openai by the generic endpoint.
       expect((await postJson(`${gw.url}/v1/chat/completions`, chat(random('made-up')), auth())).status).toBe(200);
-      // An openai-looking variant the price table prices by prefix.
+      // An openai-looking variant: not a snapshot of gpt-4o, so priced at the default.
       expect((await postJson(`${gw.url}/v1/chat/completions`, chat(random('gpt-4o')), auth())).status).toBe(200);
       // A self-hosted (D) provider names its models freely.
       expect((await postJson(`${gw.url}/v1/ollama/chat/completions`, chat(random('local')), auth())).status).toBe(200);

@@ -54,43 +54,99 @@ function compile(table: PriceTable): CompiledTable {
   return entry;
 }
 
+/** A date or revision of a snapshot: `20250929`, `2025-04-14`, `0613` / `2411` (MMDD, YYMM), `001`. */
+const SNAPSHOT = String.raw`\d{8}|\d{4}-\d{2}-\d{2}|\d{3,4}`;
+/** A date only `preview` / `exp` may carry: `05-20` (MM-DD) or `09-2025` (MM-YYYY). */
+const TAG_DATE = String.raw`\d{2}-\d{2}|\d{2}-\d{4}`;
+/** A Vertex snapshot after `@`: `@20250514`, `@001`, `@latest`, `@default`. */
+const VERTEX = String.raw`@(?:\d{8}|\d{3}|latest|default)`;
+/**
+ * The rest of an id after a table key that keeps the key's model: one or more snapshot or alias
+ * parts (`-20250929`, `-2025-04-14`, `-0125`, `-001`, `-latest`, `-preview`, `-preview-05-20`,
+ * `-exp-1206`, `-v2`) and an optional Vertex `@...`, or the Vertex part alone. A version number
+ * (`-7` of `claude-opus-4-7`, `.5` of `gpt-5.5`) or a variant (`-mini`, `-image`, `-audio`,
+ * `-realtime`, `-search`, `-codex`) is not: such an id is another model. Each part is read one
+ * way only (a part never continues into the next), so a long crafted name costs linear time.
+ */
+const SNAPSHOT_SUFFIX = new RegExp(String.raw`^(?:(?:-(?:${SNAPSHOT}|latest|v\d{1,2}|(?:preview|exp)(?:-(?:${TAG_DATE}))?))+(?:${VERTEX})?|${VERTEX})$`);
+
+/** True when `rest` (what follows a table key in an id) names a snapshot or alias of the key's model. */
+export function isSnapshotSuffix(rest: string): boolean {
+  return rest.length <= MAX_SUFFIX && SNAPSHOT_SUFFIX.test(rest);
+}
+
+/** Longer than any real snapshot suffix (`-preview-2025-06-05@20250605` is 28). */
+const MAX_SUFFIX = 48;
+
 function lookup(table: CompiledTable, id: string): string | null {
   if (table.exact.has(id)) return id;
-  for (const key of table.prefixes) if (id.startsWith(key)) return key;
+  // A fine-tuned model (`ft:<base>:<org>:<name>:<id>`) is priced by its base model.
+  const base = id.startsWith('ft:') && id.indexOf(':', 3) > 0 ? id.slice(0, id.indexOf(':', 3)) : id;
+  if (base !== id && table.exact.has(base)) return base;
+  for (const key of table.prefixes) {
+    if (!base.startsWith(key)) continue;
+    // A route key (`ollama/`) prices everything below it.
+    if (key.endsWith('/') || isSnapshotSuffix(base.slice(key.length))) return key;
+  }
   return null;
 }
 
 /**
- * Price of a model: exact id, then the longest table key that prefixes the id. An id with a
- * route prefix (`groq/llama-3.3-70b-versatile`, `models/gemini-1.5-pro`) that matches nothing
- * as a whole is looked up again without its leading segments, one at a time. Case is ignored.
+ * Price of a model: the table entry whose key is the id, or the longest key the id extends by a
+ * snapshot or alias suffix only (`isSnapshotSuffix`: `claude-sonnet-4-5-20250929`,
+ * `gpt-4o-2024-08-06`, `gemini-2.5-flash-preview-05-20`, `mistral-large-latest`,
+ * `claude-opus-4-1@20250805`); a route key (`ollama/`) prices every id below it. A newer version
+ * or another variant of a listed model (`claude-opus-4-8`, `gpt-5.6`, `gpt-4o-mini-search-preview`)
+ * matches no key and is priced at the default. An id with a route prefix
+ * (`groq/llama-3.3-70b-versatile`, `models/gemini-1.5-pro`, `openrouter/anthropic/...`) that
+ * matches nothing as a whole is looked up again without its leading segments, one at a time; a
+ * Claude id written with dots (`claude-sonnet-4.5`, as aggregators name them) is also tried with
+ * dashes, Anthropic's own form. Case is ignored.
+ * The match is resolved once per id and table and remembered (bounded): the same id returns the
+ * same frozen `PriceMatch`.
  */
 export function matchPrice(model: string, options: PriceOptions = {}): PriceMatch {
   const table = compile(options.table ?? MODEL_PRICES);
   const id = model.trim().toLowerCase();
-  // Every request prices its model twice (estimate, then real cost): remember the table key per id.
-  let keys = matchedKeys.get(table);
-  if (!keys) matchedKeys.set(table, (keys = new Map()));
-  let key = keys.get(id);
-  if (key === undefined) {
-    key = findKey(table, id);
-    if (keys.size >= MATCH_CACHE_SIZE) keys.clear();
-    keys.set(id, key);
+  // Every request prices its model twice (estimate, then real cost): remember the match per id.
+  let matches = resolved.get(table);
+  if (!matches) resolved.set(table, (matches = new Map()));
+  let match = matches.get(id);
+  if (match === undefined) {
+    const key = findKey(table, id);
+    match = key === null ? null : Object.freeze({ price: table.exact.get(key) as ModelPrice, key });
+    if (matches.size >= PRICE_MATCH_CACHE_SIZE) matches.clear();
+    matches.set(id, match);
   }
-  if (key === null) return { price: options.defaultPrice ?? DEFAULT_MODEL_PRICE, key: null };
-  return { price: table.exact.get(key) as ModelPrice, key };
+  return match ?? defaultMatch(options.defaultPrice ?? DEFAULT_MODEL_PRICE);
 }
 
 /** Model ids are few in practice; the cache is bounded anyway (ids come from requests). */
-const MATCH_CACHE_SIZE = 10_000;
-const matchedKeys = new WeakMap<CompiledTable, Map<string, string | null>>();
+export const PRICE_MATCH_CACHE_SIZE = 10_000;
+/** The resolved match per id, per table; `null` for an id the table does not price. */
+const resolved = new WeakMap<CompiledTable, Map<string, PriceMatch | null>>();
+const defaultMatches = new WeakMap<ModelPrice, PriceMatch>();
+
+/** The match of a model priced at `price`, the default: one frozen object per default price. */
+function defaultMatch(price: ModelPrice): PriceMatch {
+  let match = defaultMatches.get(price);
+  if (!match) defaultMatches.set(price, (match = Object.freeze({ price, key: null })));
+  return match;
+}
 
 function findKey(table: CompiledTable, id: string): string | null {
-  let key = lookup(table, id);
+  let key = lookupClaude(table, id);
   for (let slash = id.indexOf('/'); key === null && slash >= 0; slash = id.indexOf('/', slash + 1)) {
-    key = lookup(table, id.slice(slash + 1));
+    key = lookupClaude(table, id.slice(slash + 1));
   }
   return key;
+}
+
+/** `lookup`, and for a `claude-` id with dotted versions (`claude-opus-4.5`) its dashed form too. */
+function lookupClaude(table: CompiledTable, id: string): string | null {
+  const key = lookup(table, id);
+  if (key !== null || !id.startsWith('claude-') || !id.includes('.')) return key;
+  return lookup(table, id.replace(/(\d)\.(\d)/g, '$1-$2'));
 }
 
 export function priceFor(model: string, options: PriceOptions = {}): ModelPrice {

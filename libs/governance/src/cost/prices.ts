@@ -4,11 +4,16 @@
  * `cached_input` is the cache-read price; absent means cached input costs the input price.
  * `cache_write` and `cache_write_1h` price prompt tokens written to the provider's cache (B: 5-minute
  * and 1-hour cache writes, above the input price); absent means the input price.
- * Keys are lower-case model ids or id prefixes; `priceFor` matches an exact id first and then
- * the longest key that is a prefix of the id, so dated versions (`gpt-4o-2024-08-06`,
- * `claude-sonnet-4-20250514`) find their family. Keep more specific ids next to their family,
- * and give an older dated version its own entry when its price differs (`gpt-4o-2024-05-13`).
- * Keys ending in `/` price whole routes (`ollama/`, self-hosted: free).
+ * Keys are lower-case model ids; `priceFor` matches an exact id first and then the longest key
+ * the id extends by a snapshot or alias suffix only (`isSnapshotSuffix` in price-lookup.ts), so
+ * dated versions (`gpt-4o-2024-08-06`, `claude-sonnet-4-20250514`), `-latest`, `-preview-MM-DD`
+ * and Vertex `@date` ids find their model, while a newer version (`claude-opus-4-8`, `gpt-5.6`)
+ * or a variant (`-mini`, `-image`, `-audio`, `-codex`) does not: each needs its own entry, or it
+ * is priced at DEFAULT_MODEL_PRICE. Give a dated version its own entry when its price differs
+ * (`gpt-4o-2024-05-13`, `mistral-large-2512`), and an alias that is not a snapshot suffix
+ * (`claude-opus-4-0`) one too. A key may name the route it prices (`groq/openai/gpt-oss-120b`):
+ * the whole `provider/model` id is tried first. Keys ending in `/` price whole routes (`ollama/`,
+ * self-hosted: free).
  * `audio_input` and `audio_output` price A's audio tokens (`prompt_tokens_details.audio_tokens`,
  * `completion_tokens_details.audio_tokens`); absent means the text price.
  * `tool_fees` are USD per use of a provider-run tool, by the counter the provider's usage reports it
@@ -69,6 +74,12 @@ const tiered = (price: ModelPrice, above_input_tokens: number, long: ModelPrice)
 /** A prices with audio tokens: text input, text output, audio input, audio output. */
 const audio = (input: number, output: number, audio_input: number, audio_output: number): ModelPrice => ({ input, output, audio_input, audio_output });
 
+/** Claude Opus 4 and 4.1; Sonnet 4 and 4.5 (with the 1M-context beta's tier above 200K prompt tokens). */
+const OPUS_4 = b(15, 18.75, 30, 1.5, 75);
+const SONNET_4 = tiered(b(3, 3.75, 6, 0.3, 15), 200_000, b(6, 7.5, 12, 0.6, 22.5));
+/** Claude Opus 4.5 and later Opus 4.x: a third of Opus 4's prices. */
+const OPUS_4_5 = b(5, 6.25, 10, 0.5, 25);
+
 export const MODEL_PRICES: PriceTable = Object.freeze({
   // Provider A (openai): chat
   'gpt-4o': p(2.5, 10, 1.25),
@@ -83,13 +94,23 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'gpt-5-mini': p(0.25, 2, 0.025),
   'gpt-5-nano': p(0.05, 0.4, 0.005),
   'gpt-5-pro': p(15, 120),
+  'gpt-5-codex': p(1.25, 10, 0.125),
   'gpt-5.1': p(1.25, 10, 0.125),
+  'gpt-5.1-codex-mini': p(0.25, 2),
+  'gpt-5.2': p(1.75, 14, 0.175),
+  'gpt-5.2-pro': p(21, 168),
+  'gpt-5.2-codex': p(1.75, 14, 0.175),
+  'gpt-5.3-codex': p(1.75, 14, 0.175),
   // GPT-5.4 and 5.4 pro (1.05M context): a prompt above 272K tokens pays 2x input and 1.5x output
   // for the whole request; mini and nano (400K context) have no tier.
   'gpt-5.4': tiered(p(2.5, 15, 0.25), 272_000, p(5, 22.5, 0.5)),
   'gpt-5.4-pro': tiered(p(30, 180), 272_000, p(60, 270)),
   'gpt-5.4-mini': p(0.75, 4.5, 0.075),
   'gpt-5.4-nano': p(0.2, 1.25, 0.02),
+  // GPT-5.5: above 272K prompt tokens 2x input and cache reads, 1.5x output. The Pro model's
+  // long-context prices are not published where they could be checked: its base prices only.
+  'gpt-5.5': tiered(p(5, 30, 0.5), 272_000, p(10, 45, 1)),
+  'gpt-5.5-pro': p(30, 180),
   'gpt-4-turbo': p(10, 30),
   'gpt-4-1106': p(10, 30),
   'gpt-4-0125': p(10, 30),
@@ -124,13 +145,17 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   // Provider B (anthropic): input, cache writes (5 minutes, 1 hour), cache read, output.
   // Sonnet 4 and 4.5 with the 1M-context beta: a prompt above 200K tokens pays 2x input (and cache
   // prices) and 1.5x output for the whole request. The 4.6 models serve 1M at their standard prices.
-  'claude-opus-4-6': b(5, 6.25, 10, 0.5, 25),
-  'claude-opus-4-5': b(5, 6.25, 10, 0.5, 25),
-  'claude-opus-4-1': b(15, 18.75, 30, 1.5, 75),
-  'claude-opus-4': b(15, 18.75, 30, 1.5, 75),
+  // `claude-opus-4-0` and `claude-sonnet-4-0` are Anthropic's aliases of Opus 4 and Sonnet 4.
+  'claude-opus-4-7': OPUS_4_5,
+  'claude-opus-4-6': OPUS_4_5,
+  'claude-opus-4-5': OPUS_4_5,
+  'claude-opus-4-1': OPUS_4,
+  'claude-opus-4-0': OPUS_4,
+  'claude-opus-4': OPUS_4,
   'claude-sonnet-4-6': b(3, 3.75, 6, 0.3, 15),
-  'claude-sonnet-4-5': tiered(b(3, 3.75, 6, 0.3, 15), 200_000, b(6, 7.5, 12, 0.6, 22.5)),
-  'claude-sonnet-4': tiered(b(3, 3.75, 6, 0.3, 15), 200_000, b(6, 7.5, 12, 0.6, 22.5)),
+  'claude-sonnet-4-5': SONNET_4,
+  'claude-sonnet-4-0': SONNET_4,
+  'claude-sonnet-4': SONNET_4,
   'claude-haiku-4-5': b(1, 1.25, 2, 0.1, 5),
   'claude-3-7-sonnet': b(3, 3.75, 6, 0.3, 15),
   'claude-3-5-sonnet': b(3, 3.75, 6, 0.3, 15),
@@ -142,6 +167,8 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   // included), for the whole request
   'gemini-3.1-pro': tiered(p(2, 12, 0.2), 200_000, p(4, 18, 0.4)),
   'gemini-3-pro': tiered(p(2, 12, 0.2), 200_000, p(4, 18, 0.4)),
+  'gemini-3-flash': p(0.5, 3, 0.05),
+  'gemini-3.1-flash-lite': p(0.25, 1.5, 0.025),
   'gemini-2.5-pro': tiered(p(1.25, 10, 0.125), 200_000, p(2.5, 15, 0.25)),
   'gemini-2.5-flash': p(0.3, 2.5, 0.03),
   'gemini-2.5-flash-lite': p(0.1, 0.4, 0.01),
@@ -172,6 +199,9 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   // Other format-A providers (D-style registry); ids as those providers name them
   'llama-3.3-70b-versatile': p(0.59, 0.79),
   'llama-3.1-8b-instant': p(0.05, 0.08),
+  // gpt-oss-120b as each host prices it: looked up by `provider/model` first.
+  'groq/openai/gpt-oss-120b': p(0.15, 0.6),
+  'cerebras/gpt-oss-120b': p(0.35, 0.75),
   'deepseek-chat': p(0.28, 0.42, 0.028),
   'deepseek-reasoner': p(0.28, 0.42, 0.028),
   'grok-4': p(3, 15, 0.75),

@@ -64,6 +64,27 @@ describe('GatewayMetrics', () => {
     expect(text).toContain('svc_gateway_requests_total{provider="unknown",model="unknown",status="401"} 1');
   });
 
+  it('counts requests charged at the default price by provider and a bounded model label', async () => {
+    const metrics = new GatewayMetrics();
+    const groq = builtin('groq');
+    metrics.observeUnpriced(openai, 'claude-opus-4-8');
+    for (let i = 0; i < 50; i++) metrics.observeUnpriced(openai, `gpt-9-${i}`);
+    // A model the provider's registry lists keeps its name.
+    metrics.observeUnpriced(groq, 'openai/gpt-oss-20b');
+    metrics.observeUnpriced(groq, 'meta-llama/Llama-3.3-70B-Instruct-Turbo');
+    metrics.observeUnpriced(builtin('together'), 'meta-llama/Llama-3.3-70B-Instruct-Turbo');
+    metrics.observeUnpriced(dynamicProvider({ id: 'acme-llm', baseUrl: 'https://llm.acme.example/v1' }), 'acme-model');
+    const text = await metrics.exposition();
+    expect(text).toContain('# HELP svc_gateway_unpriced_model_requests_total');
+    expect(samples(text, 'svc_gateway_unpriced_model_requests_total')).toEqual([
+      'svc_gateway_unpriced_model_requests_total{provider="openai",model="other"} 51',
+      'svc_gateway_unpriced_model_requests_total{provider="groq",model="other"} 2',
+      'svc_gateway_unpriced_model_requests_total{provider="together",model="meta-llama/Llama-3.3-70B-Instruct-Turbo"} 1',
+      'svc_gateway_unpriced_model_requests_total{provider="target",model="other"} 1',
+    ]);
+    expect(text).not.toMatch(/gpt-9|acme|opus-4-8/);
+  });
+
   it('keeps governance reasons and statuses to bounded values', async () => {
     const metrics = new GatewayMetrics();
     metrics.observeBlock('Not A Code {"x"}');

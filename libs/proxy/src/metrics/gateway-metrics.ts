@@ -15,6 +15,7 @@ export class GatewayMetrics {
   private readonly latency: Histogram<'provider' | 'model'>;
   private readonly blocks: Counter<'reason'>;
   private readonly cost: Counter<'provider'>;
+  private readonly unpriced: Counter<'provider' | 'model'>;
   private readonly breakerChanges: Counter<'provider' | 'state'>;
   private readonly labels = new MetricLabels();
   private total = 0;
@@ -47,6 +48,12 @@ export class GatewayMetrics {
       labelNames: ['provider'],
       registers: [this.registry],
     });
+    this.unpriced = new Counter({
+      name: 'svc_gateway_unpriced_model_requests_total',
+      help: 'Charged requests whose model the price table does not know, priced at DEFAULT_MODEL_PRICE, by provider and model',
+      labelNames: ['provider', 'model'],
+      registers: [this.registry],
+    });
     this.breakerChanges = new Counter({
       name: 'svc_gateway_circuit_breaker_state_changes_total',
       help: 'Circuit-breaker state changes by provider and new state',
@@ -72,6 +79,16 @@ export class GatewayMetrics {
 
   observeCost(provider: ProviderDefinition, usd: number): void {
     if (usd > 0) this.cost.inc({ provider: this.labels.provider(provider) }, usd);
+  }
+
+  /**
+   * A charged request whose model the price table does not know (its cost is at DEFAULT_MODEL_PRICE).
+   * The model label is bounded like the request counter's: a model the price table does not know
+   * keeps its name only when the provider's registry lists it, else it is `other`.
+   */
+  observeUnpriced(provider: ProviderDefinition | undefined, model: string | undefined): void {
+    const providerLabel = this.labels.provider(provider);
+    this.unpriced.inc({ provider: providerLabel, model: this.labels.model(providerLabel, model) });
   }
 
   /** A breaker's new state; breakers are keyed by provider id, an organization's target id included. */

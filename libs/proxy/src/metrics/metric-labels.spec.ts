@@ -26,7 +26,7 @@ describe('MetricLabels', () => {
     expect(labels.model('ollama', 'llama3.2')).toBe('llama3.2');
     // A price key without a detected family (hosted by several providers).
     expect(labels.model('xai', 'grok-3')).toBe('grok-3');
-    // Another family's model, a dated or random variant (the price table matches it by prefix, the labels do not).
+    // Another family's model, a dated or random variant (labels keep only listed ids, never a snapshot of one).
     expect(labels.model('groq', 'gpt-4o')).toBe(OTHER_LABEL);
     expect(labels.model('openai', 'claude-3-opus')).toBe(OTHER_LABEL);
     expect(labels.model('openai', 'gpt-4o-2024-08-06-x7f3')).toBe(OTHER_LABEL);

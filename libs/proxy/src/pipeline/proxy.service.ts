@@ -395,6 +395,7 @@ export class ProxyService implements OnModuleDestroy {
     const routed = state.route?.provider ?? (call.endpointProvider ? providerRegistry.get(call.endpointProvider) : undefined);
     this.metrics.observeRequest(routed, state.route?.upstreamModel, state.status, latencyMs / 1000);
     if (cost > 0 && state.route) this.metrics.observeCost(state.route.provider, cost);
+    if (charge.defaultPriced) this.metrics.observeUnpriced(routed, state.route?.upstreamModel);
     const record = usageRecord({ requestId: request.id, provider, model, endpoint: pathOf(request.url), state, charge, latencyMs });
     if (record) this.usage.record(record);
     if (this.accessLog) this.logger.info(accessLine(request, { provider, model, state, charge, latencyMs }), 'request');

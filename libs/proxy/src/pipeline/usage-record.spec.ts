@@ -138,6 +138,23 @@ describe('chargeOf', () => {
     expect(chargeOf('mistral', 'mistral-small-latest', usageAnswered, {})).toMatchObject({ inputTokens: 9, outputTokens: 2, source: 'provider' });
   });
 
+  it('marks a charge at the default price: a model the table does not know, a newer version of one it does', () => {
+    const tokens = usage({ inputTokens: 1000, outputTokens: 100 });
+    const unknown = chargeOf('anthropic', 'claude-opus-4-8', served(tokens), {});
+    expect(unknown).toMatchObject({ source: 'provider', defaultPriced: true });
+    expect(unknown.cost).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6, 15);
+    // DEFAULT_MODEL_PRICE of the configuration, and a charged estimate too.
+    expect(chargeOf('openai', 'gpt-5.6', served(tokens), { defaultPrice: { input: 1, output: 2 } })).toMatchObject({ cost: (1000 + 200) / 1e6, defaultPriced: true });
+    expect(chargeOf('openai', 'gpt-5.6', stream({ textChars: 40 }), {})).toMatchObject({ source: 'estimate', defaultPriced: true });
+    // A listed model, a dated snapshot of one, a route priced whole: not marked.
+    for (const [provider, model] of [['anthropic', 'claude-opus-4-7'], ['openai', 'gpt-4o-2024-08-06'], ['ollama', 'llama3.2']]) {
+      expect([model, chargeOf(provider, model, served(tokens), {}).defaultPriced]).toEqual([model, undefined]);
+    }
+    // Nothing charged, nothing marked.
+    expect(chargeOf('openai', 'gpt-5.6', { status: 403, stream: false, agent: 'a' }, {})).toEqual({ cost: 0, inputTokens: 0, outputTokens: 0, source: 'none' });
+    expect(chargeOf('openai', 'gpt-5.6', { ...served(tokens), result: exchanged({ status: 500 }) }, {})).toEqual({ cost: 0, inputTokens: 0, outputTokens: 0, source: 'none' });
+  });
+
   it('keeps the provider usage of a stream whose last usage arrived before the client left', () => {
     const final = usage({ inputTokens: 11, outputTokens: 7 });
     expect(chargeOf('openai', 'gpt-4o', stream({ usage: final, usageFinal: true, textChars: 400 }), {})).toMatchObject({ inputTokens: 11, outputTokens: 7, source: 'provider' });
@@ -153,6 +170,8 @@ describe('usageRecord and accessLine', () => {
     const record = usageRecord({ requestId: 'gw_1', provider: 'openai', model: 'gpt-4o', endpoint: '/v1/chat/completions', state, charge, latencyMs: 5 });
     expect(record).toMatchObject({ input_tokens: 120, output_tokens: 11, cost: 0.00014519999999999998, usage_source: 'estimate', status_code: 499 });
     const line = accessLine({ id: 'gw_1', method: 'POST', url: '/v1/chat/completions' }, { provider: 'openai', model: 'gpt-4o', state, charge, latencyMs: 5 });
-    expect(line).toMatchObject({ input_tokens: 120, output_tokens: 11, cost: 0.0001452, usage_source: 'estimate' });
+    expect(line).toMatchObject({ input_tokens: 120, output_tokens: 11, cost: 0.0001452, usage_source: 'estimate', default_price: false });
+    const unpriced = accessLine({ id: 'gw_2', method: 'POST', url: '/v1/chat/completions' }, { provider: 'openai', model: 'gpt-5.6', state, charge: { ...charge, defaultPriced: true }, latencyMs: 5 });
+    expect(unpriced).toMatchObject({ model: 'gpt-5.6', default_price: true });
   });
 });

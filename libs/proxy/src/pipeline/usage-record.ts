@@ -1,6 +1,6 @@
 import type { Principal, RefusedKey } from '@svc/auth';
 import { roundUsd, UsageRecordEntity, UsageSource } from '@svc/domain';
-import { costOf, GovernanceDecision, pricedModel, PriceOptions } from '@svc/governance';
+import { costAtPrice, GovernanceDecision, matchPrice, ModelPrice, pricedModel, PriceOptions } from '@svc/governance';
 import { pathOf, roundMs } from '@svc/platform';
 import type { Route } from '../providers';
 import type { TokenUsage } from '../upstream';
@@ -44,6 +44,11 @@ export interface Charge {
   outputTokens: number;
   /** Where the tokens come from (the usage record's `usage_source`). */
   source: UsageSource;
+  /**
+   * Set when the price table does not know the model and the charge is at DEFAULT_MODEL_PRICE
+   * (counted in `svc_gateway_unpriced_model_requests_total`, shown in the access line).
+   */
+  defaultPriced?: true;
 }
 
 const NO_CHARGE: Charge = { cost: 0, inputTokens: 0, outputTokens: 0, source: 'none' };
@@ -65,10 +70,11 @@ const NO_CHARGE: Charge = { cost: 0, inputTokens: 0, outputTokens: 0, source: 'n
 export function chargeOf(provider: string, model: string, state: FinishState, prices: PriceOptions): Charge {
   const result = state.result;
   if (!result) return NO_CHARGE;
-  const priced = pricedModel(provider, model);
+  const { price, key } = matchPrice(pricedModel(provider, model), prices);
+  const charged = (charge: Charge): Charge => (key === null ? { ...charge, defaultPriced: true } : charge);
   const usage = result.usage;
   if (usage && result.usageFinal) {
-    return { cost: costOfUsage(priced, usage, usage.outputTokens, prices), inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, source: 'provider' };
+    return charged({ cost: costOfUsage(price, usage, usage.outputTokens), inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, source: 'provider' });
   }
   // An error answer (the provider bills none); a stream that started and then broke is charged below.
   if (!result.streamed && result.status >= 400) return NO_CHARGE;
@@ -76,38 +82,34 @@ export function chargeOf(provider: string, model: string, state: FinishState, pr
   const relayed = result.streamed ? result.textChars : result.bytesRelayed;
   const outputTokens = Math.max(usage?.outputTokens ?? 0, Math.min(Math.ceil(relayed / CHARS_PER_TOKEN), estimate?.output_tokens ?? Number.MAX_SAFE_INTEGER));
   if (usage && usage.inputTokens > 0) {
-    return { cost: costOfUsage(priced, usage, outputTokens, prices), inputTokens: usage.inputTokens, outputTokens, source: 'estimate' };
+    return charged({ cost: costOfUsage(price, usage, outputTokens), inputTokens: usage.inputTokens, outputTokens, source: 'estimate' });
   }
   const inputTokens = estimate?.input_tokens ?? 0;
   if (inputTokens === 0 && outputTokens === 0) return NO_CHARGE;
-  return { cost: costOf(priced, { input_tokens: inputTokens, output_tokens: outputTokens }, prices), inputTokens, outputTokens, source: 'estimate' };
+  return charged({ cost: costAtPrice(price, { input_tokens: inputTokens, output_tokens: outputTokens }), inputTokens, outputTokens, source: 'estimate' });
 }
 
 /**
  * The provider's usage at the price table: cached input and B's cache writes at their own prices,
  * A's audio tokens at the audio prices, B's server tools at their per-use fees; the whole request at
  * the model's long-context prices when its prompt (`usage.inputTokens`: every part passed here
- * adds up to it) is above the model's threshold (`costOf`).
+ * adds up to it) is above the model's threshold (`costAtPrice`).
  */
-function costOfUsage(priced: string, usage: TokenUsage, outputTokens: number, prices: PriceOptions): number {
+function costOfUsage(price: ModelPrice, usage: TokenUsage, outputTokens: number): number {
   const { cachedInputTokens: cached, cacheCreationInputTokens: written, cacheCreation1hInputTokens: written1h } = usage;
   const text = Math.max(0, usage.inputTokens - cached - written);
   const audioIn = Math.min(usage.audioInputTokens ?? 0, text);
   const audioOut = Math.min(usage.audioOutputTokens ?? 0, outputTokens);
-  return costOf(
-    priced,
-    {
-      input_tokens: text - audioIn,
-      output_tokens: outputTokens - audioOut,
-      cached_input_tokens: cached,
-      cache_write_input_tokens: written - written1h,
-      cache_write_1h_input_tokens: written1h,
-      audio_input_tokens: audioIn,
-      audio_output_tokens: audioOut,
-      tool_uses: usage.serverToolUses,
-    },
-    prices,
-  );
+  return costAtPrice(price, {
+    input_tokens: text - audioIn,
+    output_tokens: outputTokens - audioOut,
+    cached_input_tokens: cached,
+    cache_write_input_tokens: written - written1h,
+    cache_write_1h_input_tokens: written1h,
+    audio_input_tokens: audioIn,
+    audio_output_tokens: audioOut,
+    tool_uses: usage.serverToolUses,
+  });
 }
 
 /**
@@ -186,6 +188,8 @@ export function accessLine(
     output_tokens: charge.outputTokens,
     cost: roundUsd(charge.cost),
     usage_source: charge.source,
+    // The model is not in the price table: the cost is at DEFAULT_MODEL_PRICE.
+    default_price: charge.defaultPriced === true,
   };
 }
 
