@@ -18,18 +18,8 @@ import { accessLogEnabled, APP_CONFIG, AppConfig, claimAccessLog, createOutbound
 import { BreakerRegistry } from '../breaker/breaker-registry';
 import type { ProxyReply, ProxyRequest } from '../http/proxy-io';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
-import { checkProviderEnvironment, ProviderDefinition, providerRegistry, resolveBaseUrl, resolveRoute, Route } from '../providers';
-import {
-  buildAnthropicMessagesRequest,
-  buildChatCompletionsRequest,
-  buildOpenAIEmbeddingsRequest,
-  buildPassthroughRequest,
-  chatAnswerFormat,
-  clientWantsStreamUsage,
-  needsResponseTranslation,
-  PreparedUpstreamRequest,
-  UpstreamInput,
-} from '../upstream';
+import { checkProviderEnvironment, ProviderDefinition, providerRegistry, resolveBaseUrl, resolveRoute } from '../providers';
+import { chatAnswerFormat, clientWantsStreamUsage, needsResponseTranslation } from '../upstream';
 import { ClientAbortedError, UpstreamClient } from '../transport/upstream-client';
 import { parseJsonObject, readBody } from './body-reader';
 import { IdempotencyGate } from './idempotency';
@@ -40,6 +30,7 @@ import { agentName, formatOf, hitlBypassRequested, noRetryHelps, ProxyKind, read
 import { insufficientScope, principalOfRefusedKey } from './key-refusals';
 import { notForwarded } from './route-refusals';
 import { exchange } from './upstream-exchange';
+import { upstreamRequestFor } from './upstream-request';
 import { UsageRecorder } from './usage-recorder';
 import { accessLine, chargeOf, FinishState, usageRecord } from './usage-record';
 
@@ -249,7 +240,7 @@ export class ProxyService implements OnModuleDestroy {
         envKey: this.keys.environmentKey(route.provider.id),
         optional: !route.provider.requiresKey,
       });
-      const upstream = this.buildUpstream(call, request, route, providerKey?.key, json ?? (raw.length ? raw : undefined), raw);
+      const upstream = upstreamRequestFor(call, request, { route, baseUrl: resolveBaseUrl(route.provider, this.config.providerBaseUrls), apiKey: providerKey?.key }, json ?? (raw.length ? raw : undefined), raw);
       state.result = await exchange({
         provider: route.provider,
         format: call.kind === 'chat' ? chatAnswerFormat(route.provider) : route.provider.format,
@@ -304,30 +295,6 @@ export class ProxyService implements OnModuleDestroy {
   private refuse(decision: GovernanceDecision): never {
     if (decision.blockedBy) this.metrics.observeBlock(decision.blockedBy.code);
     throw decision.error ?? new Error('governance refused without an error');
-  }
-
-  private buildUpstream(call: ProxyCall, request: ProxyRequest, route: Route, apiKey: string | undefined, body: unknown, rawBody: Buffer): PreparedUpstreamRequest {
-    const input: UpstreamInput = {
-      provider: route.provider,
-      baseUrl: resolveBaseUrl(route.provider, this.config.providerBaseUrls),
-      apiKey,
-      clientHeaders: request.headers,
-      body,
-      rawBody: rawBody.length ? rawBody : undefined,
-      upstreamModel: route.upstreamModel,
-    };
-    switch (call.kind) {
-      case 'chat':
-        return buildChatCompletionsRequest(input);
-      case 'messages':
-        return buildAnthropicMessagesRequest(input);
-      case 'embeddings':
-        return buildOpenAIEmbeddingsRequest(input);
-      default: {
-        const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : undefined;
-        return buildPassthroughRequest({ ...input, method: request.method, path: call.path ?? '', query });
-      }
-    }
   }
 
   /**
