@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { asOrgId, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, PlanTier, PolicyOverrides, Repositories, UsageRecordEntity } from '@svc/domain';
 import type { LogDestination } from '@svc/platform';
@@ -68,6 +69,17 @@ export async function startGateway(options: { plan?: PlanTier; env?: Record<stri
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 export type Json = Record<string, any>;
+
+/** The Anthropic SDK's error of a failed call (fails the test when the call succeeds). */
+export async function anthropicFailure(call: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
+  const outcome = await call.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  if (!('error' in outcome)) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
+  expect(outcome.error).toBeInstanceOf(Anthropic.APIError);
+  return outcome.error as InstanceType<typeof Anthropic.APIError>;
+}
 
 /** The official OpenAI client pointed at the gateway under `path` (`/v1`, `/v1/gemini`, ...), with the provider key and no retries unless asked. */
 export function openaiClient(gw: GatewayHarness, path = '/v1', options: { apiKey?: string; maxRetries?: number } = {}): OpenAI {

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { MIN_CACHEABLE_TOKENS } from '@svc/mock-provider';
 import { clearOfMinuteEdge } from '@svc/testing';
-import { createOrg, GatewayHarness, Json, PROVIDER_KEY, setPolicy, startGateway, usageOf } from './harness';
+import { anthropicFailure, createOrg, GatewayHarness, Json, PROVIDER_KEY, setPolicy, startGateway, usageOf } from './harness';
 
 /** claude-sonnet-4-6, USD per 1M tokens: input, 5-minute cache write, 1-hour cache write, cache read, output. */
 const PRICE = { input: 3, write5m: 3.75, write1h: 6, read: 0.3, output: 15 };
@@ -17,17 +17,6 @@ function costOfUsage(usage: Anthropic.Usage): number {
       usage.output_tokens * PRICE.output) /
     1e6
   );
-}
-
-/** The SDK's error of a failed call (fails the test when the call succeeds). */
-async function failure(call: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
-  const outcome = await call.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  if (!('error' in outcome)) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).toBeInstanceOf(Anthropic.APIError);
-  return outcome.error as InstanceType<typeof Anthropic.APIError>;
 }
 
 /**
@@ -96,7 +85,7 @@ describe('gateway with the Anthropic SDK: usage, headers, errors and retries', (
     ['{base_url}/v1/anthropic', '/v1/anthropic'],
   ])('answers messages.countTokens() with baseURL %s: 404 not_found naming count_tokens, with or without a key', async (_label, suffix) => {
     for (const apiKey of [gw.key, 'sk-ant-not-a-gateway-key']) {
-      const err = await failure(client({ apiKey, baseURL: `${gw.url}${suffix}` }).messages.countTokens({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'count' }] }));
+      const err = await anthropicFailure(client({ apiKey, baseURL: `${gw.url}${suffix}` }).messages.countTokens({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'count' }] }));
       expect(err).toBeInstanceOf(Anthropic.NotFoundError);
       expect(err.type).toBe('not_found_error');
       expect(err.apiMessage).toContain('does not offer token counting (messages/count_tokens)');
@@ -107,7 +96,7 @@ describe('gateway with the Anthropic SDK: usage, headers, errors and retries', (
   });
 
   it("surfaces the gateway's refusals as the SDK's error classes, with the gateway's message readable", async () => {
-    const missing = await failure(client({ apiKey: 'sk-ant-provider-only' }).messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));
+    const missing = await anthropicFailure(client({ apiKey: 'sk-ant-provider-only' }).messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));
     expect(missing).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(missing.apiMessage).toMatch(/^Missing gateway API key/);
     expect(missing.message).toContain('GW_AUTH_001');
@@ -116,10 +105,10 @@ describe('gateway with the Anthropic SDK: usage, headers, errors and retries', (
     await setPolicy(gw, org.orgId, { rpm_limit: 1, allowed_models: ['claude-haiku-4-5'] });
     await clearOfMinuteEdge();
     const sdk = client({ apiKey: org.key });
-    const notAllowed = await failure(sdk.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));
+    const notAllowed = await anthropicFailure(sdk.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));
     expect(notAllowed).toBeInstanceOf(Anthropic.PermissionDeniedError);
     expect(notAllowed).toMatchObject({ status: 403, type: 'permission_error', error: { error: { code: 'model_not_allowed' } } });
-    const limited = await failure(sdk.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));
+    const limited = await anthropicFailure(sdk.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));
     expect(limited).toBeInstanceOf(Anthropic.RateLimitError);
     expect(limited.apiMessage).toBe('Rate limit exceeded: 2/1 requests per minute');
     expect(Number(limited.headers?.get('retry-after'))).toBeGreaterThan(0);
@@ -134,7 +123,7 @@ describe('gateway with the Anthropic SDK: usage, headers, errors and retries', (
     const controller = new AbortController();
     const waited = setTimeout(() => controller.abort(), 5_000);
     const started = Date.now();
-    const err = await failure(sdk.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'second' }] }, { signal: controller.signal }));
+    const err = await anthropicFailure(sdk.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'second' }] }, { signal: controller.signal }));
     clearTimeout(waited);
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
     expect(err).toMatchObject({ type: 'insufficient_quota', error: { error: { code: 'plan_limit_exceeded', gateway_error_code: 'GW_PLAN_002' } } });
@@ -146,7 +135,7 @@ describe('gateway with the Anthropic SDK: usage, headers, errors and retries', (
   it("relays a provider 529 with its retry headers (the SDK's retry then succeeds) and counts it against the breaker", async () => {
     const before = (await anthropicBreaker()).failure_count as number;
     gw.mock.setBehavior({ match: { format: 'anthropic' }, fail: { status: 529, headers: { 'retry-after-ms': '20', 'x-should-retry': 'true' } } });
-    const overloaded = await failure(client().messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));
+    const overloaded = await anthropicFailure(client().messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));
     expect(overloaded).toBeInstanceOf(Anthropic.OverloadedError);
     expect(overloaded).toMatchObject({ status: 529, type: 'overloaded_error' });
 
@@ -160,13 +149,13 @@ describe('gateway with the Anthropic SDK: usage, headers, errors and retries', (
   it('counts an overloaded_error inside a started stream against the breaker, and the SDK raises it', async () => {
     const before = (await anthropicBreaker()).failure_count as number;
     gw.mock.setBehavior({ match: { format: 'anthropic' }, streamError: { afterChunks: 1, type: 'overloaded_error' } });
-    const err = await failure(client().messages.stream({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).finalMessage());
+    const err = await anthropicFailure(client().messages.stream({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).finalMessage());
     expect(err).toMatchObject({ type: 'overloaded_error', apiMessage: 'Overloaded' });
     expect((await anthropicBreaker()).failure_count).toBe(before + 1);
 
     // A client-side error type in a stream is not the provider failing.
     gw.mock.setBehavior({ match: { format: 'anthropic' }, streamError: { afterChunks: 1, type: 'invalid_request_error', message: 'bad' } });
-    await failure(client().messages.stream({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).finalMessage());
+    await anthropicFailure(client().messages.stream({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).finalMessage());
     expect((await anthropicBreaker()).failure_count).toBe(before + 1);
   });
 });

@@ -151,7 +151,7 @@ describe('gateway proxy routes with bad input', () => {
     expect(paths).toEqual(expect.arrayContaining(['/v1/chat/completions', '/v1/{provider}/chat/completions', '/v1/messages', '/v1/embeddings', '/v1/models']));
     expect(paths.filter((path) => path.includes('*') || /\{\*?\}|\{path\}|\{wildcard\}/.test(path))).toEqual([]);
     expect(paths.filter((path) => path.startsWith('/v1/{provider}/')).sort()).toEqual(
-      ['/v1/{provider}/chat/completions', '/v1/{provider}/embeddings', '/v1/{provider}/messages', '/v1/{provider}/models', '/v1/{provider}/models/{model}', '/v1/{provider}/v1/messages', '/v1/{provider}/v1/models'].sort(),
+      ['/v1/{provider}/chat/completions', '/v1/{provider}/embeddings', '/v1/{provider}/messages', '/v1/{provider}/models', '/v1/{provider}/models/{model}', '/v1/{provider}/v1/messages', '/v1/{provider}/v1/models', '/v1/{provider}/v1/models/{model}'].sort(),
     );
   });
 });

@@ -171,7 +171,7 @@ describe('gateway charges: counters, usage record and access line agree', () => 
     expect(served).toMatchObject({ usage_source: 'provider' });
     expect(served.cost).toBeGreaterThan(0);
     const replayed = await recordOf(replay.headers.get('x-svc-request-id') as string, org);
-    expect(replayed).toMatchObject({ status_code: 200, cost: 0, input_tokens: 0, output_tokens: 0, usage_source: 'none' });
+    expect(replayed).toMatchObject({ status_code: 200, cost: 0, input_tokens: 0, output_tokens: 0, usage_source: 'replay' });
     // Both records together are the counters' spend: the replay added nothing.
     const records = (await gw.repos.usage.listRange(asOrgId(org.orgId), { from: new Date(Date.now() - 60_000) })).items.filter((r) => r.provider !== 'ollama');
     const total = records.reduce((sum, r) => sum + r.cost, 0);

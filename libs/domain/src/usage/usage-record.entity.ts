@@ -21,9 +21,10 @@ export interface UsageReplay {
 /**
  * Where a record's tokens (and so its `cost`) come from: `provider`, the provider's reported usage;
  * `estimate`, the gateway's count for an answer whose final usage never came (a stream left by its
- * client or broken mid-way, an answer without usage); `none`, nothing was answered (cost 0).
+ * client or broken mid-way, an answer without usage); `none`, nothing was answered (cost 0);
+ * `replay`, an idempotent replay of a stored answer: served, but no provider call and no spend (cost 0).
  */
-export type UsageSource = 'provider' | 'estimate' | 'none';
+export type UsageSource = 'provider' | 'estimate' | 'none' | 'replay';
 
 /** One proxied (or blocked) request (DECISIONS.md "Usage record"). Retained 90 days. */
 export interface UsageRecordEntity {

@@ -30,7 +30,7 @@ describe('cost report', () => {
       now,
       totalCost: 0.7,
       halves: [0.2, 0.5],
-      byProvider: [{ key: 'openai', cost: 0.6, requests: 3 }, { key: null, cost: 0.1, requests: 1 }],
+      byProvider: [{ key: 'openai', cost: 0.6, requests: 3, replays: 0 }, { key: null, cost: 0.1, requests: 1, replays: 0 }],
       byAgent: [{ key: 'bot', cost: 0.7, executions: 4, avg_latency_ms: 123.456 }],
       buckets: [
         { bucket: '2030-03-08', cost: 0.2, requests: 1 },
@@ -50,5 +50,24 @@ describe('cost report', () => {
       { date: '2030-03-11', cost: 0.5, requests: 3 },
     ]);
     expect(report.projections).toEqual({ monthly_estimate: 3, trend: 'increasing', budget_utilization: 10 });
+  });
+
+  it('counts idempotent replays as requests but leaves them out of the average cost per request', () => {
+    const report = buildCostReport({
+      period: '24h',
+      granularity: 'daily',
+      now,
+      totalCost: 0.6,
+      halves: [0, 0.6],
+      // 3 requests reached openai for 0.6 USD; 2 more were answered from the idempotency store (cost 0).
+      byProvider: [{ key: 'openai', cost: 0.6, requests: 5, replays: 2 }, { key: 'mistral', cost: 0, requests: 1, replays: 1 }],
+      byAgent: [],
+      buckets: [],
+      monthlyBudget: 0,
+    });
+    expect(report.by_provider).toEqual({
+      openai: { cost: 0.6, requests: 5, avg_cost_per_request: 0.2 },
+      mistral: { cost: 0, requests: 1, avg_cost_per_request: 0 },
+    });
   });
 });

@@ -30,7 +30,8 @@ export interface CostReportInput {
   totalCost: number;
   /** Cost of the first and second half of the period (trend). */
   halves: [number, number];
-  byProvider: { key: string | null; cost: number; requests: number }[];
+  /** `replays`: idempotent replays among the requests (`usage_source: replay`, no provider call, cost 0). */
+  byProvider: { key: string | null; cost: number; requests: number; replays: number }[];
   byAgent: { key: string | null; cost: number; executions: number; avg_latency_ms: number }[];
   /** Hourly buckets for `hourly`, daily buckets otherwise. */
   buckets: Bucket[];
@@ -84,7 +85,9 @@ export function trendOf(first: number, second: number): Trend {
 
 /**
  * SPEC.md "GET /api/v1/admin/metrics/cost-optimization" from grouped usage. Costs are the `cost`
- * of proxied requests; `requests`/`executions` count proxied (not blocked) requests. The monthly
+ * of proxied requests; `requests`/`executions` count proxied (not blocked) requests, idempotent
+ * replays included; `avg_cost_per_request` divides by the requests that reached the provider (not
+ * the replays, which cost nothing and would dilute the average). The monthly
  * estimate is the period's average daily cost times 30; budget utilization is that estimate as a
  * percentage of the effective monthly budget.
  */
@@ -92,10 +95,11 @@ export function buildCostReport(input: CostReportInput): CostReport {
   const { from, to } = periodRange(input.period, input.now);
   const byProvider: CostReport['by_provider'] = {};
   for (const row of input.byProvider) {
+    const charged = row.requests - row.replays;
     byProvider[row.key ?? 'unknown'] = {
       cost: money(row.cost),
       requests: row.requests,
-      avg_cost_per_request: row.requests ? money(row.cost / row.requests) : 0,
+      avg_cost_per_request: charged > 0 ? money(row.cost / charged) : 0,
     };
   }
   const byAgent: CostReport['by_agent'] = {};

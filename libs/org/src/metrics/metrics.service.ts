@@ -9,6 +9,7 @@ interface GroupRow {
   cost: number;
   requests: number;
   avg_latency_ms?: number;
+  replays?: number;
 }
 
 /** Cost figures from usage records (DECISIONS.md "Usage record"): `cost` of proxied requests. */
@@ -33,7 +34,7 @@ export class MetricsService {
     const format = granularity === 'hourly' ? '%Y-%m-%dT%H' : '%Y-%m-%d';
     const usage = this.repositories.usage;
     const [byProvider, byAgent, buckets, first, second, budgets] = await Promise.all([
-      usage.aggregateUsage<GroupRow>(orgId, group('$provider')),
+      usage.aggregateUsage<GroupRow>(orgId, group('$provider', { replays: { $sum: { $cond: [{ $eq: ['$usage_source', 'replay'] }, 1, 0] } } })),
       usage.aggregateUsage<GroupRow>(orgId, group('$agent', { avg_latency_ms: { $avg: '$latency_ms' } })),
       usage.aggregateUsage<GroupRow>(orgId, group({ $dateToString: { format, date: '$created_at' } })),
       usage.totals(orgId, { from, to: mid }),
@@ -46,7 +47,7 @@ export class MetricsService {
       now,
       totalCost: first.cost + second.cost,
       halves: [first.cost, second.cost],
-      byProvider: byProvider.map((row) => ({ key: row._id ?? null, cost: row.cost, requests: row.requests })),
+      byProvider: byProvider.map((row) => ({ key: row._id ?? null, cost: row.cost, requests: row.requests, replays: row.replays ?? 0 })),
       byAgent: byAgent.map((row) => ({ key: row._id ?? null, cost: row.cost, executions: row.requests, avg_latency_ms: Number(row.avg_latency_ms ?? 0) })),
       buckets: buckets.map((row): Bucket => ({ bucket: String(row._id), cost: row.cost, requests: row.requests })),
       monthlyBudget: budgets.monthly_budget,

@@ -66,8 +66,43 @@ describe('loadConfig', () => {
   });
 
   it('is documented: the README table lists every variable', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', '..', '..', 'README.md'), 'utf8');
+    const readme = readFileSync(README, 'utf8');
     const missing = Object.keys(configSchema.shape).filter((name) => !readme.includes(`| \`${name}\``));
     expect(missing).toEqual([]);
   });
+
+  it("is documented with its default: the README table's Default column is the schema's", () => {
+    const table = configurationTable(readFileSync(README, 'utf8'));
+    // The schema's defaults: what an empty environment parses to (before loadConfig resolves ACCESS_LOG).
+    const defaults: Record<string, unknown> = configSchema.parse({});
+    const drift = Object.keys(configSchema.shape).flatMap((name) => {
+      const documented = table.get(name);
+      const value = defaults[name];
+      // A literal default is shown as that literal; no default (or an empty list) in words (`unset`,
+      // `generated outside production`, ...), never as a value the schema does not give.
+      const expected = Array.isArray(value) ? (value.length ? `\`${value.join(',')}\`` : 'empty') : value === undefined ? null : `\`${String(value)}\``;
+      const ok = expected === null ? documented !== undefined && !documented.startsWith('`') : documented === expected;
+      return ok ? [] : [{ name, readme: documented ?? '(no row)', schema: expected ?? '(no default: described in words)' }];
+    });
+    expect(drift).toEqual([]);
+    // And no row documents a variable the service does not read.
+    const unknown = [...table.keys()].filter((name) => !(name in configSchema.shape) && !/^<PROVIDER>_/.test(name));
+    expect(unknown).toEqual([]);
+  });
 });
+
+const README = join(__dirname, '..', '..', '..', '..', 'README.md');
+
+/** README.md's configuration table (`| Variable | Default | Meaning |`): variable name → Default cell. */
+function configurationTable(readme: string): Map<string, string> {
+  const lines = readme.split('\n');
+  const start = lines.findIndex((line) => /^\|\s*Variable\s*\|\s*Default\s*\|/.test(line));
+  if (start < 0) throw new Error('README.md has no configuration table (| Variable | Default | Meaning |)');
+  const rows = new Map<string, string>();
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    const [, variable, fallback] = line.split('|').map((cell) => cell.trim());
+    rows.set(variable.replace(/^`|`$/g, ''), fallback);
+  }
+  return rows;
+}

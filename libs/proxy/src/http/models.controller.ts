@@ -1,10 +1,11 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApprovalsService } from '@svc/governance';
 import { GatewayError } from '@svc/platform';
 import { listModels } from '../providers';
 import { ProxyService } from '../pipeline/proxy.service';
+import { anthropicModelPage, toModelInfo } from './anthropic-models';
 
 /** `GET /v1/models` (SPEC.md): the registry's models, routable by their listed ids. No provider key needed. */
 @ApiTags('proxy')
@@ -78,17 +79,30 @@ export class ModelsController {
   @ApiOperation({
     summary: "One provider's models at the SDK-style path (the Anthropic SDK's models.list() with baseURL {base_url}/v1/anthropic)",
     description:
-      'Scope: gateway:read. A format-B provider answers in its own list format (`{data: [{type: "model", id, display_name, created_at}], has_more, first_id, last_id}`), any other in format A.',
+      'Scope: gateway:read; reads `x-api-key` like the B routes. A format-B provider answers in its own list format (`{data: [{type: "model", id, display_name, created_at}], has_more, first_id, last_id}`), ' +
+      'paged with `limit` (1-1000, default 20), `after_id` and `before_id` (400 `invalid_request` for a bad value); any other provider in format A.',
   })
+  @ApiQuery({ name: 'limit', required: false, type: Number })
+  @ApiQuery({ name: 'after_id', required: false, type: String })
+  @ApiQuery({ name: 'before_id', required: false, type: String })
   async sdkProviderModels(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const { definition, data } = await this.modelsOf(provider, request, reply, true);
     if (definition.format !== 'anthropic') return reply.send({ object: 'list', data });
-    return reply.send({
-      data: data.map((model) => ({ type: 'model', id: model.id, display_name: model.description || model.id, created_at: MODEL_EPOCH })),
-      has_more: false,
-      first_id: data[0]?.id ?? null,
-      last_id: data.at(-1)?.id ?? null,
-    });
+    return reply.send(anthropicModelPage(data, request.query));
+  }
+
+  @Get(':provider/v1/models/:model')
+  @ApiOperation({
+    summary: "One model at the SDK-style path (the Anthropic SDK's models.retrieve() with baseURL {base_url}/v1/anthropic)",
+    description:
+      'Scope: gateway:read; reads `x-api-key` like the B routes. For a built-in A, B or C provider: the entry of GET /v1/{provider}/v1/models with that id (a format-B provider in its own format, `{type: "model", id, display_name, created_at}`), ' +
+      'else 404 `model_not_found`. Below a format-A compatible (D) provider\'s base the path is forwarded to the provider like any other (the catch-all).',
+  })
+  async sdkProviderModel(@Param('provider') provider: string, @Param('model') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const { definition, data } = await this.modelsOf(provider, request, reply, true);
+    const found = data.find((model) => model.id === id);
+    if (!found) throw modelNotFound(id, `GET /v1/${provider}/v1/models lists the models of ${definition.id}.`);
+    return reply.send(definition.format === 'anthropic' ? toModelInfo(found) : found);
   }
 
   private async modelsOf(provider: string, request: FastifyRequest, reply: FastifyReply, readXApiKey = false) {
@@ -98,9 +112,6 @@ export class ModelsController {
     return { definition, data: all.data.filter((model) => model.owned_by === definition.id) };
   }
 }
-
-/** `created_at` of a listed model in format B: the registry keeps no dates (format A lists `created: 0`). */
-const MODEL_EPOCH = new Date(0).toISOString();
 
 /** 404 `model_not_found` for an id the list does not hold. */
 function modelNotFound(id: string, hint: string): GatewayError {

@@ -23,10 +23,16 @@ const CALLS: Readonly<Record<string, (params: Params, url: string) => ProxyCall 
   '/v1/:provider/messages': (p) => ({ kind: 'messages', endpointProvider: p.provider }),
   '/v1/:provider/v1/messages': (p) => ({ kind: 'messages', endpointProvider: p.provider }),
   '/v1/:provider/*': (p, url) => ({ kind: 'passthrough', endpointProvider: p.provider, path: pathBelowProvider(url) }),
-  // models.retrieve() below a provider base: the gateway's list entry (ModelsController) for a
-  // built-in A, B or C provider; below a D provider's base the catch-all forwards it like any path.
-  '/v1/:provider/models/:model': (p, url) => (servesOwnModels(p.provider) ? undefined : { kind: 'passthrough', endpointProvider: p.provider, path: pathBelowProvider(url) }),
+  // models.retrieve() below a provider base (the OpenAI SDK's path, and the Anthropic SDK's with its
+  // /v1): the gateway's list entry (ModelsController) for a built-in A, B or C provider; below a D
+  // provider's base the catch-all forwards it like any path.
+  '/v1/:provider/models/:model': ownModelsOrForwarded,
+  '/v1/:provider/v1/models/:model': ownModelsOrForwarded,
 };
+
+function ownModelsOrForwarded(p: Params, url: string): ProxyCall | undefined {
+  return servesOwnModels(p.provider) ? undefined : { kind: 'passthrough', endpointProvider: p.provider, path: pathBelowProvider(url) };
+}
 
 /**
  * The catch-all's `{path}` as the client wrote it (`/v1/{provider}/` and the query cut off), not the

@@ -32,7 +32,7 @@ import { notForwarded } from './route-refusals';
 import { exchange } from './upstream-exchange';
 import { upstreamRequestFor } from './upstream-request';
 import { UsageRecorder } from './usage-recorder';
-import { accessLine, chargeOf, FinishState, usageRecord } from './usage-record';
+import { accessLine, chargeOf, FinishState, recordedProvider, UNRESOLVED, usageRecord } from './usage-record';
 
 export interface ProxyCall {
   kind: ProxyKind;
@@ -174,6 +174,7 @@ export class ProxyService implements OnModuleDestroy {
     } catch (error) {
       if (!state.decision && !reply.sent) await this.addStandingHeaders(error, request, reply, state);
       state.status = this.fail(error, request, reply, state);
+      if (!state.route) state.provider = await this.pathProvider(call, state);
     } finally {
       this.finish(request, call, state, started);
     }
@@ -217,6 +218,7 @@ export class ProxyService implements OnModuleDestroy {
     if (call.kind === 'chat' && !fields.stream) {
       idempotencyKey = await this.idempotency.begin(principal, request.headers['idempotency-key'], raw, reply, () => this.standingHeaders(principal, request.id));
       if (idempotencyKey === IdempotencyGate.REPLAYED) {
+        state.replayed = true;
         state.status = reply.raw.statusCode;
         return;
       }
@@ -344,12 +346,29 @@ export class ProxyService implements OnModuleDestroy {
   }
 
   /**
+   * The provider a request refused before routing names in its path, for its usage record: the
+   * organization's registry entry (canonical id for an alias or another case), or undefined for a
+   * segment that is no provider of the organization (`/v1/images/...`), which the record must not
+   * present as one. Needs the organization (the caller's, or the refused key's).
+   */
+  private async pathProvider(call: ProxyCall, state: FinishState): Promise<ProviderDefinition | undefined> {
+    const orgId = state.principal?.orgId ?? state.refusedKey?.orgId;
+    if (!call.endpointProvider || !orgId) return undefined;
+    try {
+      return (await this.providers.registry(orgId)).get(call.endpointProvider.toLowerCase());
+    } catch (err) {
+      this.logger.warn({ err, org_id: orgId }, 'could not read the provider registry for a usage record');
+      return undefined;
+    }
+  }
+
+  /**
    * Settles the reservation at the request's charge and leaves metrics and, once the tenant is known,
    * a usage record: counters, record, access line and cost metric all take the one `chargeOf`.
    */
   private finish(request: ProxyRequest, call: ProxyCall, state: FinishState, started: number): void {
-    const model = state.route?.upstreamModel ?? 'unknown';
-    const provider = state.route?.provider.id ?? call.endpointProvider ?? 'unknown';
+    const model = state.route?.upstreamModel ?? UNRESOLVED;
+    const provider = recordedProvider(state);
     const charge = chargeOf(provider, model, state, this.prices);
     const cost = charge.cost;
     const reservation = state.decision?.reservation;

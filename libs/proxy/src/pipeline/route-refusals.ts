@@ -83,7 +83,7 @@ export function notForwarded(method: string, url: string, segment: string, provi
 function providerRoutes(provider: ProviderDefinition): [string, string][] {
   const routes: [string, string][] = [['POST', 'chat/completions']];
   if (provider.embeddings) routes.push(['POST', 'embeddings']);
-  if (provider.format === 'anthropic') routes.push(['POST', 'messages'], ['POST', 'v1/messages'], ['GET', 'v1/models']);
+  if (provider.format === 'anthropic') routes.push(['POST', 'messages'], ['POST', 'v1/messages'], ['GET', 'v1/models'], ['GET', 'v1/models/{model}']);
   routes.push(['GET', 'models'], ['GET', 'models/{model}']);
   return routes;
 }

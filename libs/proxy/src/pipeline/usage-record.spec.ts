@@ -73,6 +73,10 @@ describe('chargeOf', () => {
     expect(chargeOf('openai', 'gpt-4o', error, {})).toMatchObject({ cost: 0, source: 'none' });
   });
 
+  it('charges an idempotent replay nothing and says it was one (`replay`, not `none`: it was served)', () => {
+    expect(chargeOf('openai', 'gpt-4o', { status: 200, stream: false, agent: 'a', replayed: true }, {})).toEqual({ cost: 0, inputTokens: 0, outputTokens: 0, source: 'replay' });
+  });
+
   it('charges a stream left without usage its counted input and the text it relayed, 4 characters a token', () => {
     const charge = chargeOf('openai', 'gpt-4o', stream({ textChars: 41, bytesRelayed: 2_000 }), {});
     expect(charge).toMatchObject({ inputTokens: 120, outputTokens: 11, source: 'estimate' });

@@ -2,7 +2,7 @@ import type { Principal, RefusedKey } from '@svc/auth';
 import { roundUsd, UsageRecordEntity, UsageSource } from '@svc/domain';
 import { costAtPrice, GovernanceDecision, matchPrice, ModelPrice, pricedModel, PriceOptions } from '@svc/governance';
 import { pathOf, roundMs } from '@svc/platform';
-import type { Route } from '../providers';
+import type { ProviderDefinition, Route } from '../providers';
 import type { TokenUsage } from '../upstream';
 import type { ExchangeResult } from './upstream-exchange';
 
@@ -13,6 +13,13 @@ export interface FinishState {
   /** A key that was identified and then refused (its organization is known). */
   refusedKey?: RefusedKey;
   route?: Route;
+  /**
+   * The provider the path names (`/v1/{provider}/...`) as the organization's registry knows it, set
+   * when the request was refused before routing; absent when the path names none or an unknown one.
+   */
+  provider?: ProviderDefinition;
+  /** The answer was an idempotent replay of a stored one: no provider call, nothing charged. */
+  replayed?: true;
   decision?: GovernanceDecision;
   result?: ExchangeResult;
   status: number;
@@ -30,6 +37,18 @@ export interface UsageRecordInput {
   state: FinishState;
   charge: Charge;
   latencyMs: number;
+}
+
+/**
+ * The record's `provider` (and `model`) when none was resolved: a request refused before routing whose
+ * path names no provider of the organization (an unknown route or provider id) or none at all (an
+ * unreadable body on the generic routes). Reports group such records under it (docs/gateway.md).
+ */
+export const UNRESOLVED = 'unknown';
+
+/** The provider a record names: the routed one, else the one the path names, else `unknown`; never the path segment as written. */
+export function recordedProvider(state: FinishState): string {
+  return state.route?.provider.id ?? state.provider?.id ?? UNRESOLVED;
 }
 
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -52,6 +71,7 @@ export interface Charge {
 }
 
 const NO_CHARGE: Charge = { cost: 0, inputTokens: 0, outputTokens: 0, source: 'none' };
+const REPLAY: Charge = { ...NO_CHARGE, source: 'replay' };
 
 /**
  * The charge of a request, one value for the budget counters, the usage record, the access line and
@@ -64,10 +84,13 @@ const NO_CHARGE: Charge = { cost: 0, inputTokens: 0, outputTokens: 0, source: 'n
  *   provider's running count or the answer text relayed (4 characters a token), whichever is
  *   higher (a whole answer: its bytes / 4), at most the request's max output tokens.
  * - `none`: nothing was answered (refused, an error answer, a failure before the provider's
- *   headers, an idempotent replay), or an answer without usage to a call stage 2 found nothing to
- *   price in (a D catch-all GET, file or job call: estimated at 0 input and 0 output tokens): cost 0.
+ *   headers), or an answer without usage to a call stage 2 found nothing to price in (a D catch-all
+ *   GET, file or job call: estimated at 0 input and 0 output tokens): cost 0.
+ * - `replay`: an idempotent replay, answered from the stored answer without a provider call: cost 0
+ *   (the request that was served was charged).
  */
 export function chargeOf(provider: string, model: string, state: FinishState, prices: PriceOptions): Charge {
+  if (state.replayed) return REPLAY;
   const result = state.result;
   if (!result) return NO_CHARGE;
   const { price, key } = matchPrice(pricedModel(provider, model), prices);

@@ -56,7 +56,7 @@ export interface UsageRecordView {
   output_tokens: number;
   estimated_cost: number;
   cost: number;
-  /** Basis of the tokens and `cost`: `provider` (reported usage), `estimate` (the gateway's count), `none` (nothing answered). */
+  /** Basis of the tokens and `cost`: `provider` (reported usage), `estimate` (the gateway's count), `none` (nothing answered), `replay` (an idempotent replay, cost 0). */
   usage_source: UsageSource;
   latency_ms: number;
   upstream_latency_ms: number | null;
