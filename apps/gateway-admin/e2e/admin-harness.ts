@@ -97,7 +97,8 @@ export function usageRecord(orgId: string, fields: Partial<UsageRecordEntity> = 
     estimated_cost: 0.001,
     cost: 0.0005,
     latency_ms: 120,
-    upstream_latency_ms: 100,
+    // A provider call unless governance refused it (pass `upstream_latency_ms: null` for a request no provider answered).
+    upstream_latency_ms: fields.blocked_by ? null : 100,
     governance_ms: 1.5,
     agent: 'agent-a',
     runner_id: null,

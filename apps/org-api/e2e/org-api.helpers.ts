@@ -110,7 +110,8 @@ export function usageRecord(orgId: string, fields: Partial<UsageRecordEntity> & 
     estimated_cost: fields.cost ?? 0,
     cost: 0,
     latency_ms: 100,
-    upstream_latency_ms: null,
+    // A provider call unless governance refused it (pass `upstream_latency_ms: null` for a request no provider answered).
+    upstream_latency_ms: fields.blocked_by ? null : Math.round((fields.latency_ms ?? 100) * 0.8),
     governance_ms: 1,
     agent: null,
     runner_id: null,

@@ -32,6 +32,7 @@ export * from './policies/policy.repository';
 export * from './secrets/provider-secret.entity';
 export * from './secrets/provider-secret.repository';
 export * from './usage/usage-record.entity';
+export * from './usage/usage-populations';
 export * from './usage/usage-record.repository';
 export * from './approvals/approval.entity';
 export * from './approvals/approval.repository';

@@ -18,7 +18,10 @@ export interface LatencyReport {
   by_model: ({ provider: string; model: string } & LatencyPercentiles)[];
 }
 
-/** Percentiles of the recorded end-to-end latency of served (not refused) requests. */
+/**
+ * Percentiles of the recorded end-to-end latency (`latency_ms`) of the provider calls: the requests a
+ * provider answered (usage-populations.ts), not the refusals and idempotent replays answered at once.
+ */
 @Injectable()
 export class LatencyService {
   constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}

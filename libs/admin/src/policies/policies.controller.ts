@@ -47,7 +47,7 @@ export class PoliciesController {
   @AdminRoute(
     'admin:read',
     'Simulate a draft policy on recent traffic',
-    'Replays the usage records of the last `replay_hours` (1–720, default 24) through the policy-dependent stages with `draft_policy` over the current policy; returns the refusals by stage with example request ids. Read-only.',
+    'Replays the governance decisions of the last `replay_hours` (1–720, default 24: usage records of requests the chain decided on, not idempotent replays or refusals before governance) through the policy-dependent stages with `draft_policy` over the current policy; returns the refusals by stage with example request ids. Read-only.',
   )
   simulate(@CurrentPrincipal() principal: Principal, @Body() body: SimulatePolicyDto): Promise<SimulationResponse> {
     return this.simulation.execute(principal, body.draft_policy, body.replay_hours ?? DEFAULT_REPLAY_HOURS);

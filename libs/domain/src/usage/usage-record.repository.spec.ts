@@ -1,6 +1,7 @@
 import { newId } from '../shared/ids';
 import { storeTargets } from '../testing/stores';
 import { expectTenantIsolation, ORG_A, ORG_B, useRepository } from '../testing/jest-helpers';
+import { IS_PROVIDER_CALL, PROVIDER_CALL_SUMS } from './usage-populations';
 import { USAGE_RETENTION_SECONDS, UsageRecordEntity } from './usage-record.entity';
 import { UsageRecordRepository } from './usage-record.repository';
 
@@ -57,7 +58,7 @@ describe.each(storeTargets(process.env.MONGODB_URI))('UsageRecordRepository ($na
     await t.repo.recordBatch([
       usage(ORG_A, at(0, 10)),
       usage(ORG_A, at(0, 10, 30), { provider: 'anthropic', model: 'claude-3', cost: 0.05, agent: 'crawler', latency_ms: 400 }),
-      usage(ORG_A, at(0, 11), { blocked_by: 'daily_budget', status_code: 403, cost: 0, agent: null }),
+      usage(ORG_A, at(0, 11), { blocked_by: 'daily_budget', status_code: 403, cost: 0, agent: null, upstream_latency_ms: null }),
       usage(ORG_A, at(1, 9), { cost: 0.1, key_id: 'key_2' }),
       usage(ORG_B, at(0, 10), { cost: 9 }),
     ]);
@@ -115,10 +116,49 @@ describe.each(storeTargets(process.env.MONGODB_URI))('UsageRecordRepository ($na
     expect(keys.map((k) => k.key_id)).toEqual(['key_2', 'key_1']);
   });
 
-  it('gives latency samples of requests that were not blocked', async () => {
+  it('gives latency samples of the provider calls', async () => {
     const samples = await t.repo.latencySamples(ORG_A, january);
     expect(samples).toHaveLength(3);
     expect(samples).toContainEqual({ provider: 'anthropic', model: 'claude-3', latency_ms: 400 });
+  });
+
+  it('tells the populations apart in the store: every request, the provider calls, the governance decisions', async () => {
+    const day = { from: at(2, 0), to: at(3, 0) };
+    const served = { usage_source: 'provider' as const };
+    const answeredAtOnce = { cost: 0, input_tokens: 0, output_tokens: 0, upstream_latency_ms: null, governance_ms: 0, latency_ms: 1 };
+    const records = {
+      call: usage(ORG_A, at(2, 1), { ...served, latency_ms: 300 }),
+      providerError: usage(ORG_A, at(2, 2), { status_code: 429, cost: 0, usage_source: 'none', latency_ms: 100, upstream_latency_ms: 90 }),
+      replay: usage(ORG_A, at(2, 3), { ...answeredAtOnce, usage_source: 'replay' }),
+      // Written before usage_source existed: a replay then looked like this.
+      legacyReplay: usage(ORG_A, at(2, 4), { ...answeredAtOnce }),
+      routeRefusal: usage(ORG_A, at(2, 5), { ...answeredAtOnce, status_code: 404, provider: 'unknown', model: 'unknown', usage_source: 'none' }),
+      block: usage(ORG_A, at(2, 6), { cost: 0, blocked_by: 'cost_limit', status_code: 403, upstream_latency_ms: null, usage_source: 'none' }),
+      timeout: usage(ORG_A, at(2, 7), { cost: 0, status_code: 504, upstream_latency_ms: null, latency_ms: 30_000, usage_source: 'none' }),
+    };
+    await t.repo.recordBatch(Object.values(records));
+    const ids = (rows: { _id: string }[]) => rows.map((r) => r._id).sort();
+    const { call, providerError, block, timeout } = records;
+
+    expect(await t.repo.countRange(ORG_A, day)).toBe(7);
+    expect(await t.repo.countRange(ORG_A, day, 'provider_calls')).toBe(2);
+    expect(await t.repo.countRange(ORG_A, day, 'governed')).toBe(4);
+    expect(ids(await t.repo.listBefore(ORG_A, day, null, 10, 'governed'))).toEqual(ids([call, providerError, block, timeout]));
+    // Keyset pages keep the population.
+    expect(ids(await t.repo.listBefore(ORG_A, day, { created_at: block.created_at, _id: block._id }, 10, 'governed'))).toEqual(ids([call, providerError]));
+    expect((await t.repo.latencySamples(ORG_A, day)).map((s) => s.latency_ms).sort()).toEqual([100, 300]);
+
+    // The aggregation expression agrees with the query condition, record by record.
+    const flags = await t.repo.aggregateUsage<{ _id: string; call: boolean }>(ORG_A, [
+      { $match: { created_at: { $gte: day.from, $lt: day.to } } },
+      { $project: { call: IS_PROVIDER_CALL } },
+    ]);
+    expect(ids(flags.filter((f) => f.call))).toEqual(ids([call, providerError]));
+    const [sums] = await t.repo.aggregateUsage<{ calls: number; call_latency_ms: number; requests: number }>(ORG_A, [
+      { $match: { created_at: { $gte: day.from, $lt: day.to } } },
+      { $group: { _id: null, requests: { $sum: 1 }, ...PROVIDER_CALL_SUMS } },
+    ]);
+    expect(sums).toMatchObject({ requests: 7, calls: 2, call_latency_ms: 400 });
   });
 
   it('runs a custom aggregation over the organization only, and refuses cross-collection stages', async () => {

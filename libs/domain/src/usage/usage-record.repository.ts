@@ -1,6 +1,7 @@
 import { TenantRepository } from '../shared/tenant-repository';
 import type { OrgId } from '../shared/tenancy';
 import type { DocumentStore, Filter, PipelineStage } from '../store/types';
+import { populationFilter, UsagePopulation } from './usage-populations';
 import { USAGE_RECORDS, UsageRecordEntity } from './usage-record.entity';
 
 export interface TimeRange {
@@ -41,6 +42,12 @@ function rangeFilter(range: TimeRange): Filter<UsageRecordEntity> {
   return { created_at: range.to ? { $gte: range.from, $lt: range.to } : { $gte: range.from } };
 }
 
+/** The records of a range in a population (usage-populations.ts), as one query condition. */
+function rangeOf(range: TimeRange, population: UsagePopulation): Filter<UsageRecordEntity> {
+  const only = populationFilter(population);
+  return only ? { ...rangeFilter(range), ...only } : rangeFilter(range);
+}
+
 function totalsRow<K extends string>(key: K, row: Record<string, unknown>): UsageTotalsBy<K> {
   const { _id, ...rest } = row;
   return { [key]: _id ?? null, ...(rest as unknown as UsageTotals), avg_latency_ms: Number(rest['avg_latency_ms'] ?? 0) } as UsageTotalsBy<K>;
@@ -67,8 +74,8 @@ export class UsageRecordRepository extends TenantRepository<UsageRecordEntity> {
     return this.findIn(orgId, rangeFilter(range), { sort: { created_at: 1, _id: 1 }, limit });
   }
 
-  countRange(orgId: OrgId, range: TimeRange): Promise<number> {
-    return this.count(orgId, rangeFilter(range));
+  countRange(orgId: OrgId, range: TimeRange, population: UsagePopulation = 'requests'): Promise<number> {
+    return this.count(orgId, rangeOf(range, population));
   }
 
   async totals(orgId: OrgId, range: TimeRange): Promise<UsageTotals> {
@@ -105,11 +112,11 @@ export class UsageRecordRepository extends TenantRepository<UsageRecordEntity> {
     return rows.map((row) => totalsRow(field, row));
   }
 
-  /** Latencies of completed (not blocked) requests per provider and model, for percentiles. */
+  /** Latencies of the provider calls (the newest `limit`) with their provider and model, for percentiles. */
   async latencySamples(orgId: OrgId, range: TimeRange, limit = 50_000): Promise<{ provider: string; model: string; latency_ms: number }[]> {
     const rows = await this.findIn(
       orgId,
-      { ...rangeFilter(range), blocked_by: null },
+      rangeOf(range, 'provider_calls'),
       { sort: { created_at: -1 }, limit, projection: { provider: 1, model: 1, latency_ms: 1 } },
     );
     return rows.map(({ provider, model, latency_ms }) => ({ provider, model, latency_ms }));
@@ -131,18 +138,24 @@ export class UsageRecordRepository extends TenantRepository<UsageRecordEntity> {
   }
 
   /**
-   * Keyset pagination: up to `limit` records of a range, newest first, strictly older than
-   * `before` (the last record of the previous page, compared on `created_at` then `_id`).
+   * Keyset pagination: up to `limit` records of a range (of a population), newest first, strictly
+   * older than `before` (the last record of the previous page, compared on `created_at` then `_id`).
    */
-  listBefore(orgId: OrgId, range: TimeRange, before: { created_at: Date; _id: string } | null, limit: number): Promise<UsageRecordEntity[]> {
+  listBefore(
+    orgId: OrgId,
+    range: TimeRange,
+    before: { created_at: Date; _id: string } | null,
+    limit: number,
+    population: UsagePopulation = 'requests',
+  ): Promise<UsageRecordEntity[]> {
     const filter: Filter<UsageRecordEntity> = before
       ? {
           $and: [
-            rangeFilter(range),
+            rangeOf(range, population),
             { $or: [{ created_at: { $lt: before.created_at } }, { created_at: { $eq: before.created_at }, _id: { $lt: before._id } }] },
           ],
         }
-      : rangeFilter(range);
+      : rangeOf(range, population);
     return this.findIn(orgId, filter, { sort: { created_at: -1, _id: -1 }, limit: Math.max(1, Math.floor(limit)) });
   }
 }

@@ -1,13 +1,16 @@
 import { agentHealth, agentsHealth, percentile } from './agent-health';
 
 const at = new Date('2030-01-01T12:00:00Z');
-const sample = (latency: number, status = 200, extra: { agent?: string | null; blocked_by?: string; cost?: number; created_at?: Date } = {}) => ({
+type Extra = { agent?: string | null; blocked_by?: string; cost?: number; created_at?: Date; provider_call?: boolean };
+/** A record as agent health reads it; a provider call unless blocked or said otherwise. */
+const sample = (latency: number, status = 200, extra: Extra = {}) => ({
   agent: extra.agent === undefined ? 'bot' : extra.agent,
   latency_ms: latency,
   status_code: status,
   blocked_by: extra.blocked_by ?? null,
   cost: extra.cost ?? 0.01,
   created_at: extra.created_at ?? at,
+  provider_call: extra.provider_call ?? extra.blocked_by === undefined,
 });
 
 describe('agent health', () => {
@@ -28,6 +31,20 @@ describe('agent health', () => {
     const health = agentHealth('bot', samples);
     // error rate 1/4 -> 75; p95 6000 ms -> -5; 1 of 5 blocked -> -4
     expect(health).toMatchObject({ errors: 1, error_rate: 0.25, blocked: 1, executions: 4, p95_latency_ms: 6000, score: 66, status: 'unhealthy' });
+  });
+
+  it('counts replays and refusals before governance as executions, but takes latency percentiles over the provider calls', () => {
+    const answeredAtOnce = { cost: 0, provider_call: false };
+    const samples = [
+      sample(400),
+      sample(600),
+      // Two idempotent replays (served) and a 404 for an unknown route (an error), each in ~1 ms.
+      sample(1, 200, answeredAtOnce),
+      sample(1, 200, answeredAtOnce),
+      sample(2, 404, answeredAtOnce),
+    ];
+    const health = agentHealth('bot', samples);
+    expect(health).toMatchObject({ requests: 5, executions: 5, errors: 1, error_rate: 0.2, p50_latency_ms: 400, p95_latency_ms: 600, total_cost: 0.02 });
   });
 
   it('groups samples by agent, unattributed ones apart, busiest first', () => {

@@ -9,6 +9,8 @@ export interface AgentSample {
   blocked_by: string | null;
   cost: number;
   created_at: Date;
+  /** A provider answered it (usage-populations.ts `provider_calls`): its latency is the provider call's. */
+  provider_call: boolean;
 }
 
 export type AgentStatus = 'healthy' | 'degraded' | 'unhealthy';
@@ -19,7 +21,10 @@ export interface AgentHealth {
   status: AgentStatus;
   /** Every request of the agent in the window, blocked ones included. */
   requests: number;
-  /** Proxied requests (not blocked by governance). */
+  /**
+   * Requests not blocked by governance: served (idempotent replays included) or failed (refusals
+   * before governance, such as an unknown route, included: they are the agent's errors).
+   */
   executions: number;
   errors: number;
   /** errors / executions, 0-1. */
@@ -52,13 +57,17 @@ export function latencyPenalty(p95: number): number {
 /**
  * Health of one agent over its samples: score = 100 × (1 − error rate), minus up to 30 points for
  * a slow p95 and up to 20 for the share of its requests governance blocked, clamped to 0–100;
- * healthy from 90, degraded from 70, unhealthy below. An error is a proxied request that ended
- * with a status of 400 or more; latencies are those of proxied requests.
+ * healthy from 90, degraded from 70, unhealthy below. An error is an execution (a request not
+ * blocked by governance) that ended with a status of 400 or more; latencies are those of the
+ * provider calls (not of a refusal or an idempotent replay, answered at once).
  */
 export function agentHealth(name: string, samples: readonly AgentSample[]): AgentHealth {
   const executed = samples.filter((s) => !s.blocked_by);
   const errors = executed.filter((s) => s.status_code >= 400).length;
-  const latencies = executed.map((s) => s.latency_ms).sort((a, b) => a - b);
+  const latencies = samples
+    .filter((s) => s.provider_call)
+    .map((s) => s.latency_ms)
+    .sort((a, b) => a - b);
   const errorRate = executed.length ? errors / executed.length : 0;
   const blocked = samples.length - executed.length;
   const p95 = percentile(latencies, 95);

@@ -1,6 +1,6 @@
 import { All, Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiGoneResponse, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { OrgId, Repositories } from '@svc/domain';
+import { IS_PROVIDER_CALL, OrgId, Repositories } from '@svc/domain';
 import { REPOSITORIES } from '@svc/runtime';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
@@ -16,7 +16,8 @@ const SCOPES = ['agents:read', 'admin:read'];
 const DESCRIPTION =
   'From the usage records of the last `window_hours` (default 24, max 168), keyed on the agent (the `X-SVC-Agent` header, else the API key name). ' +
   'score = 100 × (1 − error rate) minus up to 30 points for a slow p95 and up to 20 for governance blocks; healthy ≥ 90, degraded ≥ 70, else unhealthy. ' +
-  'error_rate is the share of proxied requests that ended with a status ≥ 400.';
+  'executions are the requests not blocked by governance (idempotent replays and refusals before governance included); error_rate is the share of them ' +
+  'that ended with a status ≥ 400. p50/p95 latency are those of the provider calls (requests a provider answered).';
 
 export class AgentHealthQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ default: 24, minimum: 1, maximum: 168 })
@@ -60,7 +61,7 @@ export class AgentsController {
       { $match: { created_at: { $gte: from } } },
       { $sort: { created_at: -1 } },
       { $limit: MAX_SAMPLES },
-      { $project: { _id: 0, agent: 1, latency_ms: 1, status_code: 1, blocked_by: 1, cost: 1, created_at: 1 } },
+      { $project: { _id: 0, agent: 1, latency_ms: 1, status_code: 1, blocked_by: 1, cost: 1, created_at: 1, provider_call: IS_PROVIDER_CALL } },
     ]);
   }
 }

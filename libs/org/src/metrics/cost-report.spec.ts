@@ -30,8 +30,8 @@ describe('cost report', () => {
       now,
       totalCost: 0.7,
       halves: [0.2, 0.5],
-      byProvider: [{ key: 'openai', cost: 0.6, requests: 3, replays: 0 }, { key: null, cost: 0.1, requests: 1, replays: 0 }],
-      byAgent: [{ key: 'bot', cost: 0.7, executions: 4, avg_latency_ms: 123.456 }],
+      byProvider: [{ key: 'openai', cost: 0.6, requests: 3, calls: 3 }, { key: null, cost: 0.1, requests: 1, calls: 1 }],
+      byAgent: [{ key: 'bot', cost: 0.7, executions: 4, calls: 4, call_latency_ms: 493.824 }],
       buckets: [
         { bucket: '2030-03-08', cost: 0.2, requests: 1 },
         { bucket: '2030-03-11', cost: 0.3, requests: 2 },
@@ -52,22 +52,27 @@ describe('cost report', () => {
     expect(report.projections).toEqual({ monthly_estimate: 3, trend: 'increasing', budget_utilization: 10 });
   });
 
-  it('counts idempotent replays as requests but leaves them out of the average cost per request', () => {
+  it('counts every proxied request, but averages cost and latency over the provider calls', () => {
     const report = buildCostReport({
       period: '24h',
       granularity: 'daily',
       now,
       totalCost: 0.6,
       halves: [0, 0.6],
-      // 3 requests reached openai for 0.6 USD; 2 more were answered from the idempotency store (cost 0).
-      byProvider: [{ key: 'openai', cost: 0.6, requests: 5, replays: 2 }, { key: 'mistral', cost: 0, requests: 1, replays: 1 }],
-      byAgent: [],
+      // 5 requests named openai for 0.6 USD: 3 provider calls; 2 idempotent replays or refusals before governance (cost 0).
+      byProvider: [{ key: 'openai', cost: 0.6, requests: 5, calls: 3 }, { key: 'mistral', cost: 0, requests: 1, calls: 0 }],
+      // 4 executions of which 2 provider calls of 300 and 500 ms; the other 2 answered at once.
+      byAgent: [{ key: 'bot', cost: 0.6, executions: 4, calls: 2, call_latency_ms: 800 }, { key: null, cost: 0, executions: 2, calls: 0, call_latency_ms: 0 }],
       buckets: [],
       monthlyBudget: 0,
     });
     expect(report.by_provider).toEqual({
       openai: { cost: 0.6, requests: 5, avg_cost_per_request: 0.2 },
       mistral: { cost: 0, requests: 1, avg_cost_per_request: 0 },
+    });
+    expect(report.by_agent).toEqual({
+      bot: { cost: 0.6, executions: 4, avg_latency_ms: 400 },
+      unattributed: { cost: 0, executions: 2, avg_latency_ms: 0 },
     });
   });
 });

@@ -30,9 +30,13 @@ export interface CostReportInput {
   totalCost: number;
   /** Cost of the first and second half of the period (trend). */
   halves: [number, number];
-  /** `replays`: idempotent replays among the requests (`usage_source: replay`, no provider call, cost 0). */
-  byProvider: { key: string | null; cost: number; requests: number; replays: number }[];
-  byAgent: { key: string | null; cost: number; executions: number; avg_latency_ms: number }[];
+  /**
+   * `requests`/`executions`: proxied (not blocked) requests; `calls`: the provider calls among them
+   * (a provider answered: not a refusal before governance, an idempotent replay or a failure before
+   * the provider's headers); `call_latency_ms`: the sum of those calls' `latency_ms`.
+   */
+  byProvider: { key: string | null; cost: number; requests: number; calls: number }[];
+  byAgent: { key: string | null; cost: number; executions: number; calls: number; call_latency_ms: number }[];
   /** Hourly buckets for `hourly`, daily buckets otherwise. */
   buckets: Bucket[];
   monthlyBudget: number;
@@ -86,25 +90,25 @@ export function trendOf(first: number, second: number): Trend {
 /**
  * SPEC.md "GET /api/v1/admin/metrics/cost-optimization" from grouped usage. Costs are the `cost`
  * of proxied requests; `requests`/`executions` count proxied (not blocked) requests, idempotent
- * replays included; `avg_cost_per_request` divides by the requests that reached the provider (not
- * the replays, which cost nothing and would dilute the average). The monthly
- * estimate is the period's average daily cost times 30; budget utilization is that estimate as a
- * percentage of the effective monthly budget.
+ * replays and refusals before governance included; `avg_cost_per_request` and `avg_latency_ms` are
+ * per provider call (the replays and refusals cost nothing and answer at once: they would dilute
+ * both). The monthly estimate is the period's average daily cost times 30; budget utilization is
+ * that estimate as a percentage of the effective monthly budget.
  */
 export function buildCostReport(input: CostReportInput): CostReport {
   const { from, to } = periodRange(input.period, input.now);
   const byProvider: CostReport['by_provider'] = {};
   for (const row of input.byProvider) {
-    const charged = row.requests - row.replays;
     byProvider[row.key ?? 'unknown'] = {
       cost: money(row.cost),
       requests: row.requests,
-      avg_cost_per_request: charged > 0 ? money(row.cost / charged) : 0,
+      avg_cost_per_request: row.calls > 0 ? money(row.cost / row.calls) : 0,
     };
   }
   const byAgent: CostReport['by_agent'] = {};
   for (const row of input.byAgent) {
-    byAgent[row.key ?? 'unattributed'] = { cost: money(row.cost), executions: row.executions, avg_latency_ms: round2(row.avg_latency_ms) };
+    const avgLatency = row.calls > 0 ? row.call_latency_ms / row.calls : 0;
+    byAgent[row.key ?? 'unattributed'] = { cost: money(row.cost), executions: row.executions, avg_latency_ms: round2(avgLatency) };
   }
   const series = new Map(seriesKeys(from, to, input.granularity).map((key) => [key, { cost: 0, requests: 0 }]));
   for (const bucket of input.buckets) {

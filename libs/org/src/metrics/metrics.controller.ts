@@ -32,8 +32,10 @@ export class MetricsController {
     scopes: ['costs:read', 'billing:read', 'admin:read'],
     description:
       'From usage records of the last `period` (ending now). Costs are what proxied requests cost; `requests` and `executions` count proxied ' +
-      '(not blocked) requests, idempotent replays included; `avg_cost_per_request` = cost ÷ the requests that reached the provider (replays, ' +
-      'cost 0, left out); records without a provider are grouped under `unknown`, without an agent are grouped under `unattributed`. `time_series` covers every UTC hour, day or ISO week ' +
+      '(not blocked) requests, idempotent replays and refusals before governance included; `avg_cost_per_request` = cost ÷ the provider calls ' +
+      '(requests a provider answered: `upstream_latency_ms` set) and `avg_latency_ms` = the mean `latency_ms` of the provider calls of the agent (replays ' +
+      'and refusals, answered at once at cost 0, left out); records without a provider are grouped under `unknown`, without an agent are grouped ' +
+      'under `unattributed`. `time_series` covers every UTC hour, day or ISO week ' +
       '(dated by its Monday) of the period, zeros included. `monthly_estimate` = average daily cost × 30; `trend` compares the two halves of the ' +
       'period (±10 %); `budget_utilization` = monthly estimate as a percentage of the effective monthly budget.',
   })

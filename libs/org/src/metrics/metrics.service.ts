@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { OrganizationEntity, OrgId, Repositories } from '@svc/domain';
+import { OrganizationEntity, OrgId, PROVIDER_CALL_SUMS, Repositories } from '@svc/domain';
 import { REPOSITORIES } from '@svc/runtime';
 import { effectiveBudgets } from '../common/effective-limits';
 import { Bucket, buildCostReport, CostReport, Granularity, Period, periodRange } from './cost-report';
@@ -8,11 +8,16 @@ interface GroupRow {
   _id: string | null;
   cost: number;
   requests: number;
-  avg_latency_ms?: number;
-  replays?: number;
+  /** Provider calls among the requests, and the sum of their `latency_ms` (PROVIDER_CALL_SUMS). */
+  calls?: number;
+  call_latency_ms?: number;
 }
 
-/** Cost figures from usage records (DECISIONS.md "Usage record"): `cost` of proxied requests. */
+/**
+ * Cost figures from usage records (DECISIONS.md "Usage record"): `cost` of proxied requests.
+ * Per-call figures (`avg_cost_per_request`, `avg_latency_ms`) are taken over the provider calls,
+ * counted in the same pass of the store as the requests (usage-populations.ts).
+ */
 @Injectable()
 export class MetricsService {
   constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
@@ -34,8 +39,8 @@ export class MetricsService {
     const format = granularity === 'hourly' ? '%Y-%m-%dT%H' : '%Y-%m-%d';
     const usage = this.repositories.usage;
     const [byProvider, byAgent, buckets, first, second, budgets] = await Promise.all([
-      usage.aggregateUsage<GroupRow>(orgId, group('$provider', { replays: { $sum: { $cond: [{ $eq: ['$usage_source', 'replay'] }, 1, 0] } } })),
-      usage.aggregateUsage<GroupRow>(orgId, group('$agent', { avg_latency_ms: { $avg: '$latency_ms' } })),
+      usage.aggregateUsage<GroupRow>(orgId, group('$provider', { calls: PROVIDER_CALL_SUMS.calls })),
+      usage.aggregateUsage<GroupRow>(orgId, group('$agent', PROVIDER_CALL_SUMS)),
       usage.aggregateUsage<GroupRow>(orgId, group({ $dateToString: { format, date: '$created_at' } })),
       usage.totals(orgId, { from, to: mid }),
       usage.totals(orgId, { from: mid, to: new Date(to.getTime() + 1) }),
@@ -47,8 +52,8 @@ export class MetricsService {
       now,
       totalCost: first.cost + second.cost,
       halves: [first.cost, second.cost],
-      byProvider: byProvider.map((row) => ({ key: row._id ?? null, cost: row.cost, requests: row.requests, replays: row.replays ?? 0 })),
-      byAgent: byAgent.map((row) => ({ key: row._id ?? null, cost: row.cost, executions: row.requests, avg_latency_ms: Number(row.avg_latency_ms ?? 0) })),
+      byProvider: byProvider.map((row) => ({ key: row._id ?? null, cost: row.cost, requests: row.requests, calls: row.calls ?? 0 })),
+      byAgent: byAgent.map((row) => ({ key: row._id ?? null, cost: row.cost, executions: row.requests, calls: row.calls ?? 0, call_latency_ms: row.call_latency_ms ?? 0 })),
       buckets: buckets.map((row): Bucket => ({ bucket: String(row._id), cost: row.cost, requests: row.requests })),
       monthlyBudget: budgets.monthly_budget,
     });

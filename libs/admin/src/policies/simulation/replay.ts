@@ -2,7 +2,8 @@ import type { UsageRecordEntity } from '@svc/domain';
 import { costOf, GovernancePolicy, PII_TYPES, PiiType, pricedModel, StageId, STAGE_ORDER } from '@svc/governance';
 
 /**
- * Policy simulation: the usage records of a window replayed, in time order, through the stages
+ * Policy simulation: the governance decisions of a window (usage records of population `governed`:
+ * no idempotent replay, no refusal before governance) replayed, in time order, through the stages
  * whose decision depends on the policy and can be taken offline from what a usage record keeps
  * (`replay`: estimated tokens, body size, findings, skills, reasoning tokens). Stages that do not
  * depend on the policy (plan, entitlement, budget nodes, runner sessions, content safety and the

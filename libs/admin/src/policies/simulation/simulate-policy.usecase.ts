@@ -30,9 +30,9 @@ const startOfDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMo
 const startOfMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
 
 /**
- * `POST /gateway/admin/policies/simulate`: replays the last `replay_hours` of the organization's
- * usage records with the draft policy (docs/admin-api.md "Policy simulation"). Read-only: the live
- * policy and the counters are untouched.
+ * `POST /gateway/admin/policies/simulate`: replays the governance decisions of the last
+ * `replay_hours` (the usage records of population `governed`) with the draft policy
+ * (docs/admin-api.md "Policy simulation"). Read-only: the live policy and the counters are untouched.
  */
 @Injectable()
 export class SimulatePolicyUseCase {
@@ -51,7 +51,12 @@ export class SimulatePolicyUseCase {
     const from = new Date(now.getTime() - replayHours * 3_600_000);
     const range = { from, to: now };
     const usage = this.repositories.usage;
-    const [total, newest] = await Promise.all([usage.countRange(principal.orgId, range), usage.listBefore(principal.orgId, range, null, maxRecords)]);
+    // Governance decisions only: a request refused before the chain ran (route, body, key scope) or
+    // answered as an idempotent replay was never decided by a policy, and would not be by the draft.
+    const [total, newest] = await Promise.all([
+      usage.countRange(principal.orgId, range, 'governed'),
+      usage.listBefore(principal.orgId, range, null, maxRecords, 'governed'),
+    ]);
     const records = newest.reverse();
     const truncated = total > records.length;
     // The budgets start from what was spent before the first replayed record: before the window, or,
