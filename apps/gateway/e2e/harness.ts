@@ -225,6 +225,16 @@ export async function usageOf(gw: GatewayHarness, requestId: string | null, orgI
   return requestId ? gw.repos.usage.findById(asOrgId(orgId), requestId) : null;
 }
 
+/** The usage record of a request, waited for (a stream's record is written once its relay ends); fails the test after ~1 s. */
+export async function recordOf(gw: GatewayHarness, requestId: string | null, orgId = gw.orgId): Promise<UsageRecordEntity> {
+  for (let i = 0; i < 40; i++) {
+    const record = await usageOf(gw, requestId, orgId);
+    if (record) return record;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no usage record for ${requestId}`);
+}
+
 /**
  * The sum of the samples of a Prometheus family on /metrics whose labels include `labels`
  * (0 when none): `metricSum(gw, 'svc_gateway_requests_total', { status: '401' })`.

@@ -1,8 +1,6 @@
 import { UsageRecordEntity } from '@svc/domain';
 import { costOf, SERVER_TOOL_FEES } from '@svc/governance';
-import { createOrg, GatewayHarness, postJson, PROVIDER_KEY, setPolicy, startGateway, TestOrg, usageOf } from './harness';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { createOrg, GatewayHarness, postJson, PROVIDER_KEY, recordOf, setPolicy, startGateway, TestOrg } from './harness';
 
 /**
  * What a proxied request costs where the provider bills more than prompt and answer text: the D
@@ -20,15 +18,6 @@ describe('gateway billing: what the record charges beyond plain tokens', () => {
 
   const auth = (org: TestOrg) => ({ 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY });
 
-  async function recordOf(requestId: string | null, org: TestOrg): Promise<UsageRecordEntity> {
-    for (let i = 0; i < 40; i++) {
-      const record = await usageOf(gw, requestId, org.orgId);
-      if (record) return record;
-      await sleep(25);
-    }
-    throw new Error(`no usage record for ${requestId}`);
-  }
-
   /** The mock answers the next matching request with `body` (a canned provider answer, status 200). */
   const answerWith = (path: string, body: unknown, headers?: Record<string, string>) => gw.mock.setBehavior({ match: { path }, fail: { status: 200, body, ...(headers ? { headers } : {}) } });
 
@@ -41,7 +30,7 @@ describe('gateway billing: what the record charges beyond plain tokens', () => {
       const res = await fetch(`${gw.url}${path}`, { headers: auth(org) });
       await res.arrayBuffer();
       expect([path, res.status, res.headers.get('x-svc-cost')]).toEqual([path, 200, '0']);
-      const record = await recordOf(res.headers.get('x-svc-request-id'), org);
+      const record = await recordOf(gw, res.headers.get('x-svc-request-id'), org.orgId);
       expect(record).toMatchObject({ provider: 'mistral', status_code: 200, estimated_cost: 0, cost: 0, input_tokens: 0, output_tokens: 0, usage_source: 'none' });
       expect(record.replay).toMatchObject({ estimated_input_tokens: 0, max_output_tokens: 0 });
     }
@@ -52,7 +41,7 @@ describe('gateway billing: what the record charges beyond plain tokens', () => {
     const body = { model: 'mistral-small-latest', agent_id: 'ag_1', messages: [{ role: 'user', content: 'plan my week' }], max_tokens: 50 };
     const res = await postJson(`${gw.url}/v1/mistral/agents/completions`, body, auth(org));
     expect(res.status).toBe(200); // the mock's echo: no usage in it
-    const record = await recordOf(res.headers.get('x-svc-request-id'), org);
+    const record = await recordOf(gw, res.headers.get('x-svc-request-id'), org.orgId);
     expect(record).toMatchObject({ usage_source: 'estimate', input_tokens: record.replay.estimated_input_tokens, output_tokens: 50 });
     expect(record.estimated_cost).toBeGreaterThan(0);
     expect(record.cost).toBeCloseTo(costOf('mistral-small-latest', { input_tokens: record.input_tokens, output_tokens: 50 }), 12);
@@ -66,7 +55,7 @@ describe('gateway billing: what the record charges beyond plain tokens', () => {
     const whole = await postJson(`${gw.url}/v1/groq/responses`, body, auth(org));
     expect(whole.status).toBe(200);
     const expected = costOf('llama-3.3-70b-versatile', { input_tokens: 1200, output_tokens: 300 });
-    const record = await recordOf(whole.headers.get('x-svc-request-id'), org);
+    const record = await recordOf(gw, whole.headers.get('x-svc-request-id'), org.orgId);
     expect(record).toMatchObject({ usage_source: 'provider', input_tokens: 1200, output_tokens: 300 });
     expect(record.cost).toBeCloseTo(expected, 12);
     expect(record.replay.max_output_tokens).toBe(500);
@@ -80,7 +69,7 @@ describe('gateway billing: what the record charges beyond plain tokens', () => {
     answerWith('/responses', sse, { 'content-type': 'text/event-stream' });
     const res = await fetch(`${gw.url}/v1/groq/responses`, { method: 'POST', headers: { ...auth(org), 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
     expect(await res.text()).toBe(sse);
-    const streamed = await recordOf(res.headers.get('x-svc-request-id'), org);
+    const streamed = await recordOf(gw, res.headers.get('x-svc-request-id'), org.orgId);
     expect(streamed).toMatchObject({ stream: true, usage_source: 'provider', input_tokens: 1200, output_tokens: 300 });
     expect(streamed.cost).toBeCloseTo(expected, 12);
   });
@@ -99,7 +88,7 @@ describe('gateway billing: what the record charges beyond plain tokens', () => {
     const body = { model: 'gpt-4o-audio-preview', modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' }, messages: [{ role: 'user', content: 'Say hi' }] };
     const res = await postJson(`${gw.url}/v1/chat/completions`, body, auth(org));
     expect(res.status).toBe(200);
-    const record = await recordOf(res.headers.get('x-svc-request-id'), org);
+    const record = await recordOf(gw, res.headers.get('x-svc-request-id'), org.orgId);
     expect(record).toMatchObject({ usage_source: 'provider', input_tokens: 1100, output_tokens: 550 });
     // gpt-4o-audio-preview: 2.5 text / 40 audio input, 10 text / 80 audio output per 1M.
     expect(record.cost).toBeCloseTo((100 * 2.5 + 1000 * 40 + 50 * 10 + 500 * 80) / 1e6, 12);
@@ -115,19 +104,19 @@ describe('gateway billing: what the record charges beyond plain tokens', () => {
     const whole = await postJson(`${gw.url}/v1/messages`, body, auth(org));
     expect(whole.status).toBe(200);
     expect(whole.body.usage.server_tool_use).toEqual({ web_search_requests: 1 });
-    const record = await recordOf(whole.headers.get('x-svc-request-id'), org);
+    const record = await recordOf(gw, whole.headers.get('x-svc-request-id'), org.orgId);
     expect(record.usage_source).toBe('provider');
     expect(record.cost).toBeCloseTo(tokensOf(record) + SERVER_TOOL_FEES.web_search_requests, 12);
 
     const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { ...auth(org), 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
     expect(await res.text()).toContain('"server_tool_use":{"web_search_requests":1}');
-    const streamed = await recordOf(res.headers.get('x-svc-request-id'), org);
+    const streamed = await recordOf(gw, res.headers.get('x-svc-request-id'), org.orgId);
     expect(streamed).toMatchObject({ stream: true, usage_source: 'provider' });
     expect(streamed.cost).toBeCloseTo(tokensOf(streamed) + 0.01, 12);
 
     const fetched = await postJson(`${gw.url}/v1/messages`, { ...body, tools: [fetchTool] }, auth(org));
     expect(fetched.body.usage.server_tool_use).toEqual({ web_search_requests: 0, web_fetch_requests: 1 });
-    const fetchRecord = await recordOf(fetched.headers.get('x-svc-request-id'), org);
+    const fetchRecord = await recordOf(gw, fetched.headers.get('x-svc-request-id'), org.orgId);
     expect(fetchRecord.cost).toBeCloseTo(tokensOf(fetchRecord), 12);
   });
 });

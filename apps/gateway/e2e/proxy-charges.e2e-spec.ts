@@ -1,6 +1,6 @@
 import { asOrgId, roundUsd, UsageRecordEntity } from '@svc/domain';
 import { costOf } from '@svc/governance';
-import { createOrg, GatewayHarness, metricSum, postJson, PROVIDER_KEY, setPolicy, startGateway, TestOrg, usageOf } from './harness';
+import { createOrg, GatewayHarness, metricSum, postJson, PROVIDER_KEY, recordOf, setPolicy, startGateway, TestOrg } from './harness';
 
 type Line = Record<string, unknown>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,18 +64,9 @@ describe('gateway charges: counters, usage record and access line agree', () => 
     return daily;
   }
 
-  async function recordOf(requestId: string, org: TestOrg): Promise<UsageRecordEntity> {
-    for (let i = 0; i < 40; i++) {
-      const record = await usageOf(gw, requestId, org.orgId);
-      if (record) return record;
-      await sleep(25);
-    }
-    throw new Error(`no usage record for ${requestId}`);
-  }
-
   /** Record, access line and counters say the same: tokens, cost (the line's with roundUsd) and source. */
   async function expectAgreement(requestId: string, org: TestOrg): Promise<UsageRecordEntity> {
-    const record = await recordOf(requestId, org);
+    const record = await recordOf(gw, requestId, org.orgId);
     const line = await logs.accessLine(requestId);
     expect(line).toMatchObject({ input_tokens: record.input_tokens, output_tokens: record.output_tokens, cost: roundUsd(record.cost), usage_source: record.usage_source, status_code: record.status_code });
     expect(Math.abs((await dailyCost(org, record.cost)) - record.cost)).toBeLessThanOrEqual(1e-6); // settled in micro-dollars
@@ -138,7 +129,7 @@ describe('gateway charges: counters, usage record and access line agree', () => 
 
     const embedded = await postJson(`${gw.url}/v1/embeddings`, { model: 'text-embedding-3-small', input: 'embed this' }, auth(org));
     expect(embedded.status).toBe(200);
-    const record = await recordOf(embedded.headers.get('x-svc-request-id') as string, org);
+    const record = await recordOf(gw, embedded.headers.get('x-svc-request-id') as string, org.orgId);
     expect(record).toMatchObject({ usage_source: 'provider', input_tokens: embedded.body.usage.prompt_tokens, output_tokens: 0 });
     // A short input's estimate is far below a micro-dollar: the header still reads as a plain decimal.
     const header = embedded.headers.get('x-svc-cost') as string;
@@ -153,7 +144,7 @@ describe('gateway charges: counters, usage record and access line agree', () => 
     const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a' }] }, auth(org));
     expect(res.status).toBe(200);
     const requestId = res.headers.get('x-svc-request-id') as string;
-    const record = await recordOf(requestId, org);
+    const record = await recordOf(gw, requestId, org.orgId);
     expect(record.cost).not.toBe(roundUsd(record.cost));
     expect((await logs.accessLine(requestId)).cost).toBe(roundUsd(record.cost));
   });
@@ -170,7 +161,7 @@ describe('gateway charges: counters, usage record and access line agree', () => 
     const served = await expectAgreement(first.headers.get('x-svc-request-id') as string, org);
     expect(served).toMatchObject({ usage_source: 'provider' });
     expect(served.cost).toBeGreaterThan(0);
-    const replayed = await recordOf(replay.headers.get('x-svc-request-id') as string, org);
+    const replayed = await recordOf(gw, replay.headers.get('x-svc-request-id') as string, org.orgId);
     expect(replayed).toMatchObject({ status_code: 200, cost: 0, input_tokens: 0, output_tokens: 0, usage_source: 'replay' });
     // Both records together are the counters' spend: the replay added nothing.
     const records = (await gw.repos.usage.listRange(asOrgId(org.orgId), { from: new Date(Date.now() - 60_000) })).items.filter((r) => r.provider !== 'ollama');
@@ -199,7 +190,7 @@ describe('gateway charges: counters, usage record and access line agree', () => 
     await setPolicy(gw, org.orgId, { hitl_cost_threshold: 0.0000001 });
     expectStatus(await postJson(url, chat('held for approval'), auth(org)), 202);
     for (const id of ids) {
-      const record = await recordOf(id, org);
+      const record = await recordOf(gw, id, org.orgId);
       expect(record).toMatchObject({ cost: 0, input_tokens: 0, output_tokens: 0, usage_source: 'none' });
       expect(record.estimated_cost).toBeGreaterThan(0);
       expect(await logs.accessLine(id)).toMatchObject({ cost: 0, input_tokens: 0, output_tokens: 0, usage_source: 'none' });

@@ -1,7 +1,4 @@
-import { UsageRecordEntity } from '@svc/domain';
-import { GatewayHarness, postJson, PROVIDER_KEY, startGateway, usageOf } from './harness';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { GatewayHarness, postJson, PROVIDER_KEY, recordOf, startGateway } from './harness';
 
 /**
  * Long-context tiers: a request whose prompt is above the model's threshold (200K tokens for Claude
@@ -18,15 +15,6 @@ describe('gateway billing: long-context tiers', () => {
   beforeEach(() => gw.mock.reset());
 
   const auth = () => ({ 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
-
-  async function recordOf(requestId: string | null): Promise<UsageRecordEntity> {
-    for (let i = 0; i < 40; i++) {
-      const record = await usageOf(gw, requestId);
-      if (record) return record;
-      await sleep(25);
-    }
-    throw new Error(`no usage record for ${requestId}`);
-  }
 
   /** The mock answers the next matching request with `body` (a canned provider answer, status 200). */
   const answerWith = (path: string, body: unknown, headers?: Record<string, string>) => gw.mock.setBehavior({ match: { path }, fail: { status: 200, body, ...(headers ? { headers } : {}) } });
@@ -55,13 +43,13 @@ describe('gateway billing: long-context tiers', () => {
     answerWith('/v1/messages', message(40_000, 150_000, 10_001, 2000));
     const above = await postJson(`${gw.url}/v1/messages`, request, auth());
     expect(above.status).toBe(200);
-    const record = await recordOf(above.headers.get('x-svc-request-id'));
+    const record = await recordOf(gw, above.headers.get('x-svc-request-id'));
     expect(record).toMatchObject({ usage_source: 'provider', input_tokens: 200_001, output_tokens: 2000 });
     expect(record.cost).toBeCloseTo((40_000 * 6 + 150_000 * 0.6 + 10_001 * 7.5 + 2000 * 22.5) / 1e6, 12);
 
     answerWith('/v1/messages', message(40_000, 150_000, 10_000, 2000));
     const at = await postJson(`${gw.url}/v1/messages`, request, auth());
-    const atRecord = await recordOf(at.headers.get('x-svc-request-id'));
+    const atRecord = await recordOf(gw, at.headers.get('x-svc-request-id'));
     expect(atRecord).toMatchObject({ usage_source: 'provider', input_tokens: 200_000 });
     expect(atRecord.cost).toBeCloseTo((40_000 * 3 + 150_000 * 0.3 + 10_000 * 3.75 + 2000 * 15) / 1e6, 12);
   });
@@ -80,7 +68,7 @@ describe('gateway billing: long-context tiers', () => {
     answerWith('/v1/messages', sse, { 'content-type': 'text/event-stream' });
     const res = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ ...request, stream: true }) });
     expect(await res.text()).toBe(sse);
-    const record = await recordOf(res.headers.get('x-svc-request-id'));
+    const record = await recordOf(gw, res.headers.get('x-svc-request-id'));
     expect(record).toMatchObject({ stream: true, usage_source: 'provider', input_tokens: 205_000, output_tokens: 800 });
     expect(record.cost).toBeCloseTo((5000 * 6 + 200_000 * 0.6 + 800 * 22.5) / 1e6, 12);
   });
@@ -90,7 +78,7 @@ describe('gateway billing: long-context tiers', () => {
     const body = { model: 'gemini-2.5-pro', max_tokens: 50, messages: [{ role: 'user', content: 'token '.repeat(140_000) }] };
     const res = await postJson(`${gw.url}/v1/chat/completions`, body, auth());
     expect(res.status).toBe(200);
-    const record = await recordOf(res.headers.get('x-svc-request-id'));
+    const record = await recordOf(gw, res.headers.get('x-svc-request-id'));
     const estimated = record.replay.estimated_input_tokens;
     expect(estimated).toBeGreaterThan(200_000);
     const estimate = (estimated * 2.5 + 50 * 15) / 1e6;
@@ -114,13 +102,13 @@ describe('gateway billing: long-context tiers', () => {
     const chat = { model: 'gpt-5.4', max_completion_tokens: 1000, messages: [{ role: 'user', content: 'Go on.' }] };
     answerWith('/chat/completions', completion(272_001, 72_001));
     const above = await postJson(`${gw.url}/v1/chat/completions`, chat, auth());
-    const record = await recordOf(above.headers.get('x-svc-request-id'));
+    const record = await recordOf(gw, above.headers.get('x-svc-request-id'));
     expect(record).toMatchObject({ usage_source: 'provider', input_tokens: 272_001, output_tokens: 300 });
     expect(record.cost).toBeCloseTo((200_000 * 5 + 72_001 * 0.5 + 300 * 22.5) / 1e6, 12);
 
     answerWith('/chat/completions', completion(272_000, 72_000));
     const at = await postJson(`${gw.url}/v1/chat/completions`, chat, auth());
-    const atRecord = await recordOf(at.headers.get('x-svc-request-id'));
+    const atRecord = await recordOf(gw, at.headers.get('x-svc-request-id'));
     expect(atRecord.cost).toBeCloseTo((200_000 * 2.5 + 72_000 * 0.25 + 300 * 15) / 1e6, 12);
   });
 });

@@ -1,7 +1,5 @@
-import { roundUsd, UsageRecordEntity } from '@svc/domain';
-import { GatewayHarness, metricSum, postJson, PROVIDER_KEY, startGateway, usageOf } from './harness';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { roundUsd } from '@svc/domain';
+import { GatewayHarness, metricSum, postJson, PROVIDER_KEY, recordOf, startGateway } from './harness';
 
 /** USD per 1M tokens (input, output) for models the price table does not know, set in the harness env. */
 const DEFAULT_PRICE = { input: 2, output: 8 };
@@ -23,15 +21,6 @@ describe('gateway pricing of models the price table does not list', () => {
   beforeEach(() => gw.mock.reset());
 
   const auth = () => ({ 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
-
-  async function recordOf(requestId: string | null): Promise<UsageRecordEntity> {
-    for (let i = 0; i < 40; i++) {
-      const record = await usageOf(gw, requestId);
-      if (record) return record;
-      await sleep(25);
-    }
-    throw new Error(`no usage record for ${requestId}`);
-  }
 
   /** The mock answers the next matching request with `body` (a canned provider answer, status 200). */
   const answerWith = (path: string, body: unknown) => gw.mock.setBehavior({ match: { path }, fail: { status: 200, body } });
@@ -59,7 +48,7 @@ describe('gateway pricing of models the price table does not list', () => {
     answerWith(path, answer);
     const res = await postJson(`${gw.url}${path}`, { model, max_tokens: 500, messages: [{ role: 'user', content: 'Plan the release.' }] }, auth());
     expect(res.status).toBe(200);
-    return { res, record: await recordOf(res.headers.get('x-svc-request-id')) };
+    return { res, record: await recordOf(gw, res.headers.get('x-svc-request-id')) };
   }
 
   it('B: an unlisted newer Opus is estimated and recorded at DEFAULT_MODEL_PRICE, not Opus 4\'s $15 / $75, and counted', async () => {

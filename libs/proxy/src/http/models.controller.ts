@@ -43,9 +43,7 @@ export class ModelsController {
 
   private async retrieve(id: string, request: FastifyRequest, reply: FastifyReply) {
     const principal = await this.proxy.authenticate(request, reply, 'gateway:read');
-    const found = listModels(await this.proxy.registry(principal)).data.find((model) => model.id === id);
-    if (!found) throw modelNotFound(id, 'GET /v1/models lists the models.');
-    await reply.send(found);
+    await reply.send(listedModel(listModels(await this.proxy.registry(principal)).data, id, 'GET /v1/models lists the models.'));
   }
 
   @Get(':provider/models/:model')
@@ -56,9 +54,7 @@ export class ModelsController {
   })
   async providerModelEntry(@Param('provider') provider: string, @Param('model') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const { definition, data } = await this.modelsOf(provider, request, reply);
-    const found = data.find((model) => model.id === id);
-    if (!found) throw modelNotFound(id, `GET /v1/${provider}/models lists the models of ${definition.id}.`);
-    await reply.send(found);
+    await reply.send(listedModel(data, id, `GET /v1/${provider}/models lists the models of ${definition.id}.`));
   }
 
   @Get('approvals/:approval_id/status')
@@ -100,8 +96,7 @@ export class ModelsController {
   })
   async sdkProviderModel(@Param('provider') provider: string, @Param('model') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const { definition, data } = await this.modelsOf(provider, request, reply, true);
-    const found = data.find((model) => model.id === id);
-    if (!found) throw modelNotFound(id, `GET /v1/${provider}/v1/models lists the models of ${definition.id}.`);
+    const found = listedModel(data, id, `GET /v1/${provider}/v1/models lists the models of ${definition.id}.`);
     return reply.send(definition.format === 'anthropic' ? toModelInfo(found) : found);
   }
 
@@ -113,7 +108,9 @@ export class ModelsController {
   }
 }
 
-/** 404 `model_not_found` for an id the list does not hold. */
-function modelNotFound(id: string, hint: string): GatewayError {
-  return new GatewayError(404, { message: `The model '${id}' is not listed. ${hint}`, type: 'not_found_error', code: 'model_not_found', param: 'model' });
+/** The listed model `id`, or 404 `model_not_found` naming where the list is (`hint`). */
+function listedModel<M extends { id: string }>(data: readonly M[], id: string, hint: string): M {
+  const found = data.find((model) => model.id === id);
+  if (!found) throw new GatewayError(404, { message: `The model '${id}' is not listed. ${hint}`, type: 'not_found_error', code: 'model_not_found', param: 'model' });
+  return found;
 }

@@ -104,14 +104,7 @@ export class ProxyService implements OnModuleDestroy {
   /** A provider of the caller's organization (built-in or one of its targets) by id or alias; 404 otherwise. */
   async provider(principal: Principal, id: string): Promise<ProviderDefinition> {
     const definition = (await this.providers.registry(principal.orgId)).get(id.toLowerCase());
-    if (!definition) {
-      throw new GatewayError(404, {
-        message: `Unknown provider '${id}'. GET /v1/models lists the providers and their models.`,
-        type: 'not_found_error',
-        code: 'unknown_provider',
-        param: 'provider',
-      });
-    }
+    if (!definition) throw unknownProvider(id);
     return definition;
   }
 
@@ -183,12 +176,10 @@ export class ProxyService implements OnModuleDestroy {
   private async serve(call: ProxyCall, request: ProxyRequest, reply: ProxyReply, state: FinishState, principal: Principal, credentials: RequestCredentials): Promise<void> {
     const registry = await this.providers.registry(principal.orgId);
     if (call.endpointProvider) {
-      if (call.kind === 'passthrough') {
-        // The catch-all forwards only below a D provider's base; any other path is a route the gateway does not serve.
-        const candidate = registry.get(call.endpointProvider.toLowerCase());
-        if (candidate?.label !== 'D') throw notForwarded(request.method, request.url, call.endpointProvider, candidate);
-      }
-      const endpoint = await this.provider(principal, call.endpointProvider);
+      const endpoint = registry.get(call.endpointProvider.toLowerCase());
+      // The catch-all forwards only below a D provider's base; any other path is a route the gateway does not serve.
+      if (call.kind === 'passthrough' && endpoint?.label !== 'D') throw notForwarded(request.method, request.url, call.endpointProvider, endpoint);
+      if (!endpoint) throw unknownProvider(call.endpointProvider);
       call = { ...call, endpointProvider: endpoint.id };
     }
     state.agent = agentName(request.headers['x-svc-agent'], principal.keyName);
@@ -391,4 +382,14 @@ export class ProxyService implements OnModuleDestroy {
     this.breakers.shutdown();
     await Promise.all([this.client.close(), this.targetClient.close()]);
   }
+}
+
+/** 404 `unknown_provider`: `id` names no provider of the organization. */
+function unknownProvider(id: string): GatewayError {
+  return new GatewayError(404, {
+    message: `Unknown provider '${id}'. GET /v1/models lists the providers and their models.`,
+    type: 'not_found_error',
+    code: 'unknown_provider',
+    param: 'provider',
+  });
 }

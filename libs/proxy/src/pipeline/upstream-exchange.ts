@@ -1,4 +1,4 @@
-import { GatewayError, MIN_SCRUBBED_LENGTH, OutboundBlockedError, scrubSecrets } from '@svc/platform';
+import { GatewayError, MIN_SCRUBBED_LENGTH, OutboundBlockedError, scrubSecrets, secretForms } from '@svc/platform';
 import { BreakerOpenError, ProviderBreaker, UpstreamFailure } from '../breaker/provider-breaker';
 import type { ProviderDefinition, ProviderFormat } from '../providers';
 import {
@@ -252,10 +252,9 @@ function copyUpstreamHeaders(input: ExchangeInput, headers: BufferedUpstreamResp
   return upstreamHeaders;
 }
 
-/** The forms in which `scrubSecrets` finds a key (as written, percent-encoded, JSON-escaped); undefined for none worth searching. */
+/** The forms in which `scrubSecrets` finds the key (`secretForms`); undefined for none worth searching. */
 function keyForms(apiKey: string | undefined): string[] | undefined {
-  if (!apiKey || apiKey.length < MIN_SCRUBBED_LENGTH) return undefined;
-  return [apiKey, encodeURIComponent(apiKey), JSON.stringify(apiKey).slice(1, -1)];
+  return apiKey && apiKey.length >= MIN_SCRUBBED_LENGTH ? secretForms(apiKey) : undefined;
 }
 
 /**
