@@ -19,7 +19,7 @@ describe('priceFor', () => {
     ['claude-3-5-haiku-20241022', 'claude-3-5-haiku'],
     ['gemini-2.5-flash-preview-05-20', 'gemini-2.5-flash'],
     ['gemini-2.5-flash-lite', 'gemini-2.5-flash-lite'],
-    ['mistral-large-latest', 'mistral-large'],
+    ['magistral-medium-latest', 'magistral-medium'],
     ['codestral-2501', 'codestral'],
     ['ft:gpt-4o-mini-2024-07-18:acme::abc123', 'ft:gpt-4o-mini'],
     ['text-embedding-3-small', 'text-embedding-3-small'],
@@ -52,6 +52,25 @@ describe('priceFor', () => {
     expect(priceFor('gemini-2.5-flash-lite')).toEqual({ input: 0.1, output: 0.4, cached_input: 0.01 });
     expect(priceFor('mistral-large-2512')).toEqual({ input: 0.5, output: 1.5 });
     expect(priceFor('mistral-large-2411')).toEqual({ input: 2, output: 6 });
+  });
+
+  it.each([
+    // [alias, the version it names, that version's price, an older version kept at the family's price, that price]
+    ['mistral-large-latest', 'mistral-large-2512', { input: 0.5, output: 1.5 }, 'mistral-large-2407', { input: 2, output: 6 }],
+    ['mistral-small-latest', 'mistral-small-2603', { input: 0.15, output: 0.6 }, 'mistral-small-2506', { input: 0.1, output: 0.3 }],
+    ['ministral-8b-latest', 'ministral-8b-2512', { input: 0.15, output: 0.15 }, 'ministral-8b-2410', { input: 0.1, output: 0.1 }],
+    ['ministral-3b-latest', 'ministral-3b-2512', { input: 0.1, output: 0.1 }, 'ministral-3b-2410', { input: 0.04, output: 0.04 }],
+  ])('prices Mistral\'s %s as the version it names (%s), not as the older versions of its family', (alias, version, price, older, olderPrice) => {
+    for (const id of [alias, version, `mistral/${alias}`, alias.toUpperCase()]) expect({ id, price: priceFor(id) }).toEqual({ id, price });
+    expect(priceFor(older)).toEqual(olderPrice);
+    expect(costOf(alias, { input_tokens: 1_000_000, output_tokens: 1_000_000 })).toBeCloseTo(price.input + price.output, 12);
+  });
+
+  it('prices the Mistral aliases that name the family\'s own version at the family\'s price', () => {
+    expect(priceFor('mistral-medium-latest')).toEqual(priceFor('mistral-medium-2508'));
+    expect(priceFor('codestral-latest')).toEqual({ input: 0.3, output: 0.9 });
+    expect(priceFor('magistral-medium-latest')).toEqual({ input: 2, output: 5 });
+    expect(priceFor('magistral-small-latest')).toEqual({ input: 0.5, output: 1.5 });
   });
 
   it('covers the four provider families', () => {

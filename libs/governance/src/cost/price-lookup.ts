@@ -94,7 +94,7 @@ function lookup(table: CompiledTable, id: string): string | null {
 /**
  * Price of a model: the table entry whose key is the id, or the longest key the id extends by a
  * snapshot or alias suffix only (`isSnapshotSuffix`: `claude-sonnet-4-5-20250929`,
- * `gpt-4o-2024-08-06`, `gemini-2.5-flash-preview-05-20`, `mistral-large-latest`,
+ * `gpt-4o-2024-08-06`, `gemini-2.5-flash-preview-05-20`, `magistral-medium-latest`,
  * `claude-opus-4-1@20250805`); a route key (`ollama/`) prices every id below it. A newer version
  * or another variant of a listed model (`claude-opus-4-8`, `gpt-5.6`, `gpt-4o-mini-search-preview`)
  * matches no key and is priced at the default. An id with a route prefix

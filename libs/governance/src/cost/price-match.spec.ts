@@ -77,6 +77,9 @@ describe('matchPrice: snapshot suffixes, versions and variants', () => {
     expect(matchPrice('gpt-4o-2024-05-13').key).toBe('gpt-4o-2024-05-13');
     expect(matchPrice('mistral-large-2512').key).toBe('mistral-large-2512');
     expect(matchPrice('mistral-large-2411').key).toBe('mistral-large');
+    // A -latest alias with an entry of its own is matched exactly, not as a suffix of its family.
+    expect(matchPrice('mistral-large-latest').key).toBe('mistral-large-latest');
+    expect(matchPrice('mistral/mistral-small-latest').key).toBe('mistral-small-latest');
     // In a table of its own, the longer key wins whatever the order of the entries.
     const table = { m: { input: 1, output: 1 }, 'm-audio': { input: 2, output: 2 } };
     expect(matchPrice('m-audio-20250101', { table }).key).toBe('m-audio');

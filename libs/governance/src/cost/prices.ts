@@ -10,8 +10,8 @@
  * and Vertex `@date` ids find their model, while a newer version (`claude-opus-4-8`, `gpt-5.6`)
  * or a variant (`-mini`, `-image`, `-audio`, `-codex`) does not: each needs its own entry, or it
  * is priced at DEFAULT_MODEL_PRICE. Give a dated version its own entry when its price differs
- * (`gpt-4o-2024-05-13`, `mistral-large-2512`), and an alias that is not a snapshot suffix
- * (`claude-opus-4-0`) one too. A key may name the route it prices (`groq/openai/gpt-oss-120b`):
+ * (`gpt-4o-2024-05-13`, `mistral-large-2512`), and so a `-latest` alias that names it
+ * (`mistral-large-latest`), and an alias that is not a snapshot suffix (`claude-opus-4-0`) one too. A key may name the route it prices (`groq/openai/gpt-oss-120b`):
  * the whole `provider/model` id is tried first. Keys ending in `/` price whole routes (`ollama/`,
  * self-hosted: free).
  * `audio_input` and `audio_output` price A's audio tokens (`prompt_tokens_details.audio_tokens`,
@@ -180,16 +180,27 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'gemini-1.5-flash-8b': p(0.0375, 0.15, 0.01),
   'gemini-embedding-001': p(0.15, 0),
 
-  // Provider D (mistral)
+  // Provider D (mistral), from Mistral's model cards (docs.mistral.ai/models/<model>). A `-latest`
+  // alias that names a newer version than the family's price has its own entry: `mistral-large-latest`
+  // is Large 3 (mistral-large-3-25-12), `mistral-small-latest` Small 4 (mistral-small-4-0-26-03),
+  // `ministral-8b-latest` / `ministral-3b-latest` Ministral 3 (ministral-3-8b-25-12, ministral-3-3b-25-12);
+  // the older versions (Large 2407/2411, Small 2503/2506, Ministral 2410) keep the family's price.
   'mistral-large': p(2, 6),
-  // Mistral Large 3; the 2407/2411 versions keep the family's price.
   'mistral-large-2512': p(0.5, 1.5),
+  'mistral-large-latest': p(0.5, 1.5),
+  // `mistral-medium-latest` is Medium 3.1 (2508), at the family's price.
   'mistral-medium': p(0.4, 2),
   'mistral-small': p(0.1, 0.3),
+  'mistral-small-2603': p(0.15, 0.6),
+  'mistral-small-latest': p(0.15, 0.6),
   'mistral-embed': p(0.1, 0),
   'codestral': p(0.3, 0.9),
   'ministral-8b': p(0.1, 0.1),
+  'ministral-8b-2512': p(0.15, 0.15),
+  'ministral-8b-latest': p(0.15, 0.15),
   'ministral-3b': p(0.04, 0.04),
+  'ministral-3b-2512': p(0.1, 0.1),
+  'ministral-3b-latest': p(0.1, 0.1),
   'pixtral-large': p(2, 6),
   'pixtral-12b': p(0.15, 0.15),
   'magistral-medium': p(2, 5),
