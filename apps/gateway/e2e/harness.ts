@@ -81,6 +81,17 @@ export async function anthropicFailure(call: Promise<unknown>): Promise<Instance
   return outcome.error as InstanceType<typeof Anthropic.APIError>;
 }
 
+/** The OpenAI SDK's error of a failed call (fails the test when the call succeeds; another error is rethrown). */
+export async function openaiFailure(call: () => Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
+  try {
+    await call();
+  } catch (error) {
+    if (error instanceof OpenAI.APIError) return error;
+    throw error;
+  }
+  throw new Error('expected a failure, the call succeeded');
+}
+
 /** The official OpenAI client pointed at the gateway under `path` (`/v1`, `/v1/gemini`, ...), with the provider key and no retries unless asked. */
 export function openaiClient(gw: GatewayHarness, path = '/v1', options: { apiKey?: string; maxRetries?: number } = {}): OpenAI {
   return new OpenAI({ apiKey: options.apiKey ?? gw.key, baseURL: `${gw.url}${path}`, defaultHeaders: { 'X-Provider-Key': PROVIDER_KEY }, maxRetries: options.maxRetries ?? 0 });

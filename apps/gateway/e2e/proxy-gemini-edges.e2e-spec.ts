@@ -1,5 +1,5 @@
-import OpenAI, { APIError } from 'openai';
-import { GatewayHarness, Json, openaiClient, postJson, PROVIDER_KEY, startGateway } from './harness';
+import OpenAI from 'openai';
+import { GatewayHarness, Json, openaiClient, openaiFailure, postJson, PROVIDER_KEY, startGateway } from './harness';
 
 /**
  * Provider C edges through the official OpenAI SDK: answers that are not Gemini JSON, Gemini's own
@@ -19,23 +19,14 @@ describe('provider C (gemini) edges through the OpenAI SDK', () => {
 
   const body = { model: 'gemini-2.0-flash', messages: [{ role: 'user' as const, content: 'hi' }] };
   const upstreamBody = (): Json => gw.mock.requests.at(-1)?.body as Json;
-  const failure = async (call: () => Promise<unknown>): Promise<APIError> => {
-    try {
-      await call();
-    } catch (error) {
-      if (error instanceof APIError) return error;
-      throw error;
-    }
-    throw new Error('the call succeeded');
-  };
   const raw = (extra: Json) => postJson(`${gw.url}/v1/gemini/chat/completions`, { ...body, ...extra }, { 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
 
   it('answers a non-JSON error page in the format-A error shape, streamed request or not', async () => {
     gw.mock.setBehavior({ fail: { status: 503, body: 'upstream connect error or disconnect/reset before headers', times: 2 } });
-    const plain = await failure(() => client.chat.completions.create(body));
+    const plain = await openaiFailure(() => client.chat.completions.create(body));
     expect(plain.status).toBe(503);
     expect(plain.error).toEqual({ message: 'upstream connect error or disconnect/reset before headers', type: 'api_error', param: null, code: 'upstream_503' });
-    const streamed = await failure(async () => {
+    const streamed = await openaiFailure(async () => {
       for await (const chunk of await client.chat.completions.create({ ...body, stream: true })) void chunk;
     });
     expect(streamed.status).toBe(503);
@@ -44,7 +35,7 @@ describe('provider C (gemini) edges through the OpenAI SDK', () => {
 
   it('never relays a 200 that is not a generate-content answer as a chat completion', async () => {
     gw.mock.setBehavior({ fail: { status: 200, body: '<html>captive portal</html>' } });
-    const error = await failure(() => client.chat.completions.create(body));
+    const error = await openaiFailure(() => client.chat.completions.create(body));
     expect(error.status).toBe(502);
     expect(error.error).toMatchObject({ type: 'api_error', code: 'upstream_invalid_response' });
   });
@@ -65,7 +56,7 @@ describe('provider C (gemini) edges through the OpenAI SDK', () => {
     const functions = await raw({ functions: [{ name: 'f', parameters: { type: 'object' } }], function_call: 'auto' });
     expect(functions.status).toBe(400);
     expect(functions.body.error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_parameter', param: 'functions' });
-    const custom = await failure(() => client.chat.completions.create({ ...body, tools: [{ type: 'custom', custom: { name: 'grammar' } }] }));
+    const custom = await openaiFailure(() => client.chat.completions.create({ ...body, tools: [{ type: 'custom', custom: { name: 'grammar' } }] }));
     expect(custom.status).toBe(400);
     expect(custom.error).toMatchObject({ param: 'tools', message: expect.stringContaining("type 'custom'") });
     expect(gw.mock.requests).toHaveLength(0);

@@ -81,6 +81,22 @@ describe('mock provider: format C wire features (function calls, thinking, JSON 
     expect(off.json.usageMetadata.thoughtsTokenCount).toBeUndefined();
   });
 
+  it('answers with logprobsResult when asked (one step per word, streamed per chunk) and gives call ids on request', async () => {
+    const contents = [{ role: 'user', parts: [{ text: 'hi' }] }];
+    const words = mockReply('hi').match(/\S+\s*/g) as string[];
+    const whole = await generate('gemini-2.0-flash', { contents, generationConfig: { responseLogprobs: true, logprobs: 2 } });
+    const result = whole.json.candidates[0].logprobsResult;
+    expect(result.chosenCandidates.map((c: Json) => [c.token, c.logProbability])).toEqual(words.map((w, k) => [w, -0.25 * (k + 1)]));
+    expect(result.topCandidates[0].candidates).toEqual([result.chosenCandidates[0], { token: 'alt1', tokenId: 9000, logProbability: -1.25 }]);
+    const plain = await generate('gemini-2.0-flash', { contents });
+    expect(plain.json.candidates[0].logprobsResult).toBeUndefined();
+    const chunks = await streamed('gemini-2.0-flash', { contents, generationConfig: { responseLogprobs: true } });
+    expect(chunks.map((c) => c.candidates[0].logprobsResult.chosenCandidates.map((t: Json) => t.token))).toEqual(words.map((w) => [w]));
+    expect(chunks[0].candidates[0].logprobsResult.topCandidates).toBeUndefined();
+    const call = await generate('gemini-2.0-flash', { contents: [{ role: 'user', parts: [{ text: 'get_time mock:call-ids' }] }], tools });
+    expect(call.json.candidates[0].content.parts).toEqual([{ functionCall: { name: 'get_time', args: { zone: 'mock zone' }, id: expect.stringMatching(/^mock-fc-\d+-0$/) } }]);
+  });
+
   it('answers JSON mode with JSON following the schema, and several candidates', async () => {
     const schema = { type: 'object', properties: { answer: { type: 'string' }, score: { type: 'number' } } };
     const { json } = await generate('gemini-2.0-flash', { contents: [{ parts: [{ text: 'rate' }] }], generationConfig: { responseMimeType: 'application/json', responseJsonSchema: schema, candidateCount: 2 } });

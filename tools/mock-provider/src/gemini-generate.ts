@@ -13,10 +13,12 @@ import {
   checkThoughtSignatures,
   functionCalls,
   GEMINI_BLOCK_DIRECTIVE,
+  GEMINI_CALL_IDS_DIRECTIVE,
   GEMINI_FINISH_DIRECTIVE,
   GeminiRequestError,
   includeThoughts,
   jsonAnswer,
+  logprobsResult,
   readTurns,
   replySource,
   thoughtTokens,
@@ -65,6 +67,8 @@ interface Plan {
   pieces: GeminiPart[];
   finishReason: string;
   tokens: number;
+  /** With `responseLogprobs`: the answer's words, one decoding step each. */
+  words: string[];
 }
 
 export async function handleGeminiGenerate(ex: Exchange, model: string, stream: boolean): Promise<void> {
@@ -125,7 +129,13 @@ export async function handleGeminiGenerate(ex: Exchange, model: string, stream: 
       finishReason = forcedStop;
     } else if (calls.length) {
       // Parallel calls are parts of one turn; thinking models sign the first one.
-      calls.forEach((call, k) => pieces.push({ functionCall: call, ...(k === 0 && thoughts ? { thoughtSignature: Buffer.from(`mock-signature-${ex.seq}`).toString('base64') } : {}) }));
+      const ids = GEMINI_CALL_IDS_DIRECTIVE.test(lastText);
+      calls.forEach((call, k) =>
+        pieces.push({
+          functionCall: ids ? { ...call, id: `mock-fc-${ex.seq}-${k}` } : call,
+          ...(k === 0 && thoughts ? { thoughtSignature: Buffer.from(`mock-signature-${ex.seq}`).toString('base64') } : {}),
+        }),
+      );
     } else {
       text = jsonAnswer(config, result.text) ?? (i === 0 ? result.text : `${result.text} (${i + 1})`);
       // A safety or recitation stop cuts the answer: the candidate keeps what was sent before it.
@@ -134,7 +144,7 @@ export async function handleGeminiGenerate(ex: Exchange, model: string, stream: 
       if (forcedStop) finishReason = forcedStop;
     }
     const callChars = calls.reduce((n, call) => n + JSON.stringify(call).length, 0);
-    plans.push({ pieces, finishReason, tokens: Math.ceil((text.length + (calls.length && !forcedStop ? callChars : 0)) / 4) });
+    plans.push({ pieces, finishReason, tokens: Math.ceil((text.length + (calls.length && !forcedStop ? callChars : 0)) / 4), words: splitChunks(text) });
   }
   const candidatesTokens = plans.reduce((n, plan) => n + plan.tokens, 0);
   const fullUsage: Record<string, unknown> = {
@@ -146,12 +156,16 @@ export async function handleGeminiGenerate(ex: Exchange, model: string, stream: 
 
   const safety = (reason: string) => (reason === 'SAFETY' ? { safetyRatings: SAFETY_RATINGS } : {});
   if (!stream) {
-    const candidates = plans.map((plan, index) => ({
-      ...(plan.pieces.length ? { content: { parts: plan.pieces, role: 'model' } } : {}),
-      finishReason: plan.finishReason,
-      ...safety(plan.finishReason),
-      index,
-    }));
+    const candidates = plans.map((plan, index) => {
+      const logprobs = logprobsResult(config, plan.words);
+      return {
+        ...(plan.pieces.length ? { content: { parts: plan.pieces, role: 'model' } } : {}),
+        finishReason: plan.finishReason,
+        ...safety(plan.finishReason),
+        ...(logprobs ? { logprobsResult: logprobs } : {}),
+        index,
+      };
+    });
     sendJson(ex, 200, { candidates, usageMetadata: fullUsage, ...meta });
     return;
   }
@@ -159,11 +173,18 @@ export async function handleGeminiGenerate(ex: Exchange, model: string, stream: 
   const length = Math.max(1, ...plans.map((plan) => plan.pieces.length));
   const chunks = Array.from({ length }, (_, k) => {
     const done = k === length - 1;
-    const candidates = plans.map((plan, index) => ({
-      ...(plan.pieces[k] ? { content: { parts: [plan.pieces[k]], role: 'model' } } : {}),
-      ...(done ? { finishReason: plan.finishReason, ...safety(plan.finishReason) } : {}),
-      index,
-    }));
+    const candidates = plans.map((plan, index) => {
+      const piece = plan.pieces[k];
+      // The answer's words are the last pieces (after a thought summary): each chunk carries its word's step.
+      const step = k - (plan.pieces.length - plan.words.length);
+      const logprobs = step >= 0 && step < plan.words.length ? logprobsResult(config, [plan.words[step]], step) : undefined;
+      return {
+        ...(piece ? { content: { parts: [piece], role: 'model' } } : {}),
+        ...(done ? { finishReason: plan.finishReason, ...safety(plan.finishReason) } : {}),
+        ...(logprobs ? { logprobsResult: logprobs } : {}),
+        index,
+      };
+    });
     return { candidates, usageMetadata: done ? fullUsage : usage, ...meta };
   });
   await send(ex, stream, chunks);

@@ -21,6 +21,8 @@ export const GEMINI_IMPLICIT_CACHE_MIN_TOKENS = 1024;
 /** Directives in the last user text that make the mock answer as Gemini does for unsafe content. */
 export const GEMINI_BLOCK_DIRECTIVE = /\bmock:block=([A-Z_]+)/;
 export const GEMINI_FINISH_DIRECTIVE = /\bmock:finish=([A-Z_]+)/;
+/** Directive that makes the function calls of the answer carry an `id`, as Gemini's may. */
+export const GEMINI_CALL_IDS_DIRECTIVE = /\bmock:call-ids\b/;
 
 /** A request the real API refuses: 400 INVALID_ARGUMENT with this message. */
 export class GeminiRequestError extends Error {}
@@ -194,4 +196,25 @@ export function cachedPromptTokens(settings: Settings, model: string, system: st
     cache.add(key);
   }
   return cached;
+}
+
+/** The log probability the mock gives the chosen token at decoding step `step` (then alternatives, each 1 lower). */
+export const geminiLogprob = (step: number): number => -0.25 * (step + 1);
+
+/**
+ * `responseLogprobs: true`: a `logprobsResult` for these tokens (one decoding step each, starting at
+ * step `first`), with `logprobs` n top candidates per step (the chosen token, then `alt<i>`).
+ * Undefined when not asked for.
+ */
+export function logprobsResult(config: Record<string, unknown>, tokens: string[], first = 0): Record<string, unknown> | undefined {
+  if (config['responseLogprobs'] !== true) return undefined;
+  const top = typeof config['logprobs'] === 'number' ? Math.max(0, Math.min(20, Math.floor(config['logprobs']))) : 0;
+  const chosen = tokens.map((token, k) => ({ token, tokenId: 1000 + first + k, logProbability: geminiLogprob(first + k) }));
+  const result: Record<string, unknown> = { chosenCandidates: chosen, logProbabilitySum: chosen.reduce((n, c) => n + c.logProbability, 0) };
+  if (top > 0) {
+    result['topCandidates'] = chosen.map((c) => ({
+      candidates: [c, ...Array.from({ length: top - 1 }, (_, i) => ({ token: `alt${i + 1}`, tokenId: 9000 + i, logProbability: c.logProbability - (i + 1) }))],
+    }));
+  }
+  return result;
 }

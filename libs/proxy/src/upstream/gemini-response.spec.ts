@@ -3,6 +3,7 @@ import {
   GEMINI_ERROR_NOT_FOUND,
   GEMINI_ERROR_QUOTA,
   GEMINI_FUNCTION_CALL_RESPONSE,
+  GEMINI_LOGPROBS_RESPONSE,
   GEMINI_MAX_TOKENS_RESPONSE,
   GEMINI_PROMPT_BLOCKED_RESPONSE,
   GEMINI_SAFETY_RESPONSE,
@@ -10,7 +11,8 @@ import {
   GEMINI_THINKING_RESPONSE,
   GEMINI_TWO_CANDIDATES_RESPONSE,
 } from './fixtures/gemini.fixtures';
-import { fromGeminiError, fromGeminiResponse, mapFinishReason, retryDelaySeconds } from './gemini-response';
+import { defaultNewId, fromGeminiError, fromGeminiResponse, isGatewayCallId, mapFinishReason, retryDelaySeconds } from './gemini-response';
+import { GeminiGenerateContentResponse } from './gemini-types';
 import { extractUsage } from './usage';
 
 let counter = 0;
@@ -38,6 +40,29 @@ describe('generate-content → chat.completion', () => {
       ],
       usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
     });
+  });
+
+  it("translates logprobsResult into the choice's logprobs (token, logprob, UTF-8 bytes, top_logprobs)", () => {
+    const completion = fromGeminiResponse(GEMINI_LOGPROBS_RESPONSE, options);
+    const bytes = (token: string) => [...Buffer.from(token, 'utf8')];
+    expect(completion.choices[0].message.content).toBe('Oui, café');
+    expect(completion.choices[0].logprobs).toEqual({
+      content: [
+        { token: 'Oui', logprob: -0.1, bytes: bytes('Oui'), top_logprobs: [{ token: 'Oui', logprob: -0.1, bytes: bytes('Oui') }, { token: 'Non', logprob: -2.4, bytes: bytes('Non') }] },
+        { token: ', café', logprob: -0.3, bytes: [44, 32, 99, 97, 102, 195, 169], top_logprobs: [{ token: ', café', logprob: -0.3, bytes: bytes(', café') }, { token: '.', logprob: -1.5, bytes: [46] }] },
+      ],
+      refusal: null,
+    });
+    // Without topCandidates (logprobs asked, top_logprobs not), each token has no alternatives.
+    const chosenOnly: GeminiGenerateContentResponse = structuredClone(GEMINI_LOGPROBS_RESPONSE);
+    delete chosenOnly.candidates?.[0].logprobsResult?.topCandidates;
+    expect(fromGeminiResponse(chosenOnly, options).choices[0].logprobs?.content.map((c) => c.top_logprobs)).toEqual([[], []]);
+  });
+
+  it('recognises the tool-call ids it makes itself', () => {
+    expect(isGatewayCallId(defaultNewId('call_'))).toBe(true);
+    expect(isGatewayCallId('call_1')).toBe(false);
+    expect(isGatewayCallId('fc-7f3a')).toBe(false);
   });
 
   it('leaves thought summaries out and counts thinking as completion tokens', () => {

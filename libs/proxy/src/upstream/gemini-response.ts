@@ -5,9 +5,13 @@ import {
   GeminiCandidate,
   GeminiErrorBody,
   GeminiGenerateContentResponse,
+  GeminiLogprobsCandidate,
+  GeminiLogprobsResult,
   GeminiPart,
   GeminiUsageMetadata,
+  OpenAIChoiceLogprobs,
   OpenAIFinishReason,
+  OpenAITokenLogprob,
   OpenAIToolCall,
   OpenAIUsage,
 } from './gemini-types';
@@ -24,6 +28,29 @@ export interface GeminiTranslationOptions {
 }
 
 export const defaultNewId = (prefix: string): string => `${prefix}${randomBytes(12).toString('hex')}`;
+
+/** A tool-call id the gateway made (`defaultNewId('call_')`) because Gemini's call carried none. */
+export const isGatewayCallId = (id: string): boolean => /^call_[0-9a-f]{24}$/.test(id);
+
+const tokenLogprob = (c: GeminiLogprobsCandidate): OpenAITokenLogprob => {
+  const token = c.token ?? '';
+  return { token, logprob: c.logProbability ?? 0, bytes: [...Buffer.from(token, 'utf8')] };
+};
+
+/**
+ * A candidate's `logprobsResult` → format A's `logprobs.content`: one entry per decoding step, its
+ * `top_logprobs` from the step's `topCandidates` (empty when `top_logprobs` was not asked for).
+ * Null when Gemini sent none (the client did not ask, or the model gives none).
+ */
+export function mapLogprobs(result: GeminiLogprobsResult | undefined): OpenAIChoiceLogprobs | null {
+  const chosen = result?.chosenCandidates;
+  if (!Array.isArray(chosen)) return null;
+  const top = result?.topCandidates ?? [];
+  return {
+    content: chosen.map((c, step) => ({ ...tokenLogprob(c), top_logprobs: (top[step]?.candidates ?? []).map(tokenLogprob) })),
+    refusal: null,
+  };
+}
 
 const FINISH_REASONS: Record<string, OpenAIFinishReason> = {
   STOP: 'stop',
@@ -111,7 +138,7 @@ export function fromGeminiResponse(response: GeminiGenerateContentResponse, opti
       },
       finish_reason: mapFinishReason(candidate.finishReason, toolCalls.length > 0) ?? 'stop',
       ...(candidate.finishReason ? { native_finish_reason: candidate.finishReason } : {}),
-      logprobs: null,
+      logprobs: mapLogprobs(candidate.logprobsResult),
     };
   });
   const blockReason = response.promptFeedback?.blockReason;

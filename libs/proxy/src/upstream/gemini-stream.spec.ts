@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { GEMINI_STREAM_FUNCTION_CALL, GEMINI_STREAM_TEXT, geminiSse } from './fixtures/gemini.fixtures';
+import { GEMINI_STREAM_FUNCTION_CALL, GEMINI_STREAM_LOGPROBS, GEMINI_STREAM_TEXT, geminiSse } from './fixtures/gemini.fixtures';
 import { GeminiSseTranslator, GeminiStreamTranslator, SSE_DONE } from './gemini-stream';
 import { SseUsageTracker } from './usage';
 
@@ -64,6 +64,19 @@ describe('GeminiStreamTranslator', () => {
         logprobs: null,
       },
       { index: 0, delta: {}, finish_reason: 'tool_calls', native_finish_reason: 'STOP', logprobs: null },
+    ]);
+  });
+
+  it("puts each chunk's logprobsResult on that chunk's content delta", () => {
+    const translator = new GeminiStreamTranslator(fixed);
+    const out = GEMINI_STREAM_LOGPROBS.flatMap((e) => translator.push(e));
+    const bytes = (token: string) => [...Buffer.from(token, 'utf8')];
+    const entry = (token: string, logprob: number) => ({ token, logprob, bytes: bytes(token), top_logprobs: [{ token, logprob, bytes: bytes(token) }] });
+    expect(out.map((c) => ('choices' in c ? [c.choices[0].delta, c.choices[0].logprobs] : c))).toEqual([
+      [{ role: 'assistant', content: '' }, null],
+      [{ content: 'Oui' }, { content: [entry('Oui', -0.1)], refusal: null }],
+      [{ content: ', café' }, { content: [entry(', café', -0.3)], refusal: null }],
+      [{}, null],
     ]);
   });
 

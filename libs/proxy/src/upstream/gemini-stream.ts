@@ -5,11 +5,20 @@ import {
   fromGeminiError,
   GeminiTranslationOptions,
   mapFinishReason,
+  mapLogprobs,
   mapUsage,
   partsText,
   partsToolCalls,
 } from './gemini-response';
-import { ChatCompletionChunk, ChatCompletionChunkDelta, GeminiGenerateContentResponse, GeminiUsageMetadata, OpenAIFinishReason, OpenAIUsage } from './gemini-types';
+import {
+  ChatCompletionChunk,
+  ChatCompletionChunkDelta,
+  GeminiGenerateContentResponse,
+  GeminiUsageMetadata,
+  OpenAIChoiceLogprobs,
+  OpenAIFinishReason,
+  OpenAIUsage,
+} from './gemini-types';
 import { isJsonObject } from './types';
 
 export interface GeminiStreamOptions extends GeminiTranslationOptions {
@@ -99,7 +108,9 @@ export class GeminiStreamTranslator {
       const parts = candidate.content?.parts ?? [];
       for (const part of parts) if (typeof part.text === 'string') this.chars += part.text.length;
       const text = partsText(parts);
-      if (text) events.push(this.chunk(index, { content: text }, null));
+      // Gemini sends each chunk's token logprobs with it; they ride on that chunk's content delta.
+      const logprobs = mapLogprobs(candidate.logprobsResult);
+      if (text || logprobs?.content.length) events.push(this.chunk(index, text ? { content: text } : {}, null, logprobs));
       const calls = partsToolCalls(parts, this.newId);
       for (const call of calls) this.chars += call.function.arguments.length;
       if (calls.length) {
@@ -142,8 +153,8 @@ export class GeminiStreamTranslator {
     };
   }
 
-  private chunk(index: number, delta: ChatCompletionChunkDelta, finishReason: OpenAIFinishReason | null): ChatCompletionChunk {
-    const chunk: ChatCompletionChunk = { ...this.base(), choices: [{ index, delta, finish_reason: finishReason, logprobs: null }] };
+  private chunk(index: number, delta: ChatCompletionChunkDelta, finishReason: OpenAIFinishReason | null, logprobs: OpenAIChoiceLogprobs | null = null): ChatCompletionChunk {
+    const chunk: ChatCompletionChunk = { ...this.base(), choices: [{ index, delta, finish_reason: finishReason, logprobs }] };
     if (this.options.includeUsage) chunk.usage = null;
     return chunk;
   }

@@ -37,6 +37,16 @@ export interface GeminiGenerationConfig {
   seed?: number;
   responseMimeType?: string;
   responseJsonSchema?: unknown;
+  responseLogprobs?: boolean;
+  /** Top candidates per decoding step (0 to 20); only with `responseLogprobs`. */
+  logprobs?: number;
+  thinkingConfig?: GeminiThinkingConfig;
+}
+
+/** Gemini 2.5 takes a token budget (0 turns thinking off where the model allows it); Gemini 3 a level. */
+export interface GeminiThinkingConfig {
+  thinkingBudget?: number;
+  thinkingLevel?: 'MINIMAL' | 'LOW' | 'MEDIUM' | 'HIGH';
 }
 
 export interface GeminiFunctionDeclaration {
@@ -62,10 +72,25 @@ export interface GeminiUsageMetadata {
   toolUsePromptTokenCount?: number;
 }
 
+export interface GeminiLogprobsCandidate {
+  token?: string;
+  tokenId?: number;
+  logProbability?: number;
+}
+
+/** Per decoding step: the chosen token and (with `logprobs` n) the n most likely ones. */
+export interface GeminiLogprobsResult {
+  chosenCandidates?: GeminiLogprobsCandidate[];
+  topCandidates?: { candidates?: GeminiLogprobsCandidate[] }[];
+  logProbabilitySum?: number;
+}
+
 export interface GeminiCandidate {
   content?: { role?: string; parts?: GeminiPart[] };
   finishReason?: string;
   index?: number;
+  logprobsResult?: GeminiLogprobsResult;
+  avgLogprobs?: number;
 }
 
 export interface GeminiGenerateContentResponse {
@@ -96,6 +121,18 @@ export interface OpenAIUsage {
   completion_tokens_details?: { reasoning_tokens: number };
 }
 
+export interface OpenAITokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+}
+
+/** A choice's `logprobs` when the client asked for them. */
+export interface OpenAIChoiceLogprobs {
+  content: (OpenAITokenLogprob & { top_logprobs: OpenAITokenLogprob[] })[];
+  refusal: null;
+}
+
 export type OpenAIFinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls';
 
 export interface ChatCompletion {
@@ -109,7 +146,7 @@ export interface ChatCompletion {
     finish_reason: OpenAIFinishReason | null;
     /** Gemini's own `finishReason` (or the prompt's `blockReason`), which format A's values lose. */
     native_finish_reason?: string;
-    logprobs: null;
+    logprobs: OpenAIChoiceLogprobs | null;
   }[];
   usage?: OpenAIUsage;
 }
@@ -125,6 +162,6 @@ export interface ChatCompletionChunk {
   object: 'chat.completion.chunk';
   created: number;
   model: string;
-  choices: { index: number; delta: ChatCompletionChunkDelta; finish_reason: OpenAIFinishReason | null; native_finish_reason?: string; logprobs: null }[];
+  choices: { index: number; delta: ChatCompletionChunkDelta; finish_reason: OpenAIFinishReason | null; native_finish_reason?: string; logprobs: OpenAIChoiceLogprobs | null }[];
   usage?: OpenAIUsage | null;
 }

@@ -103,6 +103,7 @@ describe('format A → generate-content', () => {
         frequencyPenalty: 0.2,
         seed: 7,
         responseMimeType: 'application/json',
+        responseLogprobs: true,
       },
     });
   });
@@ -155,15 +156,15 @@ describe('format A → generate-content', () => {
       {
         role: 'model',
         parts: [
-          { functionCall: { name: 'get_weather', args: { location: 'Boston, MA' } }, thoughtSignature: 'sig-1' },
-          { functionCall: { name: 'get_time', args: { timezone: 'America/New_York' } } },
+          { functionCall: { name: 'get_weather', args: { location: 'Boston, MA' }, id: 'call_1' }, thoughtSignature: 'sig-1' },
+          { functionCall: { name: 'get_time', args: { timezone: 'America/New_York' }, id: 'call_2' } },
         ],
       },
       {
         role: 'user',
         parts: [
-          { functionResponse: { name: 'get_weather', response: { temperature: 22, unit: 'celsius' } } },
-          { functionResponse: { name: 'get_time', response: { content: '14:05' } } },
+          { functionResponse: { name: 'get_weather', response: { temperature: 22, unit: 'celsius' }, id: 'call_1' } },
+          { functionResponse: { name: 'get_time', response: { content: '14:05' }, id: 'call_2' } },
         ],
       },
     ]);
@@ -218,7 +219,7 @@ describe('format A → generate-content', () => {
     });
     expect(translated.contents).toEqual([
       { role: 'user', parts: [{ text: 'a' }, { text: 'b' }] },
-      { role: 'model', parts: [{ functionCall: { name: 'f', args: { arguments: 'not json' } } }] },
+      { role: 'model', parts: [{ functionCall: { name: 'f', args: { arguments: 'not json' }, id: 'c' } }] },
     ]);
   });
 

@@ -1,11 +1,13 @@
 import { invalidRequest } from '@svc/platform';
 import {
   GeminiContent,
+  GeminiFunctionCall,
   GeminiFunctionDeclaration,
   GeminiGenerateContentRequest,
-  GeminiGenerationConfig,
   GeminiPart,
 } from './gemini-types';
+import { translateGenerationConfig } from './gemini-generation';
+import { isGatewayCallId } from './gemini-response';
 import { baseUrlOf, finalizeRequest, requireJsonObject } from './request';
 import { isJsonObject, JsonObject, UpstreamInput, PreparedUpstreamRequest } from './types';
 
@@ -58,7 +60,7 @@ export function toGeminiRequest(body: JsonObject, model = typeof body.model === 
   if (signsFunctionCalls(model)) signFunctionCalls(contents);
   const request: GeminiGenerateContentRequest = { contents };
   if (system.length) request.systemInstruction = { parts: system };
-  const generationConfig = translateGenerationConfig(body);
+  const generationConfig = translateGenerationConfig(body, model);
   if (Object.keys(generationConfig).length) request.generationConfig = generationConfig;
   const { declarations, toolConfig } = translateTools(body.tools, body.tool_choice);
   if (declarations.length) request.tools = [{ functionDeclarations: declarations }];
@@ -116,7 +118,10 @@ function translateMessages(messages: unknown[]): { contents: GeminiContent[]; sy
         const callId = typeof message.tool_call_id === 'string' ? message.tool_call_id : undefined;
         const name = (callId && toolNames.get(callId)) ?? (typeof message.name === 'string' ? message.name : undefined);
         if (!name) throw invalidRequest(`messages[${i}].tool_call_id does not match an earlier tool call`, 'messages');
-        push('user', [{ functionResponse: { name, response: functionResponse(message.content) } }]);
+        const response: NonNullable<GeminiPart['functionResponse']> = { name, response: functionResponse(message.content) };
+        // Gemini matches a response to its call by the call's `id` (FunctionResponse.id) when it gave one.
+        if (callId && toolNames.has(callId) && !isGatewayCallId(callId)) response.id = callId;
+        push('user', [{ functionResponse: response }]);
         break;
       }
       default:
@@ -198,7 +203,10 @@ function functionCallParts(toolCalls: unknown, toolNames: Map<string, string>): 
     if (!isJsonObject(call) || !isJsonObject(call.function) || typeof call.function.name !== 'string') return [];
     const name = call.function.name;
     if (typeof call.id === 'string') toolNames.set(call.id, name);
-    const part: GeminiPart = { functionCall: { name, args: parseArguments(call.function.arguments) } };
+    const functionCall: GeminiFunctionCall = { name, args: parseArguments(call.function.arguments) };
+    // The call is replayed with the id Gemini gave it; an id the gateway made up was never Gemini's.
+    if (typeof call.id === 'string' && !isGatewayCallId(call.id)) functionCall.id = call.id;
+    const part: GeminiPart = { functionCall };
     // Gemini's own OpenAI-compatible convention for round-tripping thought signatures.
     const google = isJsonObject(call.extra_content) && isJsonObject(call.extra_content.google) ? call.extra_content.google : {};
     if (typeof google.thought_signature === 'string') part.thoughtSignature = google.thought_signature;
@@ -232,33 +240,6 @@ function functionResponse(content: unknown): Record<string, unknown> {
     }
   }
   return { content: text ?? null };
-}
-
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
-function translateGenerationConfig(body: JsonObject): GeminiGenerationConfig {
-  const config: GeminiGenerationConfig = {};
-  const set = <K extends keyof GeminiGenerationConfig>(key: K, value: GeminiGenerationConfig[K] | undefined): void => {
-    if (value !== undefined) config[key] = value;
-  };
-  set('temperature', num(body.temperature));
-  set('topP', num(body.top_p));
-  set('topK', num(body.top_k));
-  set('maxOutputTokens', num(body.max_completion_tokens) ?? num(body.max_tokens));
-  set('candidateCount', num(body.n));
-  set('presencePenalty', num(body.presence_penalty));
-  set('frequencyPenalty', num(body.frequency_penalty));
-  set('seed', num(body.seed));
-  if (typeof body.stop === 'string') config.stopSequences = [body.stop];
-  else if (Array.isArray(body.stop)) config.stopSequences = body.stop.filter((s): s is string => typeof s === 'string');
-  const format = isJsonObject(body.response_format) ? body.response_format : undefined;
-  if (format?.type === 'json_object') config.responseMimeType = 'application/json';
-  if (format?.type === 'json_schema') {
-    config.responseMimeType = 'application/json';
-    const schema = isJsonObject(format.json_schema) ? format.json_schema.schema : undefined;
-    if (schema !== undefined) config.responseJsonSchema = schema;
-  }
-  return config;
 }
 
 /**

@@ -1,0 +1,114 @@
+import { GatewayError } from '@svc/platform';
+import { toGeminiRequest } from './gemini';
+
+const user = [{ role: 'user', content: 'Hi' }];
+const config = (extra: Record<string, unknown>, model: string) => toGeminiRequest({ model, messages: user, ...extra }, model).generationConfig;
+
+function refusal(call: () => unknown): GatewayError {
+  try {
+    call();
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('not refused');
+}
+
+describe('reasoning_effort → thinkingConfig (Google OpenAI-compatibility mapping)', () => {
+  it.each([
+    ['none', 0],
+    ['minimal', 1024],
+    ['low', 1024],
+    ['medium', 8192],
+    ['high', 24576],
+    ['LOW', 1024],
+  ])('Gemini 2.5 Flash: %s is a thinking budget of %d', (effort, budget) => {
+    expect(config({ reasoning_effort: effort }, 'gemini-2.5-flash')).toEqual({ thinkingConfig: { thinkingBudget: budget } });
+    expect(config({ reasoning_effort: effort }, 'models/gemini-2.5-flash-lite')).toEqual({ thinkingConfig: { thinkingBudget: budget } });
+  });
+
+  it.each([
+    ['gemini-3-flash-preview', 'none', 'MINIMAL'],
+    ['gemini-3-flash-preview', 'minimal', 'MINIMAL'],
+    ['gemini-3-flash-preview', 'low', 'LOW'],
+    ['gemini-3-flash-preview', 'medium', 'MEDIUM'],
+    ['gemini-3-flash-preview', 'high', 'HIGH'],
+    ['gemini-3-pro-preview', 'none', 'LOW'],
+    ['gemini-3.1-pro-preview', 'minimal', 'LOW'],
+    ['gemini-3.1-pro-preview', 'medium', 'MEDIUM'],
+    ['gemini-3-pro-preview', 'high', 'HIGH'],
+  ])('%s: %s is thinking level %s (Gemini 3 cannot stop thinking: none is the lowest level)', (model, effort, level) => {
+    expect(config({ reasoning_effort: effort }, model)).toEqual({ thinkingConfig: { thinkingLevel: level } });
+  });
+
+  it('refuses none on Gemini 2.5 Pro, which cannot turn thinking off, before anything is sent', () => {
+    const error = refusal(() => config({ reasoning_effort: 'none' }, 'gemini-2.5-pro'));
+    expect(error.status).toBe(400);
+    expect(error.body).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param: 'reasoning_effort', message: expect.stringContaining('cannot turn thinking off') });
+    expect(config({ reasoning_effort: 'minimal' }, 'gemini-2.5-pro')).toEqual({ thinkingConfig: { thinkingBudget: 1024 } });
+  });
+
+  it('refuses an unknown value naming the parameter', () => {
+    for (const effort of ['xhigh', 'max', 3, '']) {
+      const error = refusal(() => config({ reasoning_effort: effort }, 'gemini-2.5-flash'));
+      expect(error.status).toBe(400);
+      expect(error.body).toMatchObject({ type: 'invalid_request_error', param: 'reasoning_effort' });
+    }
+  });
+
+  it('sends nothing when absent, and nothing to models from before thinking', () => {
+    expect(config({}, 'gemini-2.5-flash')).toBeUndefined();
+    expect(config({ reasoning_effort: null }, 'gemini-2.5-flash')).toBeUndefined();
+    expect(config({ reasoning_effort: 'none' }, 'gemini-2.0-flash')).toBeUndefined();
+    expect(config({ reasoning_effort: 'high' }, 'gemini-1.5-pro')).toBeUndefined();
+  });
+
+  it('keeps the other generation parameters beside the thinking config', () => {
+    expect(config({ reasoning_effort: 'low', temperature: 0.2, max_completion_tokens: 50 }, 'gemini-2.5-flash')).toEqual({
+      temperature: 0.2,
+      maxOutputTokens: 50,
+      thinkingConfig: { thinkingBudget: 1024 },
+    });
+  });
+});
+
+describe('logprobs / top_logprobs → responseLogprobs / logprobs', () => {
+  it('asks Gemini for the chosen tokens, and for the top candidates when top_logprobs is given', () => {
+    expect(config({ logprobs: true }, 'gemini-2.0-flash')).toEqual({ responseLogprobs: true });
+    expect(config({ logprobs: true, top_logprobs: 3 }, 'gemini-2.0-flash')).toEqual({ responseLogprobs: true, logprobs: 3 });
+    expect(config({ logprobs: true, top_logprobs: 0 }, 'gemini-2.0-flash')).toEqual({ responseLogprobs: true, logprobs: 0 });
+    expect(config({ logprobs: false }, 'gemini-2.0-flash')).toBeUndefined();
+  });
+
+  it.each([
+    [{ top_logprobs: 2 }, /needs `logprobs: true`/],
+    [{ logprobs: false, top_logprobs: 2 }, /needs `logprobs: true`/],
+    [{ logprobs: true, top_logprobs: 21 }, /0 to 20/],
+    [{ logprobs: true, top_logprobs: 1.5 }, /0 to 20/],
+    [{ logprobs: true, top_logprobs: '2' }, /0 to 20/],
+  ])('refuses %j naming top_logprobs', (extra, message) => {
+    const error = refusal(() => config(extra, 'gemini-2.0-flash'));
+    expect(error.status).toBe(400);
+    expect(error.body).toMatchObject({ type: 'invalid_request_error', param: 'top_logprobs', message: expect.stringMatching(message) });
+  });
+});
+
+describe('function-call ids', () => {
+  const history = (id: string) => [
+    { role: 'user', content: 'time?' },
+    { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'get_time', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: id, content: '12:00' },
+  ];
+
+  it("echoes Gemini's functionCall.id on the call and on its functionResponse", () => {
+    const { contents } = toGeminiRequest({ messages: history('fc-7f3a') }, 'gemini-2.5-flash');
+    expect(contents[1].parts).toEqual([{ functionCall: { name: 'get_time', args: {}, id: 'fc-7f3a' } }]);
+    expect(contents[2].parts).toEqual([{ functionResponse: { name: 'get_time', response: { content: '12:00' }, id: 'fc-7f3a' } }]);
+  });
+
+  it('sends no id the gateway made up for a call Gemini gave none', () => {
+    const { contents } = toGeminiRequest({ messages: history('call_0123456789abcdef01234567') }, 'gemini-2.5-flash');
+    expect(contents[1].parts).toEqual([{ functionCall: { name: 'get_time', args: {} } }]);
+    expect(contents[2].parts).toEqual([{ functionResponse: { name: 'get_time', response: { content: '12:00' } } }]);
+  });
+});

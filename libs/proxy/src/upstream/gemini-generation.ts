@@ -1,0 +1,85 @@
+import { invalidRequest } from '@svc/platform';
+import { GeminiGenerationConfig, GeminiThinkingConfig } from './gemini-types';
+import { isJsonObject, JsonObject } from './types';
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** Format-A sampling, length, stop, JSON-mode, reasoning and logprobs fields → `generationConfig`. */
+export function translateGenerationConfig(body: JsonObject, model: string): GeminiGenerationConfig {
+  const config: GeminiGenerationConfig = {};
+  const set = <K extends keyof GeminiGenerationConfig>(key: K, value: GeminiGenerationConfig[K] | undefined): void => {
+    if (value !== undefined) config[key] = value;
+  };
+  set('temperature', num(body.temperature));
+  set('topP', num(body.top_p));
+  set('topK', num(body.top_k));
+  set('maxOutputTokens', num(body.max_completion_tokens) ?? num(body.max_tokens));
+  set('candidateCount', num(body.n));
+  set('presencePenalty', num(body.presence_penalty));
+  set('frequencyPenalty', num(body.frequency_penalty));
+  set('seed', num(body.seed));
+  if (typeof body.stop === 'string') config.stopSequences = [body.stop];
+  else if (Array.isArray(body.stop)) config.stopSequences = body.stop.filter((s): s is string => typeof s === 'string');
+  const format = isJsonObject(body.response_format) ? body.response_format : undefined;
+  if (format?.type === 'json_object') config.responseMimeType = 'application/json';
+  if (format?.type === 'json_schema') {
+    config.responseMimeType = 'application/json';
+    const schema = isJsonObject(format.json_schema) ? format.json_schema.schema : undefined;
+    if (schema !== undefined) config.responseJsonSchema = schema;
+  }
+  Object.assign(config, translateLogprobs(body));
+  const thinking = thinkingConfig(body.reasoning_effort, model);
+  if (thinking) config.thinkingConfig = thinking;
+  return config;
+}
+
+/**
+ * `logprobs` / `top_logprobs` → `responseLogprobs` / `logprobs`. As OpenAI does, `top_logprobs`
+ * needs `logprobs: true` and is an integer from 0 to 20 (Gemini's range too).
+ */
+function translateLogprobs(body: JsonObject): Pick<GeminiGenerationConfig, 'responseLogprobs' | 'logprobs'> {
+  const top = body.top_logprobs;
+  const hasTop = top !== undefined && top !== null;
+  if (hasTop && (typeof top !== 'number' || !Number.isInteger(top) || top < 0 || top > 20)) {
+    throw invalidRequest('`top_logprobs` must be an integer from 0 to 20', 'top_logprobs');
+  }
+  if (body.logprobs !== true) {
+    if (hasTop) throw invalidRequest('`top_logprobs` needs `logprobs: true`', 'top_logprobs');
+    return {};
+  }
+  return hasTop ? { responseLogprobs: true, logprobs: top } : { responseLogprobs: true };
+}
+
+/** Google's OpenAI-compatibility mapping of `reasoning_effort` to Gemini 2.5 thinking budgets. */
+const THINKING_BUDGETS: Record<string, number> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576 };
+
+const modelId = (model: string): string => model.replace(/^models\//, '').toLowerCase();
+
+/**
+ * `reasoning_effort` → `thinkingConfig`, as Google's OpenAI-compatible endpoint maps it
+ * (https://ai.google.dev/gemini-api/docs/openai#thinking): Gemini 3 and later get a `thinkingLevel`
+ * (`none` and `minimal` become the model's lowest level, since Gemini 3 cannot stop thinking), Gemini
+ * 2.5 a `thinkingBudget`. Models from before thinking get nothing. Values are read case-insensitively,
+ * as the governance reasoning cap (stage 1.7) reads them, so what was capped is what is sent.
+ */
+export function thinkingConfig(effort: unknown, model: string): GeminiThinkingConfig | undefined {
+  if (effort === undefined || effort === null) return undefined;
+  const value = typeof effort === 'string' ? effort.toLowerCase() : undefined;
+  if (value === undefined || !Object.hasOwn(THINKING_BUDGETS, value)) {
+    throw invalidRequest('`reasoning_effort` must be one of none, minimal, low, medium, high for this provider', 'reasoning_effort');
+  }
+  const id = modelId(model);
+  const major = Number(/^gemini-(\d+)/.exec(id)?.[1]);
+  if (major >= 3) {
+    // Pro models have no MINIMAL level; Flash and Flash-Lite do.
+    const lowest = /^gemini-[\d.]+-pro/.test(id) ? 'LOW' : 'MINIMAL';
+    if (value === 'none' || value === 'minimal') return { thinkingLevel: lowest };
+    return { thinkingLevel: value.toUpperCase() as GeminiThinkingConfig['thinkingLevel'] };
+  }
+  if (/^gemini-(1\.|2\.0-)/.test(id)) return undefined;
+  if (value === 'none' && /^gemini-2\.5-pro/.test(id)) {
+    // Gemini would answer 400 ("This model only works in thinking mode"); say so before the call.
+    throw invalidRequest(`${model} cannot turn thinking off; send reasoning_effort minimal or low for the smallest thinking budget`, 'reasoning_effort');
+  }
+  return { thinkingBudget: THINKING_BUDGETS[value] };
+}
