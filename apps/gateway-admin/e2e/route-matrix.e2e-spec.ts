@@ -172,6 +172,37 @@ describe('gateway admin: every route', () => {
     });
   });
 
+  describe('403 org_mismatch for an X-Org-ID naming another organization, nothing changed', () => {
+    let before: Awaited<ReturnType<typeof snapshot>>;
+    beforeAll(async () => {
+      before = await snapshot(ours);
+    });
+
+    it.each(titled(ROUTES, ([method, path]) => `${method} ${path(TEMPLATE)}`))('%s refuses it from a gateway key and a dashboard token', async (_title, [method, path, , body]) => {
+      for (const credential of [{ key: h.org.admin }, { token: h.token(h.org.id, 'Owner') }]) {
+        for (const orgId of [h.other.id, 'org_nosuch']) {
+          const reply = await h.call(method, `/gateway/admin${path(ours)}`, { ...credential, body, headers: { 'x-org-id': orgId } });
+          expect(gatewayError(reply, 403, 'org_mismatch')).toMatchObject({ type: 'permission_error', message: expect.stringContaining('X-Org-ID') });
+        }
+      }
+    });
+
+    it('changed nothing', async () => {
+      expect(await snapshot(ours)).toEqual(before);
+    });
+
+    it('an X-Org-ID naming the caller’s own organization, or none, is served', async () => {
+      for (const credential of [{ key: h.org.admin }, { token: h.token(h.org.id, 'Member') }]) {
+        for (const headers of [{ 'x-org-id': h.org.id }, {}] as Record<string, string>[]) {
+          const reply = await h.call('GET', '/gateway/admin/rate-limits/status', { ...credential, headers });
+          expect({ status: reply.status, org: reply.body.org_id }).toEqual({ status: 200, org: h.org.id });
+        }
+      }
+      const other = await h.call('GET', '/gateway/admin/rate-limits/status', { key: h.other.admin, headers: { 'x-org-id': h.other.id } });
+      expect({ status: other.status, org: other.body.org_id }).toEqual({ status: 200, org: h.other.id });
+    });
+  });
+
   describe('400 for a body that is not a JSON object, nothing changed', () => {
     // Key rotation's body is optional (grace_period_hours may come in the query), but it is a DTO too.
     const withBody = [...ROUTES.filter(([, , , body]) => body !== undefined), ...ROUTES.filter(([method, path]) => method === 'POST' && path(TEMPLATE) === '/keys/{key_id}/rotate')];

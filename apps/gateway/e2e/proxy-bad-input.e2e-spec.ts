@@ -105,6 +105,27 @@ describe('gateway proxy routes with bad input', () => {
     expect(gw.mock.requests).toHaveLength(0);
   });
 
+  it.each([
+    ['/v1/openai/messages', 'openai', { model: 'gpt-4o', messages: chat.messages }],
+    ['/v1/openai/v1/messages', 'openai', {}],
+    ['/v1/groq/messages', 'groq', { model: 'llama-3.3-70b-versatile', messages: [], max_tokens: 0 }],
+    ['/v1/gemini/messages', 'gemini', { messages: chat.messages }],
+    ['/v1/anthropic/embeddings', 'anthropic', { model: 'claude-sonnet-4-5' }],
+    ['/v1/groq/embeddings', 'groq', { input: [] }],
+    ['/v1/gemini/embeddings', 'gemini', {}],
+    ['/v1/embeddings', 'gemini', { model: 'gemini-2.5-flash', input: 42 }],
+  ])('%s for %s: 400 unsupported_endpoint before any complaint about the body %j', async (path, provider, body) => {
+    const res = await postJson(`${gw.url}${path}`, body, auth());
+    refused(res, 400, 'unsupported_endpoint');
+    expect(res.body.error.message).toContain(`${provider} does not offer`);
+    if (!path.startsWith(`/v1/${provider}/`)) return;
+    // Below a provider base the route is refused whatever the body: malformed JSON, another content type, none.
+    refused(await raw(path, '{"model": ', 'application/json'), 400, 'unsupported_endpoint');
+    refused(await raw(path, 'text', 'text/plain'), 400, 'unsupported_endpoint');
+    refused(await raw(path, '', 'application/json'), 400, 'unsupported_endpoint');
+    expect(gw.mock.requests).toHaveLength(0);
+  });
+
   it('GET /v1/models: 401 GW_AUTH_001 without a key naming the locations; 403 for a key without gateway:read', async () => {
     const missing = await fetch(`${gw.url}/v1/models`);
     const body = (await missing.json()) as Json;

@@ -169,7 +169,7 @@ describe('gateway charges: counters, usage record and access line agree', () => 
     expect(Math.abs((await dailyCost(org, total)) - total)).toBeLessThanOrEqual(1e-6);
   });
 
-  it('charges nothing, and says so, where nothing was answered: a 5xx, a timeout, an open breaker, a refusal, an approval', async () => {
+  it('charges nothing, and says so, where nothing was answered: a 5xx, an open breaker, a refusal, an approval', async () => {
     // On a D provider: this test's two failures open its breaker (threshold 2 here) and no other test fails it.
     const org = await createOrg(gw, 'growth');
     const chat = (content: string, model = 'mistral-small-latest') => ({ model, messages: [{ role: 'user', content }], max_tokens: 50 });
@@ -179,10 +179,9 @@ describe('gateway charges: counters, usage record and access line agree', () => 
       expect(res.status).toBe(status);
       ids.push(res.headers.get('x-svc-request-id') as string);
     };
-    gw.mock.setBehavior({ match: { format: 'openai' }, fail: { status: 500, times: 1 } });
+    gw.mock.setBehavior({ match: { format: 'openai' }, fail: { status: 500, times: 2 } });
     expectStatus(await postJson(url, chat('a 500'), auth(org)), 500);
-    gw.mock.setBehavior({ match: { format: 'openai' }, latencyMs: 1_000 });
-    expectStatus(await postJson(url, chat('too slow'), auth(org)), 504);
+    expectStatus(await postJson(url, chat('another 500'), auth(org)), 500);
     expectStatus(await postJson(url, chat('breaker open'), auth(org)), 503);
     gw.mock.setBehavior(null);
     await setPolicy(gw, org.orgId, { allowed_models: ['mistral-small-latest'] });
@@ -196,5 +195,23 @@ describe('gateway charges: counters, usage record and access line agree', () => 
       expect(await logs.accessLine(id)).toMatchObject({ cost: 0, input_tokens: 0, output_tokens: 0, usage_source: 'none' });
     }
     expect(await dailyCost(org, 0)).toBe(0);
+  });
+
+  it('charges the counted prompt of a request the provider got and never answered: past the first-byte deadline, a connection dropped', async () => {
+    // On groq: these two failures open its breaker (threshold 2 here), and no other test calls it.
+    const body = { model: 'openai/gpt-oss-120b', messages: [{ role: 'user', content: 'a prompt the provider never answers' }], max_tokens: 50 };
+    for (const [behavior, status] of [[{ latencyMs: 1_000 }, 504], [{ drop: { times: 1 } }, 502]] as const) {
+      const org = await createOrg(gw, 'growth');
+      gw.mock.setBehavior({ match: { format: 'openai' }, ...behavior });
+      const res = await postJson(`${gw.url}/v1/groq/chat/completions`, body, auth(org));
+      expect(res.status).toBe(status);
+      expect(gw.mock.requests.at(-1)?.route).toBe('openai.chat');
+      gw.mock.setBehavior(null);
+      const record = await expectAgreement(res.headers.get('x-svc-request-id') as string, org);
+      expect(record).toMatchObject({ status_code: status, usage_source: 'estimate', input_tokens: record.replay.estimated_input_tokens, output_tokens: 0, upstream_latency_ms: null });
+      // groq/openai/gpt-oss-120b: $0.15 per 1M input tokens.
+      expect(record.input_tokens).toBeGreaterThan(0);
+      expect(record.cost).toBeCloseTo((record.input_tokens * 0.15) / 1e6, 12);
+    }
   });
 });

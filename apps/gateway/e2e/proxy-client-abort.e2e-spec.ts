@@ -40,6 +40,34 @@ describe('gateway when the client disconnects mid-stream', () => {
     return { requestId: res.headers.get('x-svc-request-id') as string, abortedAt };
   }
 
+  /** The only usage record of an organization: a request its client left has no answer, so no request id to look it up by. */
+  async function onlyRecord(orgId: string): Promise<UsageRecordEntity> {
+    let records: UsageRecordEntity[] = [];
+    for (let i = 0; i < 40 && records.length === 0; i++) {
+      await gw.service.apps[0].get(UsageRecorder).flush();
+      records = (await gw.repos.usage.listRange(asOrgId(orgId), { from: new Date(Date.now() - 60_000) })).items;
+      if (records.length === 0) await sleep(50);
+    }
+    expect(records).toHaveLength(1);
+    return records[0];
+  }
+
+  /**
+   * The organization's daily cost as its next request reports it, once a charge was settled
+   * (asynchronously). The next requests go to ollama, which costs nothing, so only the charge counts.
+   */
+  async function settledDailyCost(key: string): Promise<number> {
+    gw.mock.setBehavior(null);
+    let daily = 0;
+    for (let i = 0; i < 20 && daily === 0; i++) {
+      const next = await postJson(`${gw.url}/v1/chat/completions`, { model: 'ollama/llama3.2', messages: [{ role: 'user', content: `next ${i}` }] }, { 'X-SVC-API-Key': key, 'X-Provider-Key': PROVIDER_KEY });
+      expect(next.status).toBe(200);
+      daily = Number(next.headers.get('x-svc-daily-cost'));
+      if (daily === 0) await sleep(50);
+    }
+    return daily;
+  }
+
   it('closes the upstream connection within 200 ms of the client aborting a slow-drip stream', async () => {
     gw.mock.setBehavior({ match: { format: 'openai' }, chunkDelayMs: 2000 });
     // The gateway, the mock and this test share one event loop: on a loaded machine every callback,
@@ -79,17 +107,40 @@ describe('gateway when the client disconnects mid-stream', () => {
     for (let i = 0; i < 100 && upstream?.clientClosedAt === undefined; i++) await sleep(10);
     // Long before the mock's 3 s answer.
     expect((upstream?.clientClosedAt as number) - abortedAt).toBeLessThan(1000);
-    // The request never got an answer, so its id is read from the organization's only record.
-    let records: UsageRecordEntity[] = [];
-    for (let i = 0; i < 40 && records.length === 0; i++) {
-      await gw.service.apps[0].get(UsageRecorder).flush();
-      records = (await gw.repos.usage.listRange(asOrgId(org.orgId), { from: new Date(Date.now() - 60_000) })).items;
-      if (records.length === 0) await sleep(50);
-    }
-    const record = records[0];
-    expect(records).toHaveLength(1);
-    expect(record).toMatchObject({ status_code: 499, stream: false, provider: 'openai' });
+    expect(await onlyRecord(org.orgId)).toMatchObject({ status_code: 499, stream: false, provider: 'openai' });
   });
+
+  it.each([false, true])(
+    'charges a request (stream: %s) its client left before the provider answered the prompt stage 2 counted, in the record, the metric and the counters',
+    async (stream) => {
+      const org = await createOrg(gw, 'growth');
+      // The mock holds back its headers: a whole answer, or a stream's first byte.
+      gw.mock.setBehavior({ match: { format: 'openai' }, latencyMs: 3000 });
+      const costBefore = await metricSum(gw, 'svc_gateway_cost_usd_total', { provider: 'openai' });
+      const controller = new AbortController();
+      const answer = fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'an expensive prompt, and the client hangs up before the answer' }], max_tokens: 400, stream }),
+        signal: controller.signal,
+      });
+      // Leaves once the provider has the request.
+      for (let i = 0; i < 200 && gw.mock.requests.at(-1)?.route !== 'openai.chat'; i++) await sleep(10);
+      expect(gw.mock.requests.at(-1)?.route).toBe('openai.chat');
+      controller.abort();
+      await expect(answer).rejects.toThrow();
+
+      const record = await onlyRecord(org.orgId);
+      // 499 as before; no provider headers came (no upstream latency), yet the provider has the prompt.
+      expect(record).toMatchObject({ status_code: 499, stream, provider: 'openai', model: 'gpt-4o', usage_source: 'estimate', output_tokens: 0, upstream_latency_ms: null });
+      expect(record.input_tokens).toBe(record.replay.estimated_input_tokens);
+      expect(record.input_tokens).toBeGreaterThan(0);
+      expect(record.cost).toBeGreaterThan(0);
+      expect(record.cost).toBeCloseTo(costOf('gpt-4o', { input_tokens: record.input_tokens, output_tokens: 0 }), 12);
+      expect(await metricSum(gw, 'svc_gateway_cost_usd_total', { provider: 'openai' })).toBeGreaterThan(costBefore);
+      expect(Math.abs((await settledDailyCost(org.key)) - record.cost)).toBeLessThanOrEqual(1e-6); // settled in micro-dollars
+    },
+  );
 
   it('charges an aborted stream whose usage chunk never came its counted input and the text relayed, and records those tokens', async () => {
     const org = await createOrg(gw, 'growth');
@@ -128,16 +179,8 @@ describe('gateway when the client disconnects mid-stream', () => {
     expect(record?.cost).toBeLessThanOrEqual(record?.estimated_cost ?? 0);
     expect(await metricSum(gw, 'svc_gateway_cost_usd_total', { provider: 'openai' })).toBeGreaterThan(costBefore);
 
-    // The organization's daily cost, as the next request reports it, is that charge (settled
-    // asynchronously). The next requests go to ollama, which costs nothing, so only the charge counts.
-    gw.mock.setBehavior(null);
-    let daily = 0;
-    for (let i = 0; i < 20 && daily === 0; i++) {
-      const next = await postJson(`${gw.url}/v1/chat/completions`, { model: 'ollama/llama3.2', messages: [{ role: 'user', content: `next ${i}` }] }, { 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY });
-      expect(next.status).toBe(200);
-      daily = Number(next.headers.get('x-svc-daily-cost'));
-      if (daily === 0) await sleep(50);
-    }
+    // The organization's daily cost, as the next request reports it, is that charge.
+    const daily = await settledDailyCost(org.key);
     expect(daily).toBeGreaterThan(0);
     expect(Math.abs(daily - (record?.cost ?? 0))).toBeLessThanOrEqual(1e-6); // settled in micro-dollars
   });

@@ -12,7 +12,7 @@ import type { UsageRecordEntity } from './usage-record.entity';
  *   `upstream_latency_ms` is set (whatever the status, an error answer included). Never a
  *   refusal, an idempotent replay (`usage_source: replay`, answered from the stored answer) or a
  *   request that failed before the provider's headers (a timeout, a connection failure, an open
- *   breaker). Every charged record is one (`usage_source` `provider` or `estimate`).
+ *   breaker, a client that left), even one charged its prompt (`estimate`: sent, never answered).
  * - `governed`: the requests the governance chain decided on: refused or held by it
  *   (`blocked_by`), or allowed by it (`governance_ms` > 0, its time recorded to the microsecond).
  *   A request refused before governance ran and an idempotent replay (which never goes through the

@@ -1,4 +1,5 @@
 import { GatewayError, invalidRequest } from '@svc/platform';
+import type { ProviderDefinition } from '../providers';
 
 export type ProxyKind = 'chat' | 'messages' | 'embeddings' | 'passthrough';
 
@@ -15,8 +16,11 @@ export interface ReadFields {
 
 const AGENT = /^[\x20-\x7e]{1,120}$/;
 
-/** Validates the few fields the gateway itself reads, per route kind (SPEC.md request tables). */
-export function readFields(kind: ProxyKind, body: Record<string, unknown> | undefined, format: ReturnType<typeof formatOf>): ReadFields {
+/**
+ * Validates the fields that choose the route (SPEC.md request tables): the body, `model`, `stream`.
+ * The rest of the body is checked by `checkFields` once the route is known to serve the call.
+ */
+export function readFields(kind: ProxyKind, body: Record<string, unknown> | undefined): ReadFields {
   if (kind === 'passthrough') {
     const model = typeof body?.model === 'string' ? body.model : '';
     return { model, stream: body?.stream === true };
@@ -24,11 +28,29 @@ export function readFields(kind: ProxyKind, body: Record<string, unknown> | unde
   if (!body) throw invalidRequest('A JSON body is required', null);
   if (typeof body.model !== 'string' || body.model.trim() === '') throw invalidRequest('`model` is required and must be a string', 'model');
   if (body.stream !== undefined && typeof body.stream !== 'boolean') throw invalidRequest('`stream` must be a boolean', 'stream');
+  return { model: body.model, stream: body.stream === true };
+}
+
+/**
+ * 400 `unsupported_endpoint` when `provider` does not serve the route (the messages routes only B
+ * providers, the embeddings routes only providers with embeddings), else undefined. Checked before
+ * the body's own fields (on `/v1/embeddings`, once `model` has chosen the provider): a client learns
+ * that the route is wrong, not what its body would need there.
+ */
+export function unservedRoute(kind: ProxyKind, provider: ProviderDefinition): GatewayError | undefined {
+  if (kind === 'messages' && provider.format !== 'anthropic') return unsupportedEndpoint(provider.id, 'the messages format');
+  if (kind === 'embeddings' && !provider.embeddings) return unsupportedEndpoint(provider.id, 'embeddings');
+  return undefined;
+}
+
+/** Validates the other fields the gateway itself reads, per route kind, on a body `readFields` accepted. */
+export function checkFields(kind: ProxyKind, body: Record<string, unknown> | undefined, format: ReturnType<typeof formatOf>): void {
+  if (kind === 'passthrough' || !body) return;
   if (kind === 'embeddings') {
     const input = body.input;
     const ok = typeof input === 'string' || (Array.isArray(input) && input.length > 0);
     if (!ok) throw invalidRequest('`input` is required: a string or a non-empty array', 'input');
-    return { model: body.model, stream: false };
+    return;
   }
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalidRequest('`messages` is required and must be a non-empty array', 'messages');
   body.messages.forEach((message, index) => {
@@ -46,7 +68,6 @@ export function readFields(kind: ProxyKind, body: Record<string, unknown> | unde
   } else if (body.temperature !== undefined && !(typeof body.temperature === 'number' && body.temperature >= 0 && body.temperature <= 2)) {
     throw invalidRequest('`temperature` must be a number between 0 and 2', 'temperature');
   }
-  return { model: body.model, stream: body.stream === true };
 }
 
 /** The largest output-token limit accepted (2^31 - 1): larger values only make the cost estimate meaningless. */

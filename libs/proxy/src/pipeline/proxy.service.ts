@@ -26,7 +26,7 @@ import { IdempotencyGate } from './idempotency';
 import { ModelAliasResolver } from './model-aliases';
 import { OrgProviderRegistry } from './org-registry';
 import { ProviderKeySources } from './provider-keys';
-import { agentName, formatOf, hitlBypassRequested, noRetryHelps, ProxyKind, readFields, runnerHeaders, unsupportedEndpoint } from './proxy-input';
+import { agentName, checkFields, formatOf, hitlBypassRequested, noRetryHelps, ProxyKind, readFields, runnerHeaders, unservedRoute } from './proxy-input';
 import { insufficientScope, principalOfRefusedKey } from './key-refusals';
 import { notForwarded } from './route-refusals';
 import { exchange } from './upstream-exchange';
@@ -180,6 +180,9 @@ export class ProxyService implements OnModuleDestroy {
       // The catch-all forwards only below a D provider's base; any other path is a route the gateway does not serve.
       if (call.kind === 'passthrough' && endpoint?.label !== 'D') throw notForwarded(request.method, request.url, call.endpointProvider, endpoint);
       if (!endpoint) throw unknownProvider(call.endpointProvider);
+      // A route the provider does not serve is refused whatever the body (its size, JSON, fields).
+      const unserved = unservedRoute(call.kind, endpoint);
+      if (unserved) throw unserved;
       call = { ...call, endpointProvider: endpoint.id };
     }
     state.agent = agentName(request.headers['x-svc-agent'], principal.keyName);
@@ -198,12 +201,13 @@ export class ProxyService implements OnModuleDestroy {
     const raw = body.buffer;
     const contentType = request.headers['content-type'];
     const json = call.kind !== 'passthrough' || (raw.length > 0 && /json/i.test(contentType ?? '')) ? parseJsonObject(raw, contentType) : undefined;
-    const fields = readFields(call.kind, json, formatOf(call.kind));
+    const fields = readFields(call.kind, json);
     state.stream = fields.stream;
     const route = resolveRoute({ endpointProvider: call.endpointProvider, model: fields.model || (call.endpointProvider ?? ''), aliases: await this.aliases.aliases(principal.orgId), registry });
+    const unserved = unservedRoute(call.kind, route.provider);
+    if (!unserved) checkFields(call.kind, json, formatOf(call.kind));
     state.route = route;
-    if (call.kind === 'messages' && route.provider.format !== 'anthropic') throw unsupportedEndpoint(route.provider.id, 'the messages format');
-    if (call.kind === 'embeddings' && !route.provider.embeddings) throw unsupportedEndpoint(route.provider.id, 'embeddings');
+    if (unserved) throw unserved;
 
     let idempotencyKey: string | undefined;
     if (call.kind === 'chat' && !fields.stream) {
@@ -245,6 +249,7 @@ export class ProxyService implements OnModuleDestroy {
         model: route.requestedModel,
         includeUsage: clientWantsStreamUsage(json),
         keepBody: idempotencyKey !== undefined,
+        onLostAfterDispatch: () => void (state.dispatched = true),
       });
       state.status = state.result.aborted ? 499 : state.result.status;
       if (idempotencyKey && state.result.bufferedBody && state.status < 500) {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { ProviderBreaker } from '../breaker/provider-breaker';
 import { ProxyReply } from '../http/proxy-io';
 import { providerRegistry } from '../providers/registry';
-import { UpstreamClient } from '../transport/upstream-client';
+import { ClientAbortedError, UpstreamClient } from '../transport/upstream-client';
 import { exchange } from './upstream-exchange';
 
 /** Two real servers: the provider (an SSE answer that never ends) and the gateway's side, where `exchange` runs. */
@@ -13,10 +13,12 @@ describe('exchange of a streamed answer', () => {
   let front: Server;
   let providerUrl: string;
   let providerClosed: Promise<void>;
+  let providerRequests = 0;
   const client = new UpstreamClient({ connectTimeoutMs: 1_000, firstByteTimeoutMs: 5_000, totalTimeoutMs: 10_000 });
 
   beforeAll(async () => {
     provider = createServer((req: IncomingMessage, res: ServerResponse) => {
+      providerRequests++;
       providerClosed = new Promise((resolve) => res.once('close', () => resolve()));
       req.resume();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -36,9 +38,51 @@ describe('exchange of a streamed answer', () => {
     }
   });
 
-  it("ends the provider's answer when the client's stream cannot be started, instead of leaving it unread", async () => {
+  const openaiProvider = () => {
     const openai = providerRegistry.get('openai');
     if (!openai) throw new Error('provider openai is not in the registry');
+    return openai;
+  };
+
+  it('sends nothing upstream for a client that left before the exchange began (during governance), and reports no lost dispatch', async () => {
+    const before = providerRequests;
+    let lost = false;
+    let arrived: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const outcome = new Promise<unknown>((resolve) => {
+      front.once('request', (req: IncomingMessage, res: ServerResponse) => {
+        req.resume();
+        arrived();
+        // The exchange begins only once the client has gone, as after a slow governance decision.
+        res.once('close', () => {
+          exchange({
+            provider: openaiProvider(),
+            format: 'openai',
+            request: { url: providerUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', stream: true, logUrl: providerUrl },
+            breaker: new ProviderBreaker('openai'),
+            client,
+            reply: new ProxyReply(res),
+            translate: false,
+            model: 'gpt-4o',
+            includeUsage: false,
+            onLostAfterDispatch: () => (lost = true),
+          }).then(resolve, resolve);
+        });
+      });
+    });
+    const controller = new AbortController();
+    const frontUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}/`;
+    const left = fetch(frontUrl, { method: 'POST', body: '{}', signal: controller.signal }).catch((error: unknown) => error);
+    await reached;
+    controller.abort();
+    await left;
+    expect(await outcome).toBeInstanceOf(ClientAbortedError);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect([providerRequests - before, lost]).toEqual([0, false]);
+  });
+
+  it("ends the provider's answer when the client's stream cannot be started, instead of leaving it unread", async () => {
+    const openai = openaiProvider();
     const outcome = new Promise<unknown>((resolve) => {
       front.once('request', (_req: IncomingMessage, res: ServerResponse) => {
         const reply = new ProxyReply(res);

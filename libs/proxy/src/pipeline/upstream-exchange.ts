@@ -60,6 +60,12 @@ export interface ExchangeInput {
   includeUsage: boolean;
   /** Return a buffered JSON answer as text in `bufferedBody` (an Idempotency-Key's replay). */
   keepBody?: boolean;
+  /**
+   * Called when the exchange fails (rejects) after the request was handed to the provider, which
+   * answered nothing the gateway could relay and no error or redirect of its own: the client left,
+   * a deadline passed, or the connection broke. The provider has the prompt (chargeOf).
+   */
+  onLostAfterDispatch?: () => void;
 }
 
 /** Sends the request through the provider's breaker and relays the answer, streaming or not. */
@@ -72,6 +78,8 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
     if (!reply.raw.writableFinished) abort.abort(new ClientAbortedError());
   };
   reply.raw.once('close', onClose);
+  // A client that left during governance: its 'close' came before this listener; nothing goes upstream.
+  if (reply.raw.destroyed) onClose();
   const started = performance.now();
   try {
     if (!input.request.stream) {
@@ -91,6 +99,10 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
       throw upstreamError(error, input.provider.id);
     });
     return { ...relayBuffered(input, { status: response.status, headers: response.headers, body }), upstreamLatencyMs };
+  } catch (error) {
+    // A provider's error or redirect (its headers came, status 300 or above) is its answer, not a lost one.
+    if (abort.dispatched && abort.status < 300) input.onLostAfterDispatch?.();
+    throw error;
   } finally {
     reply.raw.off('close', onClose);
   }

@@ -73,6 +73,24 @@ describe('chargeOf', () => {
     expect(chargeOf('openai', 'gpt-4o', error, {})).toMatchObject({ cost: 0, source: 'none' });
   });
 
+  it('charges a request handed to the provider and never answered its counted prompt, and one that never reached it nothing', () => {
+    // The client left (499), a deadline passed (504) or the connection broke (502) after the request was sent.
+    for (const [status, stream] of [[499, false], [499, true], [504, false], [502, true]] as const) {
+      const lost: FinishState = { status, stream, agent: 'a', decision, dispatched: true };
+      const charge = chargeOf('openai', 'gpt-4o', lost, {});
+      expect([status, charge]).toEqual([status, { cost: (120 * 2.5) / 1e6, inputTokens: 120, outputTokens: 0, source: 'estimate' }]);
+    }
+    // At the default price for a model the table does not know, as every estimate.
+    expect(chargeOf('openai', 'gpt-5.6', { status: 499, stream: false, agent: 'a', decision, dispatched: true }, {})).toMatchObject({ source: 'estimate', defaultPriced: true });
+    // The same failures before the request went out (governance, connecting): nothing.
+    for (const status of [499, 502, 504]) {
+      expect(chargeOf('openai', 'gpt-4o', { status, stream: false, agent: 'a', decision }, {})).toEqual({ cost: 0, inputTokens: 0, outputTokens: 0, source: 'none' });
+    }
+    // A D catch-all call stage 2 found no prompt in: nothing to charge.
+    const nothing = { estimate: { input_tokens: 0, output_tokens: 0, estimated_cost: 0 } } as unknown as GovernanceDecision;
+    expect(chargeOf('mistral', 'mistral', { status: 499, stream: false, agent: 'a', decision: nothing, dispatched: true }, {})).toMatchObject({ cost: 0, source: 'none' });
+  });
+
   it('charges an idempotent replay nothing and says it was one (`replay`, not `none`: it was served)', () => {
     expect(chargeOf('openai', 'gpt-4o', { status: 200, stream: false, agent: 'a', replayed: true }, {})).toEqual({ cost: 0, inputTokens: 0, outputTokens: 0, source: 'replay' });
   });

@@ -22,6 +22,12 @@ export interface FinishState {
   replayed?: true;
   decision?: GovernanceDecision;
   result?: ExchangeResult;
+  /**
+   * The exchange failed (no `result`) after the request was handed to the provider, without an error
+   * answer of the provider's: the client left, a deadline passed or the connection broke. The
+   * provider has the prompt.
+   */
+  dispatched?: true;
   status: number;
   stream: boolean;
   agent: string;
@@ -83,25 +89,36 @@ const REPLAY: Charge = { ...NO_CHARGE, source: 'replay' };
  *   `message_start`, C's running totals), else the prompt as stage 2 counted it. Output: the
  *   provider's running count or the answer text relayed (4 characters a token), whichever is
  *   higher (a whole answer: its bytes / 4), at most the request's max output tokens.
- * - `none`: nothing was answered (refused, an error answer, a failure before the provider's
- *   headers), or an answer without usage to a call stage 2 found nothing to price in (a D catch-all
- *   GET, file or job call: estimated at 0 input and 0 output tokens): cost 0.
+ *   Also a request handed to the provider that got no answer (`dispatched`: the client left, a
+ *   first-byte or total deadline passed, the connection broke, before the provider's headers or
+ *   before a whole answer's end): the provider has the prompt and bills it, so it is charged as
+ *   stage 2 counted it, with 0 output tokens. Otherwise a client could spend on expensive prompts
+ *   without its budget moving by hanging up before the answer.
+ * - `none`: nothing was sent or answered: refused, an error or redirect answer of the provider's, a
+ *   failure before the request reached the provider (a connection not made, an open breaker, a
+ *   client that left before then); or an answer without usage to a call stage 2 found nothing to
+ *   price in (a D catch-all GET, file or job call: estimated at 0 input and 0 output tokens): cost 0.
  * - `replay`: an idempotent replay, answered from the stored answer without a provider call: cost 0
  *   (the request that was served was charged).
  */
 export function chargeOf(provider: string, model: string, state: FinishState, prices: PriceOptions): Charge {
   if (state.replayed) return REPLAY;
   const result = state.result;
-  if (!result) return NO_CHARGE;
+  if (!result && !state.dispatched) return NO_CHARGE;
   const { price, key } = matchPrice(pricedModel(provider, model), prices);
   const charged = (charge: Charge): Charge => (key === null ? { ...charge, defaultPriced: true } : charge);
+  const estimate = state.decision?.estimate;
+  if (!result) {
+    const inputTokens = estimate?.input_tokens ?? 0;
+    if (inputTokens === 0) return NO_CHARGE;
+    return charged({ cost: costAtPrice(price, { input_tokens: inputTokens, output_tokens: 0 }), inputTokens, outputTokens: 0, source: 'estimate' });
+  }
   const usage = result.usage;
   if (usage && result.usageFinal) {
     return charged({ cost: costOfUsage(price, usage, usage.outputTokens), inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, source: 'provider' });
   }
   // An error answer (the provider bills none); a stream that started and then broke is charged below.
   if (!result.streamed && result.status >= 400) return NO_CHARGE;
-  const estimate = state.decision?.estimate;
   const relayed = result.streamed ? result.textChars : result.bytesRelayed;
   const outputTokens = Math.max(usage?.outputTokens ?? 0, Math.min(Math.ceil(relayed / CHARS_PER_TOKEN), estimate?.output_tokens ?? Number.MAX_SAFE_INTEGER));
   if (usage && usage.inputTokens > 0) {

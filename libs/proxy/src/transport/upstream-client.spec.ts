@@ -61,6 +61,8 @@ describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', ()
     abort.abort(new ClientAbortedError());
     await expect(answer).rejects.toBeInstanceOf(ClientAbortedError);
     await closedEarly;
+    // The provider had the request (the charge of a lost exchange, chargeOf), and no answer.
+    expect([abort.dispatched, abort.status]).toEqual([true, 0]);
   });
 
   it('sendBuffered: aborts at once when the exchange was aborted before the request started', async () => {
@@ -71,6 +73,9 @@ describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', ()
     const abort = new ExchangeAbort();
     abort.abort(new ClientAbortedError());
     await expect(post(abort)).rejects.toBeInstanceOf(ClientAbortedError);
+    // Started only to be aborted: nothing of it was written.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(abort.dispatched).toBe(false);
   });
 
   it('sendBuffered: fails with an UpstreamFailure past the total deadline while the body drips', async () => {
@@ -92,7 +97,9 @@ describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', ()
       res.write('{"partial":');
       setTimeout(() => res.socket?.destroy(), 20);
     };
-    await expect(post()).rejects.toBeInstanceOf(UpstreamFailure);
+    const abort = new ExchangeAbort();
+    await expect(post(abort)).rejects.toBeInstanceOf(UpstreamFailure);
+    expect([abort.dispatched, abort.status]).toEqual([true, 200]);
   });
 
   it('sendBuffered: fails with an UpstreamFailure past the first-byte deadline', async () => {
@@ -272,6 +279,8 @@ describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', ()
       expect(error).toBeInstanceOf(ClientAbortedError);
       // Before the fix it ended only with the connect deadline (20 s here, the test's timeout before that).
       expect(ms).toBeLessThan(5_000);
+      // Nothing reached the provider: the request is not charged (chargeOf).
+      expect(abort.dispatched).toBe(false);
     });
 
     it.each(['sendBuffered', 'open'] as const)('%s: the total deadline ends it with an UpstreamFailure', async (method) => {

@@ -57,6 +57,14 @@ export interface BufferedUpstreamResponse {
  */
 export class ExchangeAbort {
   reason: Error | null = null;
+  /**
+   * The request was handed to the provider: undici started it with no abort before, and writes its
+   * headers and body (always a Buffer here) to the connection in that same turn. From here on the
+   * provider has the prompt, whatever becomes of the exchange.
+   */
+  dispatched = false;
+  /** The status of the provider's answer once its headers arrived; 0 before. */
+  status = 0;
   private request: Dispatcher.DispatchController | null = null;
   private beforeStart: ((reason: Error) => void) | null = null;
 
@@ -70,7 +78,9 @@ export class ExchangeAbort {
   /** The request started (undici's `onRequestStart`): aborts reach it from now on, or at once if one came before. */
   started(request: Dispatcher.DispatchController): void {
     this.request = request;
+    // An abort before the start ends the request before undici writes any of it.
     if (this.reason) request.abort(this.reason);
+    else this.dispatched = true;
   }
 
   /** Calls `beforeStart` on an abort before the request started, or at once if already aborted (one listener: the exchange's transport). */
@@ -200,6 +210,7 @@ export class UpstreamClient {
         },
         onResponseStart(_controller, statusCode, headers) {
           started = true;
+          abort.status = statusCode;
           opened.status = statusCode;
           opened.headers = headers;
           resolve(opened);
@@ -249,6 +260,7 @@ export class UpstreamClient {
         },
         onResponseStart(_controller, statusCode, responseHeaders) {
           status = statusCode;
+          abort.status = statusCode;
           headers = responseHeaders;
         },
         onResponseData(_controller, chunk) {
