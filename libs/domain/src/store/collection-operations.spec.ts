@@ -222,6 +222,28 @@ describe.each(storeTargets(process.env.MONGODB_URI))('Collection operations ($na
         { _id: '2025-01-02', total: 3, count: 1 },
       ]);
     });
+
+    it('applies several leading $match stages, $expr and date ranges, and a $match after a $group', async () => {
+      await things.insertMany([thing('t1', 1), thing('t2', 2), thing('t3', 3), thing('t4', 4, { org_id: 'org_b' }), thing('t5', 5, { name: 'x' })]);
+      const rows = await things.aggregate<{ _id: string; total: number }>([
+        { $match: { org_id: 'org_a' } },
+        { $match: { at: { $gte: day(2), $lt: day(6) }, $expr: { $ne: ['$name', 'x'] } } },
+        { $group: { _id: '$org_id', total: { $sum: '$n' } } },
+        { $match: { total: { $gt: 4 } } },
+      ]);
+      expect(rows).toEqual([{ _id: 'org_a', total: 5 }]);
+      expect(await things.aggregate([{ $match: { org_id: 'org_c' } }, { $group: { _id: null, count: { $sum: 1 } } }])).toEqual([]);
+    });
+
+    it('hands out copies: a pipeline that rewrites fields, or a caller changing its rows, leaves the stored documents as they were', async () => {
+      await things.insertMany([thing('t1', 1, { meta: { color: 'red' } }), thing('t2', 2)]);
+      const rows = await things.aggregate<Thing>([{ $match: { _id: 't1' } }, { $set: { name: 'rewritten' } }]);
+      expect(rows).toEqual([{ ...thing('t1', 1, { meta: { color: 'red' } }), name: 'rewritten' }]);
+      (rows[0].meta as { color: string }).color = 'blue';
+      const all = await things.aggregate<Thing>([]);
+      expect(all.map((doc) => doc._id).sort()).toEqual(['t1', 't2']);
+      expect(await things.findOne({ _id: 't1' })).toEqual(thing('t1', 1, { meta: { color: 'red' } }));
+    });
   });
 
   describe('reopen', () => {

@@ -29,6 +29,9 @@ import {
 } from '../types';
 
 type AnyObject = Record<string, unknown>;
+
+/** A pipeline stage that is `$match` alone. */
+const isMatchStage = (stage: PipelineStage): stage is { $match: unknown } => Object.keys(stage).length === 1 && stage.$match !== null && typeof stage.$match === 'object';
 type T_ANY = Record<string, unknown>;
 
 /** What a collection needs from its store. */
@@ -197,9 +200,20 @@ export class EmbeddedCollection<T extends StoredDocument> implements Collection<
     return targets.length;
   }
 
+  /**
+   * Leading `$match` stages select from the stored documents in place (a report filters by
+   * organization and period first), so only the matching ones are copied for the rest of the
+   * pipeline, not every document of every organization.
+   */
   async aggregate<R = Record<string, unknown>>(pipeline: PipelineStage[]): Promise<R[]> {
     this.hooks.assertOpen();
-    return mingoAggregate(clone(this.visible()) as unknown as AnyObject[], pipeline) as R[];
+    let docs = this.visible();
+    let start = 0;
+    for (; start < pipeline.length && isMatchStage(pipeline[start]); start++) {
+      const query = new Query(pipeline[start].$match as AnyObject);
+      docs = docs.filter((doc) => query.test(doc as unknown as AnyObject));
+    }
+    return mingoAggregate(clone(docs) as unknown as AnyObject[], pipeline.slice(start)) as R[];
   }
 
   /** Removes expired documents; returns how many. */
