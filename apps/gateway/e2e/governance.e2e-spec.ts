@@ -16,9 +16,11 @@ describe('governance chain through the proxy', () => {
     await gw.service.runtime.invalidation.publish('policy', gw.orgId);
   }
 
-  function expectDenial(res: { status: number; headers: Headers; body: Json }, status: number, code: string, gatewayCode?: string) {
+  /** `type` follows from the status (SPEC.md "Gateway error format"; DECISIONS.md: every GW-only row is a permission_error). */
+  function expectDenial(res: { status: number; headers: Headers; body: Json }, status: number, code: string, gatewayCode: string) {
+    const type = status === 403 ? 'permission_error' : code === 'rate_limit' ? 'rate_limit_error' : 'insufficient_quota';
     expect(res.status).toBe(status);
-    expect(res.body.error).toMatchObject({ code, ...(gatewayCode ? { gateway_error_code: gatewayCode } : {}) });
+    expect(res.body.error).toMatchObject({ type, code, gateway_error_code: gatewayCode });
     expect(typeof res.body.error.remediation).toBe('string');
     expectGovernanceHeaders(res.headers);
   }
@@ -39,7 +41,6 @@ describe('governance chain through the proxy', () => {
     expect(answers[1].headers.get('x-ratelimit-remaining')).toBe('0');
     const denied = answers[2];
     expectDenial(denied, 429, 'rate_limit', 'GW_RATE_001');
-    expect(denied.body.error.type).toBe('rate_limit_error');
     expect(denied.body.error.message).toBe('Rate limit exceeded: 3/2 requests per minute');
     expect(Number(denied.headers.get('retry-after'))).toBeGreaterThan(0);
   });
@@ -86,7 +87,7 @@ describe('governance chain through the proxy', () => {
     expect(await status.json()).toMatchObject({ approval_id: pending.body.approval_id, status: 'pending', org_id: gw.orgId, model: 'gpt-4o' });
     const unknown = await fetch(`${gw.url}/v1/approvals/apr_unknown/status`, { headers: auth() });
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as Json).error).toMatchObject({ code: 'not_found', param: 'approval_id' });
+    expect(((await unknown.json()) as Json).error).toMatchObject({ type: 'not_found_error', code: 'not_found', param: 'approval_id' });
 
     const approvals = gw.service.apps[0].get(ApprovalsService);
     await approvals.approve(gw.orgId, pending.body.approval_id, 'reviewer@example.com');
@@ -96,7 +97,7 @@ describe('governance chain through the proxy', () => {
     expect(again.body.approval_id).not.toBe(pending.body.approval_id);
 
     await approvals.reject(gw.orgId, again.body.approval_id, 'reviewer@example.com', 'too expensive');
-    expectDenial(await postJson(url(), body, auth()), 403, 'approval_rejected');
+    expectDenial(await postJson(url(), body, auth()), 403, 'approval_rejected', 'GW_HITL_001');
   });
 
   it('stage 0: 403 subscription_inactive, and the free plan quota 429 plan_limit_exceeded', async () => {
@@ -115,6 +116,5 @@ describe('governance chain through the proxy', () => {
     for (let i = 0; i < 3; i++) answers.push(await postJson(url(), chat(`quota ${i}`, { model: 'gpt-4o-mini' }), { 'X-SVC-API-Key': freeKey, 'X-Provider-Key': PROVIDER_KEY }));
     expect(answers.slice(0, 2).map((a) => a.status)).toEqual([200, 200]);
     expectDenial(answers[2], 429, 'plan_limit_exceeded', 'GW_PLAN_002');
-    expect(answers[2].body.error.type).toBe('insufficient_quota');
   });
 });

@@ -34,7 +34,7 @@ describe('gateway proxy errors', () => {
   it('401 GW_AUTH_002 for an unknown key; earlier beta prefixes are refused', async () => {
     const unknown = await postJson(url(), chat, { 'X-SVC-API-Key': 'svc_sk_doesnotexist0000000000000000000000000', 'X-Provider-Key': PROVIDER_KEY });
     expect(unknown.status).toBe(401);
-    expect(unknown.body.error.gateway_error_code).toBe('GW_AUTH_002');
+    expect(unknown.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', gateway_error_code: 'GW_AUTH_002', param: null });
     const beta = await postJson(url(), chat, { 'X-SVC-API-Key': 'svc_live_0123456789abcdef', 'X-Provider-Key': PROVIDER_KEY });
     expect(beta.status).toBe(401);
     expect(beta.body.error.code).toBe('invalid_api_key');

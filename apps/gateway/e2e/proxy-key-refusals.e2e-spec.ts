@@ -87,7 +87,7 @@ describe('gateway key refusals, rotation grace and the IP allowlist', () => {
     const replacement = await rotateKey(gw, old, 0);
     const res = await send(old.key, 'after the grace period');
     expect(res.status).toBe(401);
-    expect(res.body.error).toMatchObject({ type: 'authentication_error', code: 'key_rotated' });
+    expect(res.body.error).toMatchObject({ type: 'authentication_error', code: 'key_rotated', gateway_error_code: 'GW_AUTH_003' });
     expect(res.body.error.message).toContain(replacement.keyId);
     await expectRefusalRecord(res, old, 401);
     expect((await send(replacement.key, 'the replacement works')).status).toBe(200);

@@ -176,7 +176,7 @@ describe('gateway with the OpenAI SDK', () => {
     expect(gw.mock.requests.filter((r) => r.route === 'openai.chat')).toHaveLength(1);
     const other = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, messages: [{ role: 'user', content: 'different' }] }) });
     expect(other.status).toBe(409);
-    expect(((await other.json()) as { error: { code: string } }).error.code).toBe('idempotency_key_reused');
+    expect(((await other.json()) as { error: Record<string, unknown> }).error).toMatchObject({ type: 'invalid_request_error', code: 'idempotency_key_reused', param: 'Idempotency-Key' });
   });
   it('refuses a plan quota with x-should-retry: false, so the SDK raises at once instead of sleeping until midnight', async () => {
     const free = await createOrg(gw, 'free');

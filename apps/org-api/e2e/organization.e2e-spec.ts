@@ -184,6 +184,15 @@ describe('org API: members, plan, runners, templates, removed routes and docs', 
     }
   });
 
+  it('answers 413 PAYLOAD_TOO_LARGE for a body above 1 MB, in the org error format, and creates nothing', async () => {
+    const before = (await api.repos.webhooks.list(asOrgId(owner.orgId), { limit: 1000 })).total;
+    const body = { url: 'https://hooks.example.com/huge', events: ['budget.exceeded'], description: 'x'.repeat(1024 * 1024) };
+    const res = await api.call('POST', '/api/v1/admin/webhooks', { token: owner.token, body });
+    expect({ status: res.status, code: res.body.error?.code, details: res.body.error?.details }).toEqual({ status: 413, code: 'PAYLOAD_TOO_LARGE', details: {} });
+    expect(res.body.error.message).toContain('1048576 bytes');
+    expect((await api.repos.webhooks.list(asOrgId(owner.orgId), { limit: 1000 })).total).toBe(before);
+  });
+
   it('refuses a body that is not a JSON object on every route with a body (400 VALIDATION_ERROR naming body)', async () => {
     const doc = (await api.call('GET', '/docs/json')).body;
     const routes = Object.entries(doc.paths as Record<string, Record<string, Json>>)

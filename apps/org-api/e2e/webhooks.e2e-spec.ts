@@ -108,6 +108,14 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     expect(dup.body.error).toMatchObject({ code: 'webhook_endpoint_duplicate', request_id: expect.any(String), conflicting_id: first.body.id });
     expect(dup.body.error.details).toEqual({ request_id: dup.body.error.request_id, resource_type: 'webhook', conflicting_id: first.body.id });
     expect((await create(other, { url: target, events: ['budget.exceeded'] })).status).toBe(201);
+    // Moving another webhook onto the URL (PUT or PATCH) is the same conflict, and changes nothing.
+    const second = (await create(owner, { url: url(), events: ['budget.exceeded'] })).body;
+    for (const method of ['PUT', 'PATCH']) {
+      const moved = await api.call(method, `/api/v1/admin/webhooks/${second.id}`, { token: owner.token, body: { url: target } });
+      expect({ status: moved.status, code: moved.body.error?.code, conflicting_id: moved.body.error?.conflicting_id }).toEqual({ status: 409, code: 'webhook_endpoint_duplicate', conflicting_id: first.body.id });
+      expect(moved.body.error.request_id).toEqual(expect.any(String));
+    }
+    expect((await api.call('GET', `/api/v1/admin/webhooks/${second.id}`, { token: owner.token })).body.url).toBe(second.url);
   });
 
   it('lists, updates partially with PUT and PATCH, re-enables, and deletes', async () => {

@@ -68,7 +68,10 @@ describe('runner session budget through the gateway', () => {
     }
     expect(statuses.slice(0, 2)).toEqual([200, 200]);
     expect(statuses.at(-1)).toBe(403);
-    expect(refusal?.error).toMatchObject({ code: 'session_budget_exceeded', gateway_error_code: 'GW_SESSION_BUDGET_001' });
+    expect(refusal?.error).toMatchObject({ type: 'permission_error', code: 'session_budget_exceeded', gateway_error_code: 'GW_SESSION_BUDGET_001' });
+    // The messages route applies the same stage (the prompt costs more on this model than the refused one).
+    const messages = await call('/v1/messages', { model: 'claude-sonnet-4-6', max_tokens: 10, messages: prompt.messages }, fromSession);
+    expect({ status: messages.status, error: messages.body.error }).toMatchObject({ status: 403, error: { type: 'permission_error', code: 'session_budget_exceeded', gateway_error_code: 'GW_SESSION_BUDGET_001' } });
 
     // The charge is on the session record and on the usage records, tied to the verified session.
     const repos = service.runtime.repositories;
