@@ -4,6 +4,7 @@ export * from './credentials';
 export * from './client-ip';
 export * from './principal';
 export * from './gateway-key-authenticator';
+export * from './org-header';
 export * from './runner-proof';
 export * from './runner-token-resolver';
 export * from './nest/decorators';

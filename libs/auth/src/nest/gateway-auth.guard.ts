@@ -5,7 +5,8 @@ import { asOrgId, type Repositories } from '@svc/domain';
 import { APP_CONFIG, AppConfig, GatewayError } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { clientIp } from '../client-ip';
-import { GATEWAY_KEY_LOCATIONS, header, parseCredentials } from '../credentials';
+import { GATEWAY_KEY_LOCATIONS, parseCredentials } from '../credentials';
+import { checkOrgHeader } from '../org-header';
 import { GatewayKeyAuthenticator } from '../gateway-key-authenticator';
 import { Principal } from '../principal';
 import { hasScope, Role, scopesForRole } from '../scopes';
@@ -25,21 +26,6 @@ const unauthenticated = (message: string, gatewayErrorCode: 'GW_AUTH_001' | 'GW_
         ? `Send a gateway key in ${GATEWAY_KEY_LOCATIONS}, or a dashboard access token as Authorization: Bearer <ACCESS_TOKEN>.`
         : 'Sign in again (POST /api/v1/auth/login or /api/v1/auth/refresh) for a new access token, or use a gateway key.',
   });
-
-/**
- * `X-Org-ID` is optional (a key or a token acts for its own organization), but one naming another
- * organization is refused, never ignored, as on the organization API: 403 `org_mismatch`.
- */
-function checkOrgHeader(request: AuthenticatedRequest, orgId: string, credential: 'key' | 'token'): void {
-  const headerOrg = header(request.headers, 'x-org-id');
-  if (headerOrg === undefined || headerOrg === orgId) return;
-  throw new GatewayError(403, {
-    message: `X-Org-ID names an organization this ${credential} does not belong to`,
-    type: 'permission_error',
-    code: 'org_mismatch',
-    remediation: `Leave X-Org-ID out (the ${credential} acts for its own organization) or send that organization's id.`,
-  });
-}
 
 /**
  * Authentication of the gateway admin surfaces (SPEC.md "Dashboard JWT fallback"): a gateway key,
@@ -84,7 +70,7 @@ export class GatewayAuthGuard implements CanActivate {
     if (credentials.gatewayKey) {
       const ip = clientIp(request.socket.remoteAddress ?? request.ip, request.headers['x-forwarded-for'], this.config.TRUSTED_PROXIES);
       const principal = await this.authenticator.authenticate(credentials.gatewayKey, ip);
-      checkOrgHeader(request, principal.orgId, 'key');
+      checkOrgHeader(request.headers, principal.orgId, 'key');
       return principal;
     }
     const bearer = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
@@ -97,7 +83,7 @@ export class GatewayAuthGuard implements CanActivate {
       throw unauthenticated(error instanceof InvalidTokenError ? error.message : 'Invalid token', 'GW_AUTH_002');
     }
     if (await isAccessTokenRevoked(this.revocations, claims)) throw unauthenticated('This access token was revoked (logged out)', 'GW_AUTH_002');
-    checkOrgHeader(request, claims.org_id, 'token');
+    checkOrgHeader(request.headers, claims.org_id, 'token');
     // The user's current role, as on the organization API: a removed member or a changed role takes effect at once.
     const [organization, user] = await Promise.all([this.authenticator.organization(claims.org_id), this.repositories.users.findById(asOrgId(claims.org_id), claims.sub)]);
     if (!organization || !user) throw unauthenticated('The user or organization of this token no longer exists', 'GW_AUTH_002');

@@ -1,4 +1,4 @@
-import { KeyRefusedError, Principal, RefusedKey } from '@svc/auth';
+import { checkOrgHeader, HeaderBag, hasScope, KeyRefusedError, Principal, RefusedKey, refusedKeyOf } from '@svc/auth';
 import { asOrgId } from '@svc/domain';
 import { GatewayError } from '@svc/platform';
 
@@ -18,6 +18,16 @@ export function principalOfRefusedKey(key: RefusedKey): Principal {
   };
 }
 
+/**
+ * What an authenticated key may do here, checked before anything is counted or sent upstream: an
+ * `X-Org-ID` naming another organization is 403 `org_mismatch` (as on the gateway admin), a missing
+ * scope 403 `insufficient_scope`. Both name the key, so the proxy records the refusal under its organization.
+ */
+export function checkKeyAccess(headers: HeaderBag, principal: Principal, scope: string): void {
+  checkOrgHeader(headers, principal.orgId, 'key', principal);
+  if (!hasScope(principal.scopes, scope)) throw insufficientScope(scope, principal);
+}
+
 export function insufficientScope(scope: string, principal: Principal): GatewayError {
   const error = new KeyRefusedError(
     403,
@@ -27,7 +37,7 @@ export function insufficientScope(scope: string, principal: Principal): GatewayE
       code: 'insufficient_scope',
       remediation: `Create a key with the ${scope} scope (gateway_proxy is accepted as gateway:write).`,
     },
-    { orgId: principal.orgId, keyId: principal.keyId ?? '', keyName: principal.keyName ?? 'unknown', teamId: principal.teamId },
+    refusedKeyOf(principal),
   );
   return error;
 }

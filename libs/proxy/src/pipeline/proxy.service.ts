@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   clientIp,
   GatewayKeyAuthenticator,
-  hasScope,
   KeyRefusedError,
   missingGatewayKey,
   parseCredentials,
@@ -27,7 +26,7 @@ import { ModelAliasResolver } from './model-aliases';
 import { OrgProviderRegistry } from './org-registry';
 import { ProviderKeySources } from './provider-keys';
 import { agentName, checkFields, formatOf, hitlBypassRequested, noRetryHelps, ProxyKind, readFields, runnerHeaders, unservedRoute } from './proxy-input';
-import { insufficientScope, principalOfRefusedKey } from './key-refusals';
+import { checkKeyAccess, principalOfRefusedKey } from './key-refusals';
 import { notForwarded } from './route-refusals';
 import { exchange } from './upstream-exchange';
 import { upstreamRequestFor } from './upstream-request';
@@ -109,9 +108,9 @@ export class ProxyService implements OnModuleDestroy {
   }
 
   /**
-   * Authenticates a gateway key, requiring `scope`. Sets X-Gateway-Org and the deprecation headers
-   * through `setHeader` before the scope is checked, so a refusal carries them too. `readXApiKey`:
-   * the credentials were read with `x-api-key` (B routes), which the 401 for none then names.
+   * Authenticates a gateway key, requiring `scope` and no contradicting X-Org-ID. Sets X-Gateway-Org
+   * and the deprecation headers through `setHeader` before those checks, so a refusal carries them
+   * too. `readXApiKey`: the credentials were read with `x-api-key` (B routes), which the 401 for none then names.
    */
   async authorize(
     source: CredentialSource,
@@ -128,7 +127,7 @@ export class ProxyService implements OnModuleDestroy {
       setHeader('X-SVC-Key-Deprecated', 'true');
       setHeader('X-SVC-Grace-Remaining-Hours', String(principal.deprecation.graceRemainingHours));
     }
-    if (!hasScope(principal.scopes, scope)) throw insufficientScope(scope, principal);
+    checkKeyAccess(source.headers, principal, scope);
     return principal;
   }
 
