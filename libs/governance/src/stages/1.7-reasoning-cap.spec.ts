@@ -16,10 +16,22 @@ describe('stage 1.7, reasoning token cap', () => {
     expect(reasoningTokens(chatBody())).toBeNull();
   });
 
+  it("reads Gemini's extra_body.google.thinking_config, which provider C sends as it is", () => {
+    const gemini = (thinking_config: unknown) => ({ extra_body: { google: { thinking_config } } });
+    expect(reasoningTokens(gemini({ thinking_budget: 20000, include_thoughts: true }))).toBe(20000);
+    expect(reasoningTokens(gemini({ thinking_budget: 0 }))).toBe(0);
+    expect(reasoningTokens(gemini({ thinking_level: 'HIGH' }))).toBe(32768);
+    // -1 lets the model decide, as a request that names no budget at all.
+    expect(reasoningTokens(gemini({ thinking_budget: -1 }))).toBeNull();
+    expect(reasoningTokens(gemini({ include_thoughts: true }))).toBeNull();
+  });
+
   it.each([
     [{ max_completion_tokens: 9000 }, 'max_completion_tokens'],
     [{ reasoning_effort: 'high' }, 'reasoning_effort'],
     [{ thinking: { type: 'enabled', budget_tokens: 8193 } }, 'thinking.budget_tokens'],
+    [{ extra_body: { google: { thinking_config: { thinking_budget: 8193 } } } }, 'extra_body.google.thinking_config.thinking_budget'],
+    [{ extra_body: { google: { thinking_config: { thinking_level: 'medium' } } } }, 'extra_body.google.thinking_config.thinking_level'],
   ])('refuses %j above a cap of 8192 with GW_REASONING_001', (extra, field) => {
     const result = reasoningCapStage(contextFor({ profile: { policy: { max_reasoning_tokens: 8192 } }, input: { body: chatBody('hi', extra) } }));
     if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');

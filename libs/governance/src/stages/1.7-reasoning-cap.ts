@@ -4,8 +4,11 @@ import { ALLOW, ChainContext, StageResult } from '../chain/context';
 /**
  * Stage 1.7, reasoning token cap (DECISIONS.md): policy `max_reasoning_tokens` (none by default)
  * against the request's `max_completion_tokens` and `reasoning_effort` (format A) or
- * `thinking.budget_tokens` (format B). An effort level counts as the token budget below, the
- * reasoning budget vendors give each level; `none` counts as 0.
+ * `thinking.budget_tokens` (format B), and Gemini's own `extra_body.google.thinking_config`
+ * (`thinking_budget`, `thinking_level`), which the provider-C translation sends as they are. An effort
+ * or thinking level counts as the token budget below, the reasoning budget vendors give each level;
+ * `none` and a budget of 0 count as 0; a budget of -1 (the model decides, Gemini's default) asks for
+ * nothing, as a request without any reasoning field.
  */
 export const REASONING_EFFORT_TOKENS: Readonly<Record<string, number>> = Object.freeze({
   none: 0,
@@ -43,6 +46,20 @@ export function reasoningAsks(body: unknown): ReasoningAsk[] {
     const budget = positive(body.thinking.budget_tokens);
     if (budget !== null) asks.push({ field: 'thinking.budget_tokens', tokens: budget });
   }
+  asks.push(...geminiThinkingAsks(body));
+  return asks;
+}
+
+function geminiThinkingAsks(body: Record<string, unknown>): ReasoningAsk[] {
+  const google = isObject(body.extra_body) ? body.extra_body.google : undefined;
+  const thinking = isObject(google) ? google.thinking_config : undefined;
+  if (!isObject(thinking)) return [];
+  const field = 'extra_body.google.thinking_config';
+  const asks: ReasoningAsk[] = [];
+  const budget = thinking.thinking_budget;
+  if (typeof budget === 'number' && Number.isFinite(budget) && budget >= 0) asks.push({ field: `${field}.thinking_budget`, tokens: Math.ceil(budget) });
+  const level = typeof thinking.thinking_level === 'string' ? thinking.thinking_level.toLowerCase() : undefined;
+  if (level !== undefined && Object.hasOwn(REASONING_EFFORT_TOKENS, level)) asks.push({ field: `${field}.thinking_level`, tokens: REASONING_EFFORT_TOKENS[level] });
   return asks;
 }
 
@@ -59,7 +76,7 @@ export function reasoningCapStage(ctx: ChainContext): StageResult {
   if (cap === null) return ALLOW;
   const over = asks.find((ask) => ask.tokens > cap);
   if (!over) return ALLOW;
-  const value = over.field.endsWith('effort') ? `${over.tokens} tokens (${over.field})` : `${over.tokens} tokens`;
+  const value = /(effort|level)$/.test(over.field) ? `${over.tokens} tokens (${over.field})` : `${over.tokens} tokens`;
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {

@@ -72,6 +72,81 @@ describe('reasoning_effort → thinkingConfig (Google OpenAI-compatibility mappi
   });
 });
 
+describe('reasoning: {effort} (the object form), read with the reasoning cap\'s precedence', () => {
+  it('maps reasoning.effort as reasoning_effort, on Gemini 2.5 and 3', () => {
+    expect(config({ reasoning: { effort: 'medium' } }, 'gemini-2.5-flash')).toEqual({ thinkingConfig: { thinkingBudget: 8192 } });
+    expect(config({ reasoning: { effort: 'HIGH', summary: 'auto' } }, 'gemini-3-flash-preview')).toEqual({ thinkingConfig: { thinkingLevel: 'HIGH' } });
+    expect(config({ reasoning: { effort: null } }, 'gemini-2.5-flash')).toBeUndefined();
+  });
+
+  it('lets reasoning_effort win over reasoning.effort, as stage 1.7 does', () => {
+    expect(config({ reasoning_effort: 'low', reasoning: { effort: 'high' } }, 'gemini-2.5-flash')).toEqual({ thinkingConfig: { thinkingBudget: 1024 } });
+  });
+
+  it('refuses a bad reasoning.effort naming reasoning.effort', () => {
+    const unknown = refusal(() => config({ reasoning: { effort: 'xhigh' } }, 'gemini-2.5-flash'));
+    expect(unknown.body).toMatchObject({ type: 'invalid_request_error', param: 'reasoning.effort' });
+    const off = refusal(() => config({ reasoning: { effort: 'none' } }, 'gemini-2.5-pro'));
+    expect(off.body).toMatchObject({ param: 'reasoning.effort', message: expect.stringContaining('cannot turn thinking off') });
+  });
+});
+
+describe('extra_body.google (Google\'s OpenAI-compatible extra fields)', () => {
+  const google = (fields: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ extra_body: { google: fields }, ...extra });
+  const request = (extra: Record<string, unknown>, model = 'gemini-2.5-flash') => toGeminiRequest({ model, messages: user, ...extra }, model);
+
+  it('sends thinking_config 1:1 as generationConfig.thinkingConfig', () => {
+    expect(config(google({ thinking_config: { thinking_budget: 800, include_thoughts: true } }), 'gemini-2.5-flash')).toEqual({
+      thinkingConfig: { thinkingBudget: 800, includeThoughts: true },
+    });
+    expect(config(google({ thinking_config: { thinking_budget: -1 } }), 'gemini-2.5-pro')).toEqual({ thinkingConfig: { thinkingBudget: -1 } });
+    expect(config(google({ thinking_config: { thinking_level: 'low' } }), 'gemini-3-pro-preview')).toEqual({ thinkingConfig: { thinkingLevel: 'LOW' } });
+    expect(config(google({ thinking_config: {} }), 'gemini-2.5-flash')).toBeUndefined();
+  });
+
+  it('adds include_thoughts to the thinking config of reasoning_effort or reasoning.effort', () => {
+    const thoughts = google({ thinking_config: { include_thoughts: true } });
+    expect(config({ ...thoughts, reasoning_effort: 'low' }, 'gemini-2.5-flash')).toEqual({ thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
+    expect(config({ ...thoughts, reasoning: { effort: 'high' } }, 'gemini-3-flash-preview')).toEqual({ thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } });
+  });
+
+  it('refuses reasoning_effort (or reasoning.effort) with a thinking budget or level, as Google does', () => {
+    for (const extra of [{ reasoning_effort: 'low' }, { reasoning: { effort: 'low' } }]) {
+      for (const thinking of [{ thinking_budget: 0 }, { thinking_level: 'high' }]) {
+        const error = refusal(() => config({ ...google({ thinking_config: thinking }), ...extra }, 'gemini-2.5-flash'));
+        expect(error.status).toBe(400);
+        expect(error.body).toMatchObject({ type: 'invalid_request_error', param: 'extra_body.google.thinking_config', message: expect.stringContaining('not both') });
+      }
+    }
+  });
+
+  it('sends cached_content as the request\'s cachedContent', () => {
+    expect(request(google({ cached_content: 'cachedContents/abc123' })).cachedContent).toBe('cachedContents/abc123');
+    expect(request({}).cachedContent).toBeUndefined();
+  });
+
+  it.each([
+    [google({ thinking_config: { thinking_budget: 100, thinking_level: 'low' } }), 'extra_body.google.thinking_config'],
+    [google({ thinking_config: { thinking_budget: 1.5 } }), 'extra_body.google.thinking_config.thinking_budget'],
+    [google({ thinking_config: { thinking_budget: -2 } }), 'extra_body.google.thinking_config.thinking_budget'],
+    [google({ thinking_config: { thinking_budget: '800' } }), 'extra_body.google.thinking_config.thinking_budget'],
+    [google({ thinking_config: { thinking_level: 'xhigh' } }), 'extra_body.google.thinking_config.thinking_level'],
+    [google({ thinking_config: { include_thoughts: 'yes' } }), 'extra_body.google.thinking_config.include_thoughts'],
+    [google({ thinking_config: { thinkingBudget: 800 } }), 'extra_body.google.thinking_config.thinkingBudget'],
+    [google({ thinking_config: 'low' }), 'extra_body.google.thinking_config'],
+    [google({ cached_content: '' }), 'extra_body.google.cached_content'],
+    [google({ safety_settings: [] }), 'extra_body.google.safety_settings'],
+    [{ extra_body: { google: 'x' } }, 'extra_body.google'],
+    [{ extra_body: { thinking_config: {} } }, 'extra_body.thinking_config'],
+    [{ extra_body: 'x' }, 'extra_body'],
+    [{ google: { thinking_config: { thinking_budget: 0 } } }, 'google'],
+  ])('refuses %j with 400 naming %s', (extra, param) => {
+    const error = refusal(() => request(extra));
+    expect(error.status).toBe(400);
+    expect(error.body).toMatchObject({ type: 'invalid_request_error', param });
+  });
+});
+
 describe('logprobs / top_logprobs → responseLogprobs / logprobs', () => {
   it('asks Gemini for the chosen tokens, and for the top candidates when top_logprobs is given', () => {
     expect(config({ logprobs: true }, 'gemini-2.0-flash')).toEqual({ responseLogprobs: true });

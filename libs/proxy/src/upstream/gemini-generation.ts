@@ -1,11 +1,12 @@
 import { invalidRequest } from '@svc/platform';
+import { GoogleExtras, googleExtras } from './gemini-google-extras';
 import { GeminiGenerationConfig, GeminiThinkingConfig } from './gemini-types';
 import { isJsonObject, JsonObject } from './types';
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** Format-A sampling, length, stop, JSON-mode, reasoning and logprobs fields → `generationConfig`. */
-export function translateGenerationConfig(body: JsonObject, model: string): GeminiGenerationConfig {
+export function translateGenerationConfig(body: JsonObject, model: string, google: GoogleExtras = googleExtras(body)): GeminiGenerationConfig {
   const config: GeminiGenerationConfig = {};
   const set = <K extends keyof GeminiGenerationConfig>(key: K, value: GeminiGenerationConfig[K] | undefined): void => {
     if (value !== undefined) config[key] = value;
@@ -28,7 +29,7 @@ export function translateGenerationConfig(body: JsonObject, model: string): Gemi
     if (schema !== undefined) config.responseJsonSchema = schema;
   }
   Object.assign(config, translateLogprobs(body));
-  const thinking = thinkingConfig(body.reasoning_effort, model);
+  const thinking = mergeThinking(requestedEffort(body), google.thinkingConfig, model);
   if (thinking) config.thinkingConfig = thinking;
   return config;
 }
@@ -50,6 +51,33 @@ function translateLogprobs(body: JsonObject): Pick<GeminiGenerationConfig, 'resp
   return hasTop ? { responseLogprobs: true, logprobs: top } : { responseLogprobs: true };
 }
 
+/**
+ * The effort asked for, read with the governance reasoning cap's precedence (stage 1.7):
+ * `reasoning_effort`, else the `reasoning: {effort}` object form.
+ */
+function requestedEffort(body: JsonObject): { value: unknown; param: string } | undefined {
+  if (body.reasoning_effort !== undefined && body.reasoning_effort !== null) return { value: body.reasoning_effort, param: 'reasoning_effort' };
+  const effort = isJsonObject(body.reasoning) ? body.reasoning.effort : undefined;
+  return effort !== undefined && effort !== null ? { value: effort, param: 'reasoning.effort' } : undefined;
+}
+
+/**
+ * The effort's thinking config with `extra_body.google.thinking_config` over it. An effort and an
+ * explicit budget or level overlap, and Google's OpenAI-compatible endpoint refuses them together;
+ * `include_thoughts` goes with either.
+ */
+function mergeThinking(effort: ReturnType<typeof requestedEffort>, explicit: GeminiThinkingConfig | undefined, model: string): GeminiThinkingConfig | undefined {
+  if (effort && (explicit?.thinkingBudget !== undefined || explicit?.thinkingLevel !== undefined)) {
+    throw invalidRequest(
+      `Send \`${effort.param}\` or a thinking_budget / thinking_level in \`extra_body.google.thinking_config\`, not both`,
+      'extra_body.google.thinking_config',
+    );
+  }
+  const fromEffort = effort ? thinkingConfig(effort.value, model, effort.param) : undefined;
+  if (!explicit || Object.keys(explicit).length === 0) return fromEffort;
+  return { ...fromEffort, ...explicit };
+}
+
 /** Google's OpenAI-compatibility mapping of `reasoning_effort` to Gemini 2.5 thinking budgets. */
 const THINKING_BUDGETS: Record<string, number> = { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576 };
 
@@ -62,11 +90,11 @@ const modelId = (model: string): string => model.replace(/^models\//, '').toLowe
  * 2.5 a `thinkingBudget`. Models from before thinking get nothing. Values are read case-insensitively,
  * as the governance reasoning cap (stage 1.7) reads them, so what was capped is what is sent.
  */
-export function thinkingConfig(effort: unknown, model: string): GeminiThinkingConfig | undefined {
+export function thinkingConfig(effort: unknown, model: string, param = 'reasoning_effort'): GeminiThinkingConfig | undefined {
   if (effort === undefined || effort === null) return undefined;
   const value = typeof effort === 'string' ? effort.toLowerCase() : undefined;
   if (value === undefined || !Object.hasOwn(THINKING_BUDGETS, value)) {
-    throw invalidRequest('`reasoning_effort` must be one of none, minimal, low, medium, high for this provider', 'reasoning_effort');
+    throw invalidRequest(`\`${param}\` must be one of none, minimal, low, medium, high for this provider`, param);
   }
   const id = modelId(model);
   const major = Number(/^gemini-(\d+)/.exec(id)?.[1]);
@@ -79,7 +107,7 @@ export function thinkingConfig(effort: unknown, model: string): GeminiThinkingCo
   if (/^gemini-(1\.|2\.0-)/.test(id)) return undefined;
   if (value === 'none' && /^gemini-2\.5-pro/.test(id)) {
     // Gemini would answer 400 ("This model only works in thinking mode"); say so before the call.
-    throw invalidRequest(`${model} cannot turn thinking off; send reasoning_effort minimal or low for the smallest thinking budget`, 'reasoning_effort');
+    throw invalidRequest(`${model} cannot turn thinking off; send ${param} minimal or low for the smallest thinking budget`, param);
   }
   return { thinkingBudget: THINKING_BUDGETS[value] };
 }

@@ -65,9 +65,9 @@ describe('generate-content → chat.completion', () => {
     expect(isGatewayCallId('fc-7f3a')).toBe(false);
   });
 
-  it('leaves thought summaries out and counts thinking as completion tokens', () => {
+  it('puts thought summaries in <thought> tags before the answer, as Google\'s OpenAI-compatible endpoint, and counts thinking as completion tokens', () => {
     const completion = fromGeminiResponse(GEMINI_THINKING_RESPONSE, { model: 'gemini-2.5-flash' });
-    expect(completion.choices[0].message.content).toBe('42');
+    expect(completion.choices[0].message.content).toBe('<thought>**Weighing the options**\nThe user wants a short answer...</thought>42');
     expect(completion.model).toBe('gemini-2.5-flash');
     expect(completion.usage).toEqual({
       prompt_tokens: 20,

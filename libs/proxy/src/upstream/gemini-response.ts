@@ -81,6 +81,24 @@ export function partsText(parts: readonly GeminiPart[]): string {
     .join('');
 }
 
+/** Google's OpenAI-compatible endpoint puts thought summaries in `content`, between these tags. */
+export const THOUGHT_OPEN = '<thought>';
+export const THOUGHT_CLOSE = '</thought>';
+
+/**
+ * A candidate's `content`: its thought summaries (Gemini sends them only when asked for with
+ * `include_thoughts`) between `<thought>` tags, then the answer text, as Google's OpenAI-compatible
+ * endpoint answers.
+ */
+export function partsContent(parts: readonly GeminiPart[]): string {
+  const thoughts = parts
+    .filter((p) => typeof p.text === 'string' && p.thought)
+    .map((p) => p.text)
+    .join('');
+  const text = partsText(parts);
+  return thoughts ? `${THOUGHT_OPEN}${thoughts}${THOUGHT_CLOSE}${text}` : text;
+}
+
 /** Function-call parts → format-A tool calls; Gemini's thought signature rides in `extra_content.google`. */
 export function partsToolCalls(parts: readonly GeminiPart[], newId: (prefix: 'call_') => string): OpenAIToolCall[] {
   return parts
@@ -127,7 +145,7 @@ export function fromGeminiResponse(response: GeminiGenerateContentResponse, opti
   const choices: ChatCompletion['choices'] = candidates.map((candidate, position) => {
     const parts = candidate.content?.parts ?? [];
     const toolCalls = partsToolCalls(parts, newId);
-    const text = partsText(parts);
+    const text = partsContent(parts);
     return {
       index: candidateIndex(candidate, position),
       message: {

@@ -42,6 +42,35 @@ describe('GeminiStreamTranslator', () => {
     expect(translator.completed).toBe(true);
   });
 
+  it('streams thought summaries between <thought> tags, closed by the answer, a function call or the finish', () => {
+    const thought = (text: string) => ({ text, thought: true });
+    const event = (parts: object[], finishReason?: string) => ({ candidates: [{ content: { parts, role: 'model' }, index: 0, ...(finishReason ? { finishReason } : {}) }], responseId: 'r' });
+    const contents = (events: object[]) => {
+      const translator = new GeminiStreamTranslator(fixed);
+      return events.flatMap((e) => translator.push(e)).map((c) => ('choices' in c ? c.choices[0].delta : c));
+    };
+    expect(contents([event([thought('Weighing')]), event([thought(' options')]), event([{ text: '42' }], 'STOP')])).toEqual([
+      { role: 'assistant', content: '' },
+      { content: '<thought>Weighing' },
+      { content: ' options' },
+      { content: '</thought>42' },
+      {},
+    ]);
+    const call = { functionCall: { name: 'get_time', args: {} } };
+    expect(contents([event([thought('Calling'), call], 'STOP')])).toEqual([
+      { role: 'assistant', content: '' },
+      { content: '<thought>Calling</thought>' },
+      { tool_calls: [{ index: 0, id: 'call_fixed', type: 'function', function: { name: 'get_time', arguments: '{}' } }] },
+      {},
+    ]);
+    expect(contents([event([thought('Only thinking')], 'MAX_TOKENS')])).toEqual([
+      { role: 'assistant', content: '' },
+      { content: '<thought>Only thinking' },
+      { content: '</thought>' },
+      {},
+    ]);
+  });
+
   it('omits the usage chunk and the usage field when the client did not ask', () => {
     const translator = new GeminiStreamTranslator(fixed);
     const out = [...GEMINI_STREAM_TEXT.flatMap((e) => translator.push(e)), ...translator.end()];

@@ -7,13 +7,15 @@ import {
   mapFinishReason,
   mapLogprobs,
   mapUsage,
-  partsText,
   partsToolCalls,
+  THOUGHT_CLOSE,
+  THOUGHT_OPEN,
 } from './gemini-response';
 import {
   ChatCompletionChunk,
   ChatCompletionChunkDelta,
   GeminiGenerateContentResponse,
+  GeminiPart,
   GeminiUsageMetadata,
   OpenAIChoiceLogprobs,
   OpenAIFinishReason,
@@ -53,6 +55,8 @@ export class GeminiStreamTranslator {
   private readonly started = new Set<number>();
   private readonly finished = new Set<number>();
   private readonly toolCallCounts = new Map<number, number>();
+  /** Choices whose `<thought>` tag is open (thought summaries came, the answer has not started). */
+  private readonly thinking = new Set<number>();
   private lastUsage?: GeminiUsageMetadata;
   private failed = false;
   private chars = 0;
@@ -107,7 +111,7 @@ export class GeminiStreamTranslator {
       this.start(index, events);
       const parts = candidate.content?.parts ?? [];
       for (const part of parts) if (typeof part.text === 'string') this.chars += part.text.length;
-      const text = partsText(parts);
+      const text = this.content(index, parts);
       // Gemini sends each chunk's token logprobs with it; they ride on that chunk's content delta.
       const logprobs = mapLogprobs(candidate.logprobsResult);
       if (text || logprobs?.content.length) events.push(this.chunk(index, text ? { content: text } : {}, null, logprobs));
@@ -137,7 +141,28 @@ export class GeminiStreamTranslator {
     events.push(this.chunk(index, { role: 'assistant', content: '' }, null));
   }
 
+  /**
+   * Text and thought parts in order, as Google's OpenAI-compatible endpoint streams them: thought
+   * summaries open a `<thought>` tag that the first answer part (or function call, or the finish) closes.
+   */
+  private content(index: number, parts: readonly GeminiPart[]): string {
+    let out = '';
+    for (const part of parts) {
+      const text = typeof part.text === 'string' ? part.text : undefined;
+      if (text !== undefined && part.thought) {
+        if (!this.thinking.has(index)) out += THOUGHT_OPEN;
+        this.thinking.add(index);
+        out += text;
+      } else if (text !== undefined || part.functionCall) {
+        if (this.thinking.delete(index)) out += THOUGHT_CLOSE;
+        out += text ?? '';
+      }
+    }
+    return out;
+  }
+
   private finish(index: number, reason: OpenAIFinishReason, native: string, events: StreamEvent[]): void {
+    if (this.thinking.delete(index)) events.push(this.chunk(index, { content: THOUGHT_CLOSE }, null));
     this.finished.add(index);
     const chunk = this.chunk(index, {}, reason);
     chunk.choices[0].native_finish_reason = native;

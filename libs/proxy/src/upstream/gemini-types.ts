@@ -43,10 +43,14 @@ export interface GeminiGenerationConfig {
   thinkingConfig?: GeminiThinkingConfig;
 }
 
-/** Gemini 2.5 takes a token budget (0 turns thinking off where the model allows it); Gemini 3 a level. */
+/**
+ * Gemini 2.5 takes a token budget (0 turns thinking off where the model allows it, -1 lets the model
+ * decide); Gemini 3 a level. `includeThoughts` asks for thought summaries (`thought: true` parts).
+ */
 export interface GeminiThinkingConfig {
   thinkingBudget?: number;
   thinkingLevel?: 'MINIMAL' | 'LOW' | 'MEDIUM' | 'HIGH';
+  includeThoughts?: boolean;
 }
 
 export interface GeminiFunctionDeclaration {
@@ -59,6 +63,8 @@ export interface GeminiGenerateContentRequest {
   contents: GeminiContent[];
   systemInstruction?: { parts: GeminiPart[] };
   generationConfig?: GeminiGenerationConfig;
+  /** A context cache's name (`cachedContents/...`) whose content prefixes this request. */
+  cachedContent?: string;
   tools?: { functionDeclarations: GeminiFunctionDeclaration[] }[];
   toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
 }

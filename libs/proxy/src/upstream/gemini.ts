@@ -7,6 +7,7 @@ import {
   GeminiPart,
 } from './gemini-types';
 import { translateGenerationConfig } from './gemini-generation';
+import { googleExtras } from './gemini-google-extras';
 import { isGatewayCallId } from './gemini-response';
 import { baseUrlOf, finalizeRequest, requireJsonObject } from './request';
 import { isJsonObject, JsonObject, UpstreamInput, PreparedUpstreamRequest } from './types';
@@ -56,11 +57,13 @@ export function toGeminiRequest(body: JsonObject, model = typeof body.model === 
       throw invalidRequest(`\`${legacy}\` (deprecated) is not translated for this provider; send \`tools\` and \`tool_choice\` instead`, legacy, 'unsupported_parameter');
     }
   }
+  const google = googleExtras(body);
   const { contents, system } = translateMessages(body.messages);
   if (signsFunctionCalls(model)) signFunctionCalls(contents);
   const request: GeminiGenerateContentRequest = { contents };
   if (system.length) request.systemInstruction = { parts: system };
-  const generationConfig = translateGenerationConfig(body, model);
+  if (google.cachedContent) request.cachedContent = google.cachedContent;
+  const generationConfig = translateGenerationConfig(body, model, google);
   if (Object.keys(generationConfig).length) request.generationConfig = generationConfig;
   const { declarations, toolConfig } = translateTools(body.tools, body.tool_choice);
   if (declarations.length) request.tools = [{ functionDeclarations: declarations }];
