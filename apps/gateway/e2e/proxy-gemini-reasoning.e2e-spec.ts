@@ -32,11 +32,16 @@ describe('provider C (gemini) reasoning_effort, logprobs and call ids through th
     expect(low.usage?.completion_tokens).toBe((off.usage?.completion_tokens ?? 0) + GEMINI_THOUGHT_TOKENS);
   });
 
-  it("sends Gemini 3 a thinking level, its lowest for none (Gemini 3 cannot stop thinking)", async () => {
-    await ask('gemini-3-flash-preview', 'none');
+  it('sends Gemini 3 the thinking level of the effort, and refuses none (Gemini 3 cannot stop thinking)', async () => {
+    await ask('gemini-3-flash-preview', 'minimal');
     expect(upstreamBody().generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'MINIMAL' } });
     await ask('gemini-3-flash-preview', 'high');
     expect(upstreamBody().generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'HIGH' } });
+    gw.mock.reset();
+    const none = await openaiFailure(() => ask('gemini-3-pro-preview', 'none'));
+    expect(none.status).toBe(400);
+    expect(none.error).toMatchObject({ type: 'invalid_request_error', param: 'reasoning_effort', message: expect.stringContaining('send low') });
+    expect(gw.mock.requests).toHaveLength(0);
   });
 
   it('refuses none on Gemini 2.5 Pro and an unknown effort with 400 naming reasoning_effort, sending nothing', async () => {

@@ -28,17 +28,27 @@ describe('reasoning_effort → thinkingConfig (Google OpenAI-compatibility mappi
   });
 
   it.each([
-    ['gemini-3-flash-preview', 'none', 'MINIMAL'],
     ['gemini-3-flash-preview', 'minimal', 'MINIMAL'],
     ['gemini-3-flash-preview', 'low', 'LOW'],
     ['gemini-3-flash-preview', 'medium', 'MEDIUM'],
     ['gemini-3-flash-preview', 'high', 'HIGH'],
-    ['gemini-3-pro-preview', 'none', 'LOW'],
-    ['gemini-3.1-pro-preview', 'minimal', 'LOW'],
+    ['gemini-3.1-pro-preview', 'low', 'LOW'],
     ['gemini-3.1-pro-preview', 'medium', 'MEDIUM'],
     ['gemini-3-pro-preview', 'high', 'HIGH'],
-  ])('%s: %s is thinking level %s (Gemini 3 cannot stop thinking: none is the lowest level)', (model, effort, level) => {
+  ])('%s: %s is thinking level %s', (model, effort, level) => {
     expect(config({ reasoning_effort: effort }, model)).toEqual({ thinkingConfig: { thinkingLevel: level } });
+  });
+
+  it.each([
+    ['gemini-3-flash-preview', 'none', 'minimal'],
+    ['gemini-3-pro-preview', 'none', 'low'],
+    ['gemini-3.1-pro-preview', 'minimal', 'low'],
+  ])('%s: %s is refused, naming its lowest effort %s (Gemini 3 cannot stop thinking; the cap valued the effort sent)', (model, effort, lowest) => {
+    const error = refusal(() => config({ reasoning_effort: effort }, model));
+    expect(error.status).toBe(400);
+    expect(error.body).toMatchObject({ type: 'invalid_request_error', param: 'reasoning_effort', message: expect.stringContaining(`send ${lowest}`) });
+    const viaObject = refusal(() => config({ reasoning: { effort } }, model));
+    expect(viaObject.body).toMatchObject({ param: 'reasoning.effort' });
   });
 
   it('refuses none on Gemini 2.5 Pro, which cannot turn thinking off, before anything is sent', () => {

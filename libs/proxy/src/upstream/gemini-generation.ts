@@ -85,10 +85,11 @@ const modelId = (model: string): string => model.replace(/^models\//, '').toLowe
 
 /**
  * `reasoning_effort` → `thinkingConfig`, as Google's OpenAI-compatible endpoint maps it
- * (https://ai.google.dev/gemini-api/docs/openai#thinking): Gemini 3 and later get a `thinkingLevel`
- * (`none` and `minimal` become the model's lowest level, since Gemini 3 cannot stop thinking), Gemini
- * 2.5 a `thinkingBudget`. Models from before thinking get nothing. Values are read case-insensitively,
- * as the governance reasoning cap (stage 1.7) reads them, so what was capped is what is sent.
+ * (https://ai.google.dev/gemini-api/docs/openai#thinking): Gemini 3 and later get the `thinkingLevel`
+ * of the same name, Gemini 2.5 a `thinkingBudget`. Models from before thinking get nothing. Values
+ * are read case-insensitively, as the governance reasoning cap (stage 1.7) reads them, so what was
+ * capped is what is sent: an effort a model cannot honour is refused, not raised to its lowest level
+ * as Google's endpoint does (the cap valued `none` at 0 tokens; Gemini 3 Pro would think at `LOW`).
  */
 export function thinkingConfig(effort: unknown, model: string, param = 'reasoning_effort'): GeminiThinkingConfig | undefined {
   if (effort === undefined || effort === null) return undefined;
@@ -99,9 +100,11 @@ export function thinkingConfig(effort: unknown, model: string, param = 'reasonin
   const id = modelId(model);
   const major = Number(/^gemini-(\d+)/.exec(id)?.[1]);
   if (major >= 3) {
-    // Pro models have no MINIMAL level; Flash and Flash-Lite do.
-    const lowest = /^gemini-[\d.]+-pro/.test(id) ? 'LOW' : 'MINIMAL';
-    if (value === 'none' || value === 'minimal') return { thinkingLevel: lowest };
+    // Gemini 3 cannot stop thinking; Pro models have no MINIMAL level, Flash and Flash-Lite do.
+    const lowest = /^gemini-[\d.]+-pro/.test(id) ? 'low' : 'minimal';
+    if (value === 'none' || (value === 'minimal' && lowest === 'low')) {
+      throw invalidRequest(`${model} cannot think less than ${param} ${lowest}; send ${lowest} for its smallest thinking`, param);
+    }
     return { thinkingLevel: value.toUpperCase() as GeminiThinkingConfig['thinkingLevel'] };
   }
   if (/^gemini-(1\.|2\.0-)/.test(id)) return undefined;
