@@ -51,3 +51,21 @@ export const startMockProvider = (port) =>
 export function stopChildren() {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
 }
+
+/**
+ * Runs a script's `main` and exits with the code it returns (0 when none), or 1 with the error's
+ * stack when it throws; the children it started are stopped either way.
+ */
+export function runMain(main) {
+  main().then(
+    (code) => {
+      stopChildren();
+      process.exit(typeof code === 'number' ? code : 0);
+    },
+    (error) => {
+      process.stderr.write(`${error.stack ?? error}\n`);
+      stopChildren();
+      process.exit(1);
+    },
+  );
+}

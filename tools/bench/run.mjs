@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { freePort, root, startMockProvider, startNode, stopChildren } from '../processes.mjs';
+import { freePort, root, runMain, startMockProvider, startNode, stopChildren } from '../processes.mjs';
 import { benchRedis, cannon as cannonFor, imageRuntime, memoryMb, quantile, seededDataDir, startGateway, withCpu } from './setup.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -200,13 +200,4 @@ async function main() {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-main()
-  .then(() => {
-    stopChildren();
-    process.exit(0);
-  })
-  .catch((error) => {
-    process.stderr.write(`${error.stack ?? error}\n`);
-    stopChildren();
-    process.exit(1);
-  });
+runMain(main);

@@ -10,7 +10,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { freePort, root, startMockProvider, stopChildren } from '../processes.mjs';
+import { freePort, root, runMain, startMockProvider, stopChildren } from '../processes.mjs';
 import { benchRedis, quantile, seededDataDir, startGateway } from './setup.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -144,13 +144,4 @@ async function main() {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-main()
-  .then(() => {
-    stopChildren();
-    process.exit(0);
-  })
-  .catch((error) => {
-    process.stderr.write(`${error.stack ?? error}\n`);
-    stopChildren();
-    process.exit(1);
-  });
+runMain(main);

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, root, startMockProvider, startNode, stopChildren } from '../processes.mjs';
+import { freePort, root, runMain, startMockProvider, startNode, stopChildren } from '../processes.mjs';
 
 const findings = [];
 const statuses = {};
@@ -187,14 +187,4 @@ process.on('SIGINT', () => {
   stopChildren();
   process.exit(130);
 });
-main().then(
-  (code) => {
-    stopChildren();
-    process.exit(code);
-  },
-  (error) => {
-    process.stderr.write(`${error.stack ?? error}\n`);
-    stopChildren();
-    process.exit(1);
-  },
-);
+runMain(main);
