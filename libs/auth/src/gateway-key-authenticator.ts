@@ -1,4 +1,4 @@
-import { ApiKeyEntity, asOrgId, hashApiKey, OrganizationEntity, Repositories } from '@svc/domain';
+import { ApiKeyEntity, apiKeyExpired, asOrgId, hashApiKey, OrganizationEntity, Repositories } from '@svc/domain';
 import { GatewayError, InvalidationBus, Logger } from '@svc/platform';
 import { GatewayKeyCredential } from './credentials';
 import { ipMatches } from './client-ip';
@@ -82,6 +82,16 @@ export class GatewayKeyAuthenticator {
     }
     const key = await this.cached(this.keys, hash, () => this.repositories.apiKeys.findByHash(hash));
     if (!key || key.status !== 'active') throw invalidKey();
+    // Read from the cached record: expiry costs no lookup, and a cache entry cannot outlive it.
+    if (apiKeyExpired(key, now)) {
+      throw new KeyRefusedError(401, {
+        message: `This API key expired at ${key.expires_at?.toISOString()}.`,
+        type: 'authentication_error',
+        code: 'invalid_api_key',
+        gateway_error_code: 'GW_AUTH_002',
+        remediation: 'Create a new key with POST /api/v1/platform/api-keys (optionally with a later expires_at).',
+      }, refusedKey(key));
+    }
     let deprecation: Principal['deprecation'] = null;
     if (key.replaced_by) {
       const graceUntil = key.grace_until ? key.grace_until.getTime() : 0;

@@ -27,6 +27,7 @@ export * from './users/user.entity';
 export * from './users/user.repository';
 export * from './api-keys/api-key.entity';
 export * from './api-keys/api-key.repository';
+export * from './api-keys/api-key-expiry';
 export * from './policies/policy.entity';
 export * from './policies/policy.repository';
 export * from './secrets/provider-secret.entity';

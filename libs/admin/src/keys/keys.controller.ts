@@ -14,9 +14,11 @@ export class KeysController {
   @AdminRoute(
     'admin:write',
     'Rotate a gateway key; the new plaintext key is returned once',
-    'Optional `grace_period_hours` (0–168, default 24; body or query): the old key keeps working with `X-SVC-Key-Deprecated` until then, 0 stops it at once. 409 for a revoked or already rotated key.',
+    'Optional `grace_period_hours` (0–168, default 24; body or query): the old key keeps working with `X-SVC-Key-Deprecated` until then (never past its own ' +
+      '`expires_at`), 0 stops it at once. Optional `expires_at` (body): when the replacement expires, null = never; absent, it keeps the old key\'s. ' +
+      '409 for a revoked, expired or already rotated key.',
   )
   rotate(@CurrentPrincipal() principal: Principal, @Param('key_id') keyId: string, @Body() body: RotateKeyDto, @Query() query: RotateKeyQuery): Promise<RotatedKeyResponse> {
-    return this.rotateKey.execute(principal, keyId, body.grace_period_hours ?? query.grace_period_hours ?? DEFAULT_GRACE_HOURS);
+    return this.rotateKey.execute(principal, keyId, body.grace_period_hours ?? query.grace_period_hours ?? DEFAULT_GRACE_HOURS, body.expires_at);
   }
 }

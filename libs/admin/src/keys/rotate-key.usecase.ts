@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { hasScope, Principal } from '@svc/auth';
-import { ApiKeyEntity, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, Repositories } from '@svc/domain';
+import { ApiKeyEntity, apiKeyExpired, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, Repositories } from '@svc/domain';
 import { ConflictError, GatewayError, InvalidationBus, notFound } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { RotatedKeyResponse } from './dto/rotate-key.dto';
@@ -17,7 +17,9 @@ export function mayRotate(principal: Pick<Principal, 'kind' | 'role' | 'scopes'>
 
 /**
  * Replaces a current gateway key by a new one with the same name, scopes, allowlist and team
- * (DECISIONS.md: the old key keeps working for `hours`, 0 = stops at once), moves the key's budget
+ * (DECISIONS.md: the old key keeps working for `hours`, 0 = stops at once, never past its own
+ * `expires_at`). The replacement keeps the old key's `expires_at` unless `expiresAt` is given (null =
+ * never): rotating replaces the secret, not the lifetime the key was issued with. Moves the key's budget
  * nodes to the replacement, then drops the old key from every replica's authentication cache and
  * the governance profiles (stage 2.5 reads the nodes from them).
  */
@@ -28,7 +30,7 @@ export class RotateKeyUseCase {
     @Inject(INVALIDATION_BUS) private readonly invalidation: InvalidationBus,
   ) {}
 
-  async execute(principal: Principal, keyId: string, hours: number): Promise<RotatedKeyResponse> {
+  async execute(principal: Principal, keyId: string, hours: number, expiresAt?: string | null): Promise<RotatedKeyResponse> {
     const orgId = principal.orgId;
     const key = await this.repositories.apiKeys.findById(orgId, keyId);
     if (!key) throw notFound('API key', 'key_id');
@@ -37,6 +39,14 @@ export class RotateKeyUseCase {
       throw new ConflictError('key_already_rotated', `API key ${key._id} was already rotated; rotate its replacement ${key.replaced_by} instead.`, {
         key_id: key._id,
         replaced_by: key.replaced_by,
+      });
+    }
+    const now = new Date();
+    // An expired key is dead like a revoked one: rotating it must not bring it back.
+    if (apiKeyExpired(key, now)) {
+      throw new ConflictError('invalid_state', `API key ${key._id} expired at ${key.expires_at?.toISOString()} and cannot be rotated; create a new key.`, {
+        key_id: key._id,
+        expires_at: key.expires_at?.toISOString() ?? null,
       });
     }
     const missing = mayRotate(principal, key);
@@ -49,13 +59,17 @@ export class RotateKeyUseCase {
         remediation: 'Rotate it with a key that carries all of its scopes, or as an Owner or Admin of the organization in the dashboard.',
       });
     }
-    const now = new Date();
     const graceUntil = new Date(now.getTime() + Math.round(hours * 3_600_000));
     const plaintext = generateApiKey();
     const rotated = await this.repositories.apiKeys.rotate(
       orgId,
       key._id,
-      { key_hash: hashApiKey(plaintext), key_prefix: keyDisplayPrefix(plaintext), last_four: keyLastFour(plaintext) },
+      {
+        key_hash: hashApiKey(plaintext),
+        key_prefix: keyDisplayPrefix(plaintext),
+        last_four: keyLastFour(plaintext),
+        expires_at: expiresAt === undefined ? undefined : expiresAt === null ? null : new Date(expiresAt),
+      },
       graceUntil,
       now,
     );
@@ -71,9 +85,10 @@ export class RotateKeyUseCase {
       last_four: current.last_four,
       scopes: current.scopes,
       created_at: current.created_at.toISOString(),
+      expires_at: current.expires_at ? current.expires_at.toISOString() : null,
       previous_key_id: key._id,
       grace_period_hours: hours,
-      previous_key_expires_at: graceUntil.toISOString(),
+      previous_key_expires_at: (rotated.previous.grace_until ?? graceUntil).toISOString(),
     };
   }
 }

@@ -21,6 +21,11 @@ export interface ApiKeyEntity {
   replaced_by: string | null;
   /** A rotated key keeps working until then (with deprecation headers). */
   grace_until: Date | null;
+  /**
+   * The key stops authenticating at this time (401 GW_AUTH_002); null = never. Absent on keys
+   * stored before expiry existed, which read as null.
+   */
+  expires_at?: Date | null;
   team_id: string | null;
   created_by: string | null;
   created_at: Date;

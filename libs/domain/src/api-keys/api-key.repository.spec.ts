@@ -91,6 +91,21 @@ describe.each(storeTargets(process.env.MONGODB_URI))('ApiKeyRepository ($name)',
     expect(await keys.rotate(ORG_A, created._id, keyInput('x'), graceUntil)).toBeNull();
   });
 
+  it('stores expires_at (null when not given); a rotation keeps it unless given one, and caps the grace period at it', async () => {
+    expect((await keys.create(ORG_A, keyInput('forever'))).expires_at).toBeNull();
+    const expiresAt = new Date(Date.now() + 3600_000);
+    const created = await keys.create(ORG_A, keyInput('ci', { expires_at: expiresAt }));
+    expect((await keys.findByHash(created.key_hash))?.expires_at).toEqual(expiresAt);
+
+    const kept = await keys.rotate(ORG_A, created._id, keyInput('x'), new Date(Date.now() + 24 * 3600_000));
+    expect(kept?.previous.grace_until).toEqual(expiresAt);
+    expect(kept?.current.expires_at).toEqual(expiresAt);
+    const soon = new Date(Date.now() + 60_000);
+    const renewed = await keys.rotate(ORG_A, kept?.current._id ?? '', keyInput('y', { expires_at: null }), soon);
+    expect(renewed?.previous.grace_until).toEqual(soon);
+    expect(renewed?.current.expires_at).toBeNull();
+  });
+
   it('undoes the first half of a rotation when the new key cannot be stored', async () => {
     const created = await keys.create(ORG_A, keyInput('ci'));
     const clash = await keys.create(ORG_A, keyInput('other'));

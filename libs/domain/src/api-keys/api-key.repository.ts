@@ -13,6 +13,8 @@ export interface NewApiKey {
   ip_allowlist?: string[];
   team_id?: string | null;
   created_by?: string | null;
+  /** null or absent: the key never expires. */
+  expires_at?: Date | null;
 }
 
 export interface RotatedApiKey {
@@ -49,15 +51,27 @@ export class ApiKeyRepository extends TenantRepository<ApiKeyEntity> {
   }
 
   /**
-   * Replaces a current key by a new one with the same name, scopes, allowlist and team. The old
-   * key works until `graceUntil`. Null when the key does not exist, is revoked or was already rotated.
+   * Replaces a current key by a new one with the same name, scopes, allowlist, team and expiry
+   * (unless `replacement.expires_at` is given: null = never). The old key works until `graceUntil`,
+   * never past its own expiry. Null when the key does not exist, is revoked or was already rotated.
    */
-  async rotate(orgId: OrgId, id: string, replacement: Pick<NewApiKey, 'key_hash' | 'key_prefix' | 'last_four'>, graceUntil: Date, now = new Date()): Promise<RotatedApiKey | null> {
+  async rotate(
+    orgId: OrgId,
+    id: string,
+    replacement: Pick<NewApiKey, 'key_hash' | 'key_prefix' | 'last_four' | 'expires_at'>,
+    graceUntil: Date,
+    now = new Date(),
+  ): Promise<RotatedApiKey | null> {
     const newKeyId = newId('apiKey');
+    const existing = await this.findOneIn(orgId, { _id: id, status: 'active', replaced_by: null });
+    if (!existing) return null;
+    // expires_at never changes after creation, so the read above cannot go stale before the update.
+    const expiresAt = existing.expires_at ?? null;
+    const graceEnd = expiresAt && expiresAt < graceUntil ? expiresAt : graceUntil;
     const previous = await this.findOneAndUpdateIn(
       orgId,
       { _id: id, status: 'active', replaced_by: null },
-      { $set: { replaced_by: newKeyId, grace_until: graceUntil } },
+      { $set: { replaced_by: newKeyId, grace_until: graceEnd } },
     );
     if (!previous) return null;
     try {
@@ -70,6 +84,7 @@ export class ApiKeyRepository extends TenantRepository<ApiKeyEntity> {
             key_hash: replacement.key_hash,
             key_prefix: replacement.key_prefix,
             last_four: replacement.last_four,
+            expires_at: replacement.expires_at === undefined ? (previous.expires_at ?? null) : replacement.expires_at,
           },
           now,
         ),
@@ -102,6 +117,7 @@ export class ApiKeyRepository extends TenantRepository<ApiKeyEntity> {
       status: 'active',
       replaced_by: null,
       grace_until: null,
+      expires_at: input.expires_at ?? null,
       team_id: input.team_id ?? null,
       created_by: input.created_by ?? null,
       created_at: now,

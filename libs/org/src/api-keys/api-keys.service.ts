@@ -23,6 +23,7 @@ export function toApiKeyDto(key: ApiKeyEntity): ApiKeyDto {
     status: key.status,
     replaced_by: key.replaced_by,
     grace_until: iso(key.grace_until),
+    expires_at: iso(key.expires_at ?? null),
     created_at: key.created_at.toISOString(),
     last_used_at: iso(key.last_used_at),
     revoked_at: iso(key.revoked_at),
@@ -61,6 +62,7 @@ export class ApiKeysService {
         ip_allowlist: allowlist,
         team_id: input.team_id ?? null,
         created_by: caller.userId ?? caller.keyId,
+        expires_at: input.expires_at ? new Date(input.expires_at) : null,
       });
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
@@ -79,6 +81,7 @@ export class ApiKeysService {
       key_prefix: key.key_prefix,
       ip_allowlist: key.ip_allowlist,
       team_id: key.team_id,
+      expires_at: iso(key.expires_at ?? null),
     };
   }
 

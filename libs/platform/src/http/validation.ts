@@ -136,3 +136,19 @@ export function createValidationPipe(): ValidationPipe {
     },
   });
 }
+
+/**
+ * A field checked by a rule that states its own refusal: `problem(value)` is null for an acceptable
+ * value, else a phrase to follow the field name ("must be in the future"). For rules shared by
+ * several surfaces (each then refuses in its own error format, naming the field).
+ */
+export function Satisfies(name: string, problem: (value: unknown) => string | null): PropertyDecorator {
+  const { ValidateBy } = require('class-validator') as typeof import('class-validator');
+  return ValidateBy({
+    name,
+    validator: {
+      validate: (value: unknown) => problem(value) === null,
+      defaultMessage: (args?: ValidationArguments) => `$property ${problem(args?.value) ?? 'is invalid'}`,
+    },
+  });
+}

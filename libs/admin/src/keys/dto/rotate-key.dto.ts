@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsNumber, IsOptional, Max, Min } from 'class-validator';
-import { CreateBody, IsOptionalNonNull } from '@svc/platform';
+import { apiKeyExpiryProblem, MAX_API_KEY_LIFETIME_DAYS } from '@svc/domain';
+import { CreateBody, IsOptionalNonNull, Satisfies } from '@svc/platform';
 import { AdminQuery } from '../../common/admin-query';
 
 export const MAX_GRACE_HOURS = 168;
@@ -22,6 +23,19 @@ export class RotateKeyDto {
   @Min(0)
   @Max(MAX_GRACE_HOURS)
   grace_period_hours?: number;
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2030-01-31T00:00:00Z',
+    description:
+      `When the replacement key stops working: an ISO 8601 timestamp with a time zone, in the future, at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead; ` +
+      "null = never. Absent: the replacement keeps the old key's expires_at.",
+  })
+  @IsOptional()
+  @Satisfies('isApiKeyExpiry', (value) => apiKeyExpiryProblem(value))
+  expires_at?: string | null;
 }
 
 /** The same, for callers that send no body (SPEC.md: the route takes none). */
@@ -44,9 +58,11 @@ export interface RotatedKeyResponse {
   last_four: string;
   scopes: string[];
   created_at: string;
+  /** When the replacement stops working (ISO), null = never. */
+  expires_at: string | null;
   /** The rotated key, now deprecated. */
   previous_key_id: string;
   grace_period_hours: number;
-  /** When the previous key stops working (401 `key_rotated` after). */
+  /** When the previous key stops working (401 `key_rotated` after): never later than its own expires_at. */
   previous_key_expires_at: string;
 }

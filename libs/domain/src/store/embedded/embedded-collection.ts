@@ -29,10 +29,10 @@ import {
 } from '../types';
 
 type AnyObject = Record<string, unknown>;
+type T_ANY = Record<string, unknown>;
 
 /** A pipeline stage that is `$match` alone. */
 const isMatchStage = (stage: PipelineStage): stage is { $match: unknown } => Object.keys(stage).length === 1 && stage.$match !== null && typeof stage.$match === 'object';
-type T_ANY = Record<string, unknown>;
 
 /** What a collection needs from its store. */
 export interface EmbeddedCollectionHooks {

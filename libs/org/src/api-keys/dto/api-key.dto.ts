@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { CreateBody, IsOptionalNonNull } from '@svc/platform';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { apiKeyExpiryProblem, MAX_API_KEY_LIFETIME_DAYS } from '@svc/domain';
+import { CreateBody, IsOptionalNonNull, Satisfies } from '@svc/platform';
+
+/** OpenAPI of `expires_at` on a key. */
+export const EXPIRES_AT_DOC = {
+  type: String,
+  format: 'date-time',
+  nullable: true,
+  example: '2030-01-31T00:00:00Z',
+  description: `When the key stops working (401 GW_AUTH_002 after); null = never`,
+};
 
 @CreateBody()
 export class CreateApiKeyDto {
@@ -38,6 +48,14 @@ export class CreateApiKeyDto {
   @MaxLength(120)
   @Matches(/^[\w.:-]+$/, { message: 'team_id may contain letters, digits, _ . : - only' })
   team_id?: string;
+
+  @ApiPropertyOptional({
+    ...EXPIRES_AT_DOC,
+    description: `When the key stops working: an ISO 8601 timestamp with a time zone, in the future, at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead. Absent or null: never expires`,
+  })
+  @IsOptional()
+  @Satisfies('isApiKeyExpiry', (value) => apiKeyExpiryProblem(value))
+  expires_at?: string | null;
 }
 
 export class ApiKeyDto {
@@ -51,6 +69,7 @@ export class ApiKeyDto {
   @ApiProperty({ enum: ['active', 'revoked'] }) status!: string;
   @ApiProperty({ nullable: true, type: String, description: 'Set once rotated: the replacement key id' }) replaced_by!: string | null;
   @ApiProperty({ nullable: true, type: String }) grace_until!: string | null;
+  @ApiProperty(EXPIRES_AT_DOC) expires_at!: string | null;
   @ApiProperty() created_at!: string;
   @ApiProperty({ nullable: true, type: String }) last_used_at!: string | null;
   @ApiProperty({ nullable: true, type: String }) revoked_at!: string | null;
@@ -65,4 +84,5 @@ export class CreatedApiKeyDto {
   @ApiProperty() key_prefix!: string;
   @ApiProperty({ type: [String] }) ip_allowlist!: string[];
   @ApiProperty({ nullable: true, type: String }) team_id!: string | null;
+  @ApiProperty(EXPIRES_AT_DOC) expires_at!: string | null;
 }
