@@ -166,4 +166,87 @@ describe('gateway key expiry', () => {
     expect(never.body.expires_at).toBeNull();
     expect((await call('gateway', 'GET', '/gateway/admin/policies', { key: never.body.key })).status).toBe(200);
   });
+  describe('a key cannot mint a key that outlives it', () => {
+    const count = async () => (await service.runtime.repositories.apiKeys.list(asOrgId(orgId), { limit: 1000 })).total;
+    const minterScopes = ['keys:write', 'admin:write', 'gateway:write', 'gateway:read', 'admin:read', 'keys:read'];
+    const minter = async (name: string, expiresAt: string | null) => {
+      const res = await createKey({ name, scopes: minterScopes, expires_at: expiresAt });
+      expect(res.status).toBe(201);
+      return res.body as Json;
+    };
+    const createWith = (key: string, body: Json) => call('org-api', 'POST', '/api/v1/platform/api-keys', { key, body: { scopes: ['gateway:write'], ...body } });
+    const rotateWith = (id: string, body: Json, key?: string) => call('gateway', 'POST', `/gateway/admin/keys/${id}/rotate`, { key, body });
+
+    it('on POST /api-keys: within its lifetime accepted, left out defaults to its expiry, null or later refused 403 FORBIDDEN creating nothing', async () => {
+      const own = ahead(3_600_000);
+      const caller = await minter('minter-create', own);
+
+      const within = await createWith(caller.key, { name: 'minted-within', expires_at: ahead(1_800_000) });
+      expect(within.status).toBe(201);
+      expect(Date.parse(within.body.expires_at)).toBeLessThan(Date.parse(own));
+      const defaulted = await createWith(caller.key, { name: 'minted-default' });
+      expect({ status: defaulted.status, expires_at: defaulted.body.expires_at }).toEqual({ status: 201, expires_at: own });
+      expect((await call('org-api', 'GET', `/api/v1/platform/api-keys/${defaulted.body.id}`)).body.expires_at).toBe(own);
+      const same = await createWith(caller.key, { name: 'minted-same', expires_at: own });
+      expect({ status: same.status, expires_at: same.body.expires_at }).toEqual({ status: 201, expires_at: own });
+
+      const before = await count();
+      for (const [label, value] of [['null', null], ['later', ahead(2 * 3_600_000)], ['a millisecond later', new Date(Date.parse(own) + 1).toISOString()]] as const) {
+        const refused = await createWith(caller.key, { name: `minted-${label}`, expires_at: value });
+        expect({ label, status: refused.status, code: refused.body.error?.code, details: refused.body.error?.details }).toEqual({
+          label,
+          status: 403,
+          code: 'FORBIDDEN',
+          details: { param: 'expires_at', caller_expires_at: own },
+        });
+        expect(refused.body.error.message).toContain('expires_at');
+        expect(refused.body.error.message).toContain(own);
+      }
+      expect(await count()).toBe(before);
+
+      // A key that never expires, and a dashboard user, are unaffected.
+      const forever = await minter('minter-forever', null);
+      const fromForever = await createWith(forever.key, { name: 'minted-by-forever', expires_at: null });
+      expect({ status: fromForever.status, expires_at: fromForever.body.expires_at }).toEqual({ status: 201, expires_at: null });
+      expect((await createWith(forever.key, { name: 'minted-by-forever-default' })).body.expires_at).toBeNull();
+      const fromDashboard = await call('org-api', 'POST', '/api/v1/platform/api-keys', { body: { name: 'minted-by-dashboard', scopes: ['gateway:write'] } });
+      expect({ status: fromDashboard.status, expires_at: fromDashboard.body.expires_at }).toEqual({ status: 201, expires_at: null });
+    });
+
+    it("on rotate: the replacement's expiry (inherited or given) is bounded by the calling key's, null or later refused 403 insufficient_lifetime", async () => {
+      const own = ahead(3_600_000);
+      const caller = await minter('minter-rotate', own);
+      const target = await createKey({ name: 'rotate-target' });
+      expect(target.body.expires_at).toBeNull();
+
+      // Inherited "never" is capped at the caller's expiry.
+      const capped = await rotateWith(target.body.id, { grace_period_hours: 0 }, caller.key);
+      expect({ status: capped.status, expires_at: capped.body.expires_at }).toEqual({ status: 200, expires_at: own });
+
+      for (const [label, value] of [['null', null], ['later', ahead(2 * 3_600_000)]] as const) {
+        const refused = await rotateWith(capped.body.id, { expires_at: value }, caller.key);
+        expect({ label, status: refused.status, type: refused.body.error?.type, code: refused.body.error?.code, param: refused.body.error?.param }).toEqual({
+          label,
+          status: 403,
+          type: 'permission_error',
+          code: 'insufficient_lifetime',
+          param: 'expires_at',
+        });
+        expect(refused.body.error.message).toContain('expires_at');
+        expect(refused.body.error.message).toContain(own);
+        expect((await service.runtime.repositories.apiKeys.findById(asOrgId(orgId), capped.body.id))?.replaced_by).toBeNull();
+      }
+
+      const earlier = ahead(1_800_000);
+      const within = await rotateWith(capped.body.id, { grace_period_hours: 0, expires_at: earlier }, caller.key);
+      expect({ status: within.status, expires_at: within.body.expires_at }).toEqual({ status: 200, expires_at: earlier });
+      // An inherited expiry already within the caller's is kept.
+      const kept = await rotateWith(within.body.id, { grace_period_hours: 0 }, caller.key);
+      expect({ status: kept.status, expires_at: kept.body.expires_at }).toEqual({ status: 200, expires_at: earlier });
+
+      // A dashboard user is unaffected.
+      const never = await rotateWith(kept.body.id, { expires_at: null });
+      expect({ status: never.status, expires_at: never.body.expires_at }).toEqual({ status: 200, expires_at: null });
+    });
+  });
 });

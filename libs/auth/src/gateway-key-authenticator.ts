@@ -129,6 +129,7 @@ export class GatewayKeyAuthenticator {
       scopes: key.scopes,
       keyId: key._id,
       keyName: key.name,
+      keyExpiresAt: key.expires_at ?? null,
       teamId: key.team_id,
       userId: null,
       role: null,

@@ -10,6 +10,8 @@ export interface Principal {
   /** The API key (api_key and runner kinds: the key the session was issued under). */
   keyId: string | null;
   keyName: string | null;
+  /** The api_key kind: when that key expires (null = never); what it creates cannot outlive it. */
+  keyExpiresAt?: Date | null;
   teamId: string | null;
   /** Dashboard tokens. */
   userId: string | null;

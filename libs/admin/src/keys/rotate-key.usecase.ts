@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { hasScope, Principal } from '@svc/auth';
-import { ApiKeyEntity, apiKeyExpired, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, Repositories } from '@svc/domain';
+import { ApiKeyEntity, apiKeyExpired, boundByCallerExpiry, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, Repositories } from '@svc/domain';
 import { ConflictError, GatewayError, InvalidationBus, notFound } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { RotatedKeyResponse } from './dto/rotate-key.dto';
@@ -19,7 +19,8 @@ export function mayRotate(principal: Pick<Principal, 'kind' | 'role' | 'scopes'>
  * Replaces a current gateway key by a new one with the same name, scopes, allowlist and team
  * (DECISIONS.md: the old key keeps working for `hours`, 0 = stops at once, never past its own
  * `expires_at`). The replacement keeps the old key's `expires_at` unless `expiresAt` is given (null =
- * never): rotating replaces the secret, not the lifetime the key was issued with. Moves the key's budget
+ * never): rotating replaces the secret, not the lifetime the key was issued with. A calling key that
+ * expires bounds the replacement's expiry by its own (absent: capped; null or later: 403). Moves the key's budget
  * nodes to the replacement, then drops the old key from every replica's authentication cache and
  * the governance profiles (stage 2.5 reads the nodes from them).
  */
@@ -59,6 +60,18 @@ export class RotateKeyUseCase {
         remediation: 'Rotate it with a key that carries all of its scopes, or as an Owner or Admin of the organization in the dashboard.',
       });
     }
+    // The replacement (inherited or given expiry) cannot outlive a calling key that expires itself.
+    const requested = expiresAt === undefined ? undefined : expiresAt === null ? null : new Date(expiresAt);
+    const lifetime = boundByCallerExpiry(requested, key.expires_at ?? null, principal.kind === 'api_key' ? principal.keyExpiresAt : null);
+    if (lifetime.refused !== undefined) {
+      throw new GatewayError(403, {
+        message: lifetime.refused,
+        type: 'permission_error',
+        code: 'insufficient_lifetime',
+        param: 'expires_at',
+        remediation: `Give an expires_at at or before ${principal.keyExpiresAt?.toISOString()}, or rotate with a key that lives long enough or as an Owner or Admin in the dashboard.`,
+      });
+    }
     const graceUntil = new Date(now.getTime() + Math.round(hours * 3_600_000));
     const plaintext = generateApiKey();
     const rotated = await this.repositories.apiKeys.rotate(
@@ -68,7 +81,7 @@ export class RotateKeyUseCase {
         key_hash: hashApiKey(plaintext),
         key_prefix: keyDisplayPrefix(plaintext),
         last_four: keyLastFour(plaintext),
-        expires_at: expiresAt === undefined ? undefined : expiresAt === null ? null : new Date(expiresAt),
+        expires_at: lifetime.expiresAt,
       },
       graceUntil,
       now,

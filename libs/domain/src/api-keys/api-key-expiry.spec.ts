@@ -1,4 +1,4 @@
-import { apiKeyExpired, apiKeyExpiryProblem, MAX_API_KEY_LIFETIME_DAYS } from './api-key-expiry';
+import { apiKeyExpired, apiKeyExpiryProblem, boundByCallerExpiry, MAX_API_KEY_LIFETIME_DAYS } from './api-key-expiry';
 
 describe('apiKeyExpiryProblem', () => {
   const now = new Date('2030-06-15T12:00:00Z');
@@ -28,5 +28,37 @@ describe('apiKeyExpiryProblem', () => {
     expect(apiKeyExpired({ expires_at: new Date(now.getTime() + 1) }, now)).toBe(false);
     expect(apiKeyExpired({ expires_at: null }, now)).toBe(false);
     expect(apiKeyExpired({}, now)).toBe(false);
+  });
+});
+
+describe('boundByCallerExpiry', () => {
+  const caller = new Date('2030-06-15T12:00:00Z');
+  const before = new Date('2030-06-15T11:00:00Z');
+  const after = new Date('2030-06-15T12:00:00.001Z');
+
+  it('a caller that never expires (or a dashboard user) gets what it asks, else the default', () => {
+    for (const callerExpiresAt of [null, undefined]) {
+      expect(boundByCallerExpiry(null, before, callerExpiresAt)).toEqual({ expiresAt: null });
+      expect(boundByCallerExpiry(after, null, callerExpiresAt)).toEqual({ expiresAt: after });
+      expect(boundByCallerExpiry(undefined, before, callerExpiresAt)).toEqual({ expiresAt: before });
+      expect(boundByCallerExpiry(undefined, null, callerExpiresAt)).toEqual({ expiresAt: null });
+    }
+  });
+
+  it("an expiring caller: left out, the default capped at the caller's expiry; at or before it, as given", () => {
+    expect(boundByCallerExpiry(undefined, null, caller)).toEqual({ expiresAt: caller });
+    expect(boundByCallerExpiry(undefined, after, caller)).toEqual({ expiresAt: caller });
+    expect(boundByCallerExpiry(undefined, before, caller)).toEqual({ expiresAt: before });
+    expect(boundByCallerExpiry(before, null, caller)).toEqual({ expiresAt: before });
+    expect(boundByCallerExpiry(caller, null, caller)).toEqual({ expiresAt: caller });
+  });
+
+  it("an expiring caller: null or a later expires_at is refused, naming the field and the caller's expiry", () => {
+    const never = boundByCallerExpiry(null, before, caller);
+    expect(never.refused).toContain('expires_at null');
+    expect(never.refused).toContain('2030-06-15T12:00:00.000Z');
+    const later = boundByCallerExpiry(after, null, caller);
+    expect(later.refused).toContain('expires_at 2030-06-15T12:00:00.001Z is after');
+    expect(later.refused).toContain('2030-06-15T12:00:00.000Z');
   });
 });

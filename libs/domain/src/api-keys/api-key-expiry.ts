@@ -28,3 +28,27 @@ export function apiKeyExpiryProblem(value: unknown, now = new Date()): string | 
 export function apiKeyExpired(key: { expires_at?: Date | null }, now: Date): boolean {
   return !!key.expires_at && key.expires_at.getTime() <= now.getTime();
 }
+
+/**
+ * The lifetime rule beside "a key cannot grant scopes it does not hold": a caller whose own key
+ * expires (`callerExpiresAt`) cannot create or rotate to a key that outlives it, or a leaked
+ * short-lived key could mint a permanent one. `requested` is the body's `expires_at` (undefined when
+ * left out: `fallback`, the surface's default, capped at the caller's expiry so a client unaware of
+ * expiry keeps working). Returns the expiry to store, or `refused` (a message naming `expires_at`
+ * and the caller's expiry) for an explicit null or a later value. Callers without an expiry
+ * (dashboard users, keys that never expire) get `requested`, else `fallback`, unchanged.
+ */
+export function boundByCallerExpiry(
+  requested: Date | null | undefined,
+  fallback: Date | null,
+  callerExpiresAt: Date | null | undefined,
+): { expiresAt: Date | null; refused?: undefined } | { refused: string } {
+  if (!callerExpiresAt) return { expiresAt: requested === undefined ? fallback : requested };
+  const limit = callerExpiresAt.toISOString();
+  if (requested === undefined) return { expiresAt: fallback && fallback.getTime() <= callerExpiresAt.getTime() ? fallback : callerExpiresAt };
+  if (requested === null) return { refused: `expires_at null (never) would outlive the calling API key, which expires at ${limit}; give an expires_at at or before it` };
+  if (requested.getTime() > callerExpiresAt.getTime()) {
+    return { refused: `expires_at ${requested.toISOString()} is after the calling API key's own expiry ${limit}; a key cannot create a key that outlives it` };
+  }
+  return { expiresAt: requested };
+}

@@ -24,7 +24,8 @@ export class ApiKeysController {
     scopes: WRITE,
     description:
       'The `key` is returned only in this response; only its hash is stored. Unknown scopes: 400 naming them. ' +
-      'A current key with the same name: 409 `resource_already_exists` with `conflicting_id`. An API key cannot grant scopes it does not hold.',
+      'A current key with the same name: 409 `resource_already_exists` with `conflicting_id`. An API key cannot grant scopes it does not hold, ' +
+      'nor give a key a later `expires_at` than its own (absent: its own; null or later: 403 `FORBIDDEN`).',
   })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
   create(@Caller() caller: OrgPrincipal, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {

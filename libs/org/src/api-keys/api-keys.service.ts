@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isValidIpEntry, normalizeScopes, unknownScopes } from '@svc/auth';
-import { ApiKeyEntity, DuplicateKeyError, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, OrgId, Repositories } from '@svc/domain';
+import { ApiKeyEntity, boundByCallerExpiry, DuplicateKeyError, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, OrgId, Repositories } from '@svc/domain';
 import { ConflictError, InvalidationBus } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import type { OrgPrincipal } from '../auth/org-principal';
@@ -41,9 +41,16 @@ export class ApiKeysService {
     const unknown = unknownScopes(input.scopes);
     if (unknown.length) throw orgErrors.validation(`Unknown scopes: ${unknown.join(', ')}`, 'scopes', { unknown_scopes: unknown });
     const scopes = normalizeScopes(input.scopes);
+    const requested = input.expires_at === undefined ? undefined : input.expires_at === null ? null : new Date(input.expires_at);
+    let expiresAt = requested ?? null;
     if (caller.kind === 'api_key') {
       const beyond = scopes.filter((scope) => !keyAllows(caller.scopes, [scope]));
       if (beyond.length) throw orgErrors.forbidden(`An API key cannot grant scopes it does not hold: ${beyond.join(', ')}`, { scopes: beyond });
+      const lifetime = boundByCallerExpiry(requested, null, caller.keyExpiresAt);
+      if (lifetime.refused !== undefined) {
+        throw orgErrors.forbidden(lifetime.refused, { param: 'expires_at', caller_expires_at: caller.keyExpiresAt?.toISOString() ?? null });
+      }
+      expiresAt = lifetime.expiresAt;
     }
     const allowlist = (input.ip_allowlist ?? []).map((entry) => entry.trim());
     const bad = allowlist.filter((entry) => !isValidIpEntry(entry));
@@ -62,7 +69,7 @@ export class ApiKeysService {
         ip_allowlist: allowlist,
         team_id: input.team_id ?? null,
         created_by: caller.userId ?? caller.keyId,
-        expires_at: input.expires_at ? new Date(input.expires_at) : null,
+        expires_at: expiresAt,
       });
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;

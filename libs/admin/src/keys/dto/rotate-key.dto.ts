@@ -31,7 +31,8 @@ export class RotateKeyDto {
     example: '2030-01-31T00:00:00Z',
     description:
       `When the replacement key stops working: an ISO 8601 timestamp with a time zone, in the future, at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead; ` +
-      "null = never. Absent: the replacement keeps the old key's expires_at.",
+      "null = never. Absent: the replacement keeps the old key's expires_at. A calling key that expires bounds it by its own " +
+      '(absent: capped at it; null or later: 403 insufficient_lifetime).',
   })
   @IsOptional()
   @Satisfies('isApiKeyExpiry', (value) => apiKeyExpiryProblem(value))

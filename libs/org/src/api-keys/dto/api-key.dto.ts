@@ -51,7 +51,8 @@ export class CreateApiKeyDto {
 
   @ApiPropertyOptional({
     ...EXPIRES_AT_DOC,
-    description: `When the key stops working: an ISO 8601 timestamp with a time zone, in the future, at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead. Absent or null: never expires`,
+    description: `When the key stops working: an ISO 8601 timestamp with a time zone, in the future, at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead. Absent or null: never expires ` +
+      "(when the caller is a key that expires: absent = the caller's expires_at; null or later than it = 403)",
   })
   @IsOptional()
   @Satisfies('isApiKeyExpiry', (value) => apiKeyExpiryProblem(value))
