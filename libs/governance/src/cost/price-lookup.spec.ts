@@ -66,6 +66,13 @@ describe('priceFor', () => {
     expect(costOf(alias, { input_tokens: 1_000_000, output_tokens: 1_000_000 })).toBeCloseTo(price.input + price.output, 12);
   });
 
+  it('prices Mistral Medium 3.5 and Large 4 by their API names, not at the default price or as older versions', () => {
+    for (const id of ['mistral-medium-3.5', 'mistral-medium-3', 'mistral/mistral-medium-3.5']) expect({ id, price: priceFor(id) }).toEqual({ id, price: { input: 1.5, output: 7.5 } });
+    for (const id of ['mistral-large-4', 'mistral-large-4-0']) expect({ id, price: priceFor(id) }).toEqual({ id, price: { input: 0.68, output: 2.09, cached_input: 0.07 } });
+    expect(priceFor('mistral-medium-2508')).toEqual({ input: 0.4, output: 2 });
+    expect(priceFor('mistral-large-2411')).toEqual({ input: 2, output: 6 });
+  });
+
   it('prices the Mistral aliases that name the family\'s own version at the family\'s price', () => {
     expect(priceFor('mistral-medium-latest')).toEqual(priceFor('mistral-medium-2508'));
     expect(priceFor('codestral-latest')).toEqual({ input: 0.3, output: 0.9 });

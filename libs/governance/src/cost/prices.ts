@@ -190,6 +190,12 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'mistral-large-latest': p(0.5, 1.5),
   // `mistral-medium-latest` is Medium 3.1 (2508), at the family's price.
   'mistral-medium': p(0.4, 2),
+  // Medium 3.5 (mistral-medium-3-5-26-04), whose API names are these two.
+  'mistral-medium-3.5': p(1.5, 7.5),
+  'mistral-medium-3': p(1.5, 7.5),
+  // Large 4 (mistral-large-4-0, public preview) at its preview prices.
+  'mistral-large-4': p(0.68, 2.09, 0.07),
+  'mistral-large-4-0': p(0.68, 2.09, 0.07),
   'mistral-small': p(0.1, 0.3),
   'mistral-small-2603': p(0.15, 0.6),
   'mistral-small-latest': p(0.15, 0.6),
