@@ -108,18 +108,14 @@ export function chargeOf(provider: string, model: string, state: FinishState, pr
   const { price, key } = matchPrice(pricedModel(provider, model), prices);
   const charged = (charge: Charge): Charge => (key === null ? { ...charge, defaultPriced: true } : charge);
   const estimate = state.decision?.estimate;
-  if (!result) {
-    const inputTokens = estimate?.input_tokens ?? 0;
-    if (inputTokens === 0) return NO_CHARGE;
-    return charged({ cost: costAtPrice(price, { input_tokens: inputTokens, output_tokens: 0 }), inputTokens, outputTokens: 0, source: 'estimate' });
-  }
-  const usage = result.usage;
+  const usage = result?.usage;
   if (usage && result.usageFinal) {
     return charged({ cost: costOfUsage(price, usage, usage.outputTokens), inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, source: 'provider' });
   }
   // An error answer (the provider bills none); a stream that started and then broke is charged below.
-  if (!result.streamed && result.status >= 400) return NO_CHARGE;
-  const relayed = result.streamed ? result.textChars : result.bytesRelayed;
+  if (result && !result.streamed && result.status >= 400) return NO_CHARGE;
+  // A request lost after it was sent (no result) had nothing relayed: its prompt alone is charged.
+  const relayed = result ? (result.streamed ? result.textChars : result.bytesRelayed) : 0;
   const outputTokens = Math.max(usage?.outputTokens ?? 0, Math.min(Math.ceil(relayed / CHARS_PER_TOKEN), estimate?.output_tokens ?? Number.MAX_SAFE_INTEGER));
   if (usage && usage.inputTokens > 0) {
     return charged({ cost: costOfUsage(price, usage, outputTokens), inputTokens: usage.inputTokens, outputTokens, source: 'estimate' });
