@@ -199,7 +199,7 @@ export function cachedPromptTokens(settings: Settings, model: string, system: st
 }
 
 /** The log probability the mock gives the chosen token at decoding step `step` (then alternatives, each 1 lower). */
-export const geminiLogprob = (step: number): number => -0.25 * (step + 1);
+const geminiLogprob = (step: number): number => -0.25 * (step + 1);
 
 /**
  * `responseLogprobs: true`: a `logprobsResult` for these tokens (one decoding step each, starting at

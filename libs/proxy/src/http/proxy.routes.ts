@@ -96,7 +96,7 @@ export class ProxyRoutes implements OnModuleInit {
     const logBodies = bodyLoggingEnabled(this.config, this.logger);
     fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
       const call = proxyCallFor(request);
-      const unrouted = request.routeOptions.url !== undefined && UNROUTED.has(request.routeOptions.url);
+      const unrouted = !call && request.routeOptions.url !== undefined && UNROUTED.has(request.routeOptions.url);
       if (!call && !unrouted) {
         done();
         return;

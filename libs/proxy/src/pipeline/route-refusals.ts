@@ -9,7 +9,7 @@ import type { ProviderDefinition } from '../providers';
  */
 
 /** The proxy routes, for the messages below. */
-export const PROXY_ROUTES =
+const PROXY_ROUTES =
   'The gateway serves POST /v1/chat/completions, POST /v1/embeddings, POST /v1/messages, GET /v1/models and GET /v1/models/{model}, ' +
   'the same below a provider base /v1/{provider}, and any path below /v1/{provider} of a format-A compatible (D) provider (such as /v1/mistral/{path}); ' +
   'GET /v1/models lists the providers, /docs every route.';

@@ -1,12 +1,12 @@
 import { invalidRequest } from '@svc/platform';
-import { GoogleExtras, googleExtras } from './gemini-google-extras';
+import type { GoogleExtras } from './gemini-google-extras';
 import { GeminiGenerationConfig, GeminiThinkingConfig } from './gemini-types';
 import { isJsonObject, JsonObject } from './types';
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** Format-A sampling, length, stop, JSON-mode, reasoning and logprobs fields → `generationConfig`. */
-export function translateGenerationConfig(body: JsonObject, model: string, google: GoogleExtras = googleExtras(body)): GeminiGenerationConfig {
+export function translateGenerationConfig(body: JsonObject, model: string, google: GoogleExtras): GeminiGenerationConfig {
   const config: GeminiGenerationConfig = {};
   const set = <K extends keyof GeminiGenerationConfig>(key: K, value: GeminiGenerationConfig[K] | undefined): void => {
     if (value !== undefined) config[key] = value;
@@ -83,6 +83,9 @@ const THINKING_BUDGETS: Record<string, number> = { none: 0, minimal: 1024, low: 
 
 const modelId = (model: string): string => model.replace(/^models\//, '').toLowerCase();
 
+/** The major version of a Gemini model name (`gemini-3-pro-preview`: 3, `models/` prefix allowed); NaN for other names. */
+export const geminiMajor = (model: string): number => Number(/^(?:models\/)?gemini-(\d+)/.exec(model)?.[1]);
+
 /**
  * `reasoning_effort` → `thinkingConfig`, as Google's OpenAI-compatible endpoint maps it
  * (https://ai.google.dev/gemini-api/docs/openai#thinking): Gemini 3 and later get the `thinkingLevel`
@@ -91,15 +94,14 @@ const modelId = (model: string): string => model.replace(/^models\//, '').toLowe
  * capped is what is sent: an effort a model cannot honour is refused, not raised to its lowest level
  * as Google's endpoint does (the cap valued `none` at 0 tokens; Gemini 3 Pro would think at `LOW`).
  */
-export function thinkingConfig(effort: unknown, model: string, param = 'reasoning_effort'): GeminiThinkingConfig | undefined {
+function thinkingConfig(effort: unknown, model: string, param = 'reasoning_effort'): GeminiThinkingConfig | undefined {
   if (effort === undefined || effort === null) return undefined;
   const value = typeof effort === 'string' ? effort.toLowerCase() : undefined;
   if (value === undefined || !Object.hasOwn(THINKING_BUDGETS, value)) {
     throw invalidRequest(`\`${param}\` must be one of none, minimal, low, medium, high for this provider`, param);
   }
   const id = modelId(model);
-  const major = Number(/^gemini-(\d+)/.exec(id)?.[1]);
-  if (major >= 3) {
+  if (geminiMajor(id) >= 3) {
     // Gemini 3 cannot stop thinking; Pro models have no MINIMAL level, Flash and Flash-Lite do.
     const lowest = /^gemini-[\d.]+-pro/.test(id) ? 'low' : 'minimal';
     if (value === 'none' || (value === 'minimal' && lowest === 'low')) {

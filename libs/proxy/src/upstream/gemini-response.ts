@@ -74,7 +74,7 @@ export function mapFinishReason(reason: string | undefined, calledTools: boolean
 }
 
 /** Answer text of the parts (thought summaries are not part of the answer). */
-export function partsText(parts: readonly GeminiPart[]): string {
+function partsText(parts: readonly GeminiPart[]): string {
   return parts
     .filter((p) => typeof p.text === 'string' && !p.thought)
     .map((p) => p.text)

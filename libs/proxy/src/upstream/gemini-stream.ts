@@ -110,7 +110,6 @@ export class GeminiStreamTranslator {
       if (this.finished.has(index)) return;
       this.start(index, events);
       const parts = candidate.content?.parts ?? [];
-      for (const part of parts) if (typeof part.text === 'string') this.chars += part.text.length;
       const text = this.content(index, parts);
       // Gemini sends each chunk's token logprobs with it; they ride on that chunk's content delta.
       const logprobs = mapLogprobs(candidate.logprobsResult);
@@ -149,6 +148,7 @@ export class GeminiStreamTranslator {
     let out = '';
     for (const part of parts) {
       const text = typeof part.text === 'string' ? part.text : undefined;
+      if (text !== undefined) this.chars += text.length;
       if (text !== undefined && part.thought) {
         if (!this.thinking.has(index)) out += THOUGHT_OPEN;
         this.thinking.add(index);

@@ -6,7 +6,7 @@ import {
   GeminiGenerateContentRequest,
   GeminiPart,
 } from './gemini-types';
-import { translateGenerationConfig } from './gemini-generation';
+import { geminiMajor, translateGenerationConfig } from './gemini-generation';
 import { googleExtras } from './gemini-google-extras';
 import { isGatewayCallId } from './gemini-response';
 import { baseUrlOf, finalizeRequest, requireJsonObject } from './request';
@@ -79,8 +79,7 @@ export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 
 /** Gemini 3 and later refuse (400) a function-call turn of the current step whose calls carry no thought signature. */
 function signsFunctionCalls(model: string): boolean {
-  const major = /^(?:models\/)?gemini-(\d+)/.exec(model)?.[1];
-  return major !== undefined && Number(major) >= 3;
+  return geminiMajor(model) >= 3;
 }
 
 /** The first function call of each model turn whose calls carry no signature gets the placeholder. */
