@@ -1,4 +1,4 @@
-import { PriceOptions, TokenUsage, costAtPrice, priceFor } from './price-lookup';
+import { PriceOptions, TokenUsage, costAtPrice, longContextTier, priceFor } from './price-lookup';
 import { CacheWrite, countInput, isEmbeddingsRequest, isTokenPricedBody, maxOutputTokens } from './tokens';
 
 export interface CostEstimate {
@@ -29,11 +29,9 @@ export function estimateCost(model: string, body: unknown, options: PriceOptions
   const output_tokens = isEmbeddingsRequest(body) ? 0 : maxOutputTokens(body);
   const price = priceFor(model, options);
   const estimated_cost = costAtPrice(price, { input_tokens, output_tokens });
-  const tier = price.long_context;
-  const estimate: CostEstimate =
-    tier !== undefined && input_tokens > tier.above_input_tokens
-      ? { input_tokens, output_tokens, estimated_cost, long_context: tier.above_input_tokens }
-      : { input_tokens, output_tokens, estimated_cost };
+  const estimate: CostEstimate = { input_tokens, output_tokens, estimated_cost };
+  const tier = longContextTier(price, input_tokens);
+  if (tier) estimate.long_context = tier.above_input_tokens;
   if (cacheWrite === 'none') return estimate;
   const written: TokenUsage =
     cacheWrite === '1h' ? { cache_write_1h_input_tokens: input_tokens, output_tokens } : { cache_write_input_tokens: input_tokens, output_tokens };

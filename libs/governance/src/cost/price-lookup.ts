@@ -1,4 +1,4 @@
-import { DEFAULT_MODEL_PRICE, MODEL_PRICES, ModelPrice, PriceTable, SERVER_TOOL_FEES } from './prices';
+import { DEFAULT_MODEL_PRICE, LongContextPrice, MODEL_PRICES, ModelPrice, PriceTable, SERVER_TOOL_FEES } from './prices';
 
 export interface PriceOptions {
   /** Price table to use instead of the built-in one. */
@@ -157,6 +157,12 @@ function tokens(value: number | undefined): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
+/** The model's long-context tier when a prompt of `promptTokens` is above its threshold; undefined otherwise (or without a tier). */
+export function longContextTier(price: ModelPrice, promptTokens: number): LongContextPrice | undefined {
+  const tier = price.long_context;
+  return tier !== undefined && promptTokens > tier.above_input_tokens ? tier : undefined;
+}
+
 /** Cost in USD at full floating-point precision (stored and summed as is; `roundUsd` only where it is shown). */
 export function costOf(model: string, usage: TokenUsage, options: PriceOptions = {}): number {
   return costAtPrice(priceFor(model, options), usage);
@@ -168,8 +174,7 @@ export function costOf(model: string, usage: TokenUsage, options: PriceOptions =
  * of its tokens; any other request, and a model without a tier, pays `price`.
  */
 export function costAtPrice(price: ModelPrice, usage: TokenUsage): number {
-  const tier = price.long_context;
-  const rates = tier !== undefined && promptTokensOf(usage) > tier.above_input_tokens ? tier.price : price;
+  const rates = longContextTier(price, promptTokensOf(usage))?.price ?? price;
   const cachedRate = rates.cached_input ?? rates.input;
   const writeRate = rates.cache_write ?? rates.input;
   const tokenCost =

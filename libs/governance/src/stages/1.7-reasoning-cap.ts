@@ -32,6 +32,13 @@ function positive(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : null;
 }
 
+/** The tokens an effort or thinking level (any case) counts as, or null for a value that is none of them. */
+function levelTokens(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const level = value.toLowerCase();
+  return Object.hasOwn(REASONING_EFFORT_TOKENS, level) ? REASONING_EFFORT_TOKENS[level] : null;
+}
+
 /** What the request asks for, by field; the largest decides. */
 export function reasoningAsks(body: unknown): ReasoningAsk[] {
   if (!isObject(body)) return [];
@@ -39,28 +46,26 @@ export function reasoningAsks(body: unknown): ReasoningAsk[] {
   const completion = positive(body.max_completion_tokens);
   if (completion !== null) asks.push({ field: 'max_completion_tokens', tokens: completion });
   const effort = typeof body.reasoning_effort === 'string' ? body.reasoning_effort : isObject(body.reasoning) ? body.reasoning.effort : undefined;
-  if (typeof effort === 'string' && Object.hasOwn(REASONING_EFFORT_TOKENS, effort.toLowerCase())) {
-    asks.push({ field: typeof body.reasoning_effort === 'string' ? 'reasoning_effort' : 'reasoning.effort', tokens: REASONING_EFFORT_TOKENS[effort.toLowerCase()] });
-  }
+  const effortTokens = levelTokens(effort);
+  if (effortTokens !== null) asks.push({ field: typeof body.reasoning_effort === 'string' ? 'reasoning_effort' : 'reasoning.effort', tokens: effortTokens });
   if (isObject(body.thinking) && body.thinking.type !== 'disabled') {
     const budget = positive(body.thinking.budget_tokens);
     if (budget !== null) asks.push({ field: 'thinking.budget_tokens', tokens: budget });
   }
-  asks.push(...geminiThinkingAsks(body));
+  pushGeminiThinkingAsks(body, asks);
   return asks;
 }
 
-function geminiThinkingAsks(body: Record<string, unknown>): ReasoningAsk[] {
+function pushGeminiThinkingAsks(body: Record<string, unknown>, asks: ReasoningAsk[]): void {
   const google = isObject(body.extra_body) ? body.extra_body.google : undefined;
   const thinking = isObject(google) ? google.thinking_config : undefined;
-  if (!isObject(thinking)) return [];
+  if (!isObject(thinking)) return;
   const field = 'extra_body.google.thinking_config';
-  const asks: ReasoningAsk[] = [];
   const budget = thinking.thinking_budget;
+  // 0 counts (thinking off); -1 (the model decides) asks for nothing.
   if (typeof budget === 'number' && Number.isFinite(budget) && budget >= 0) asks.push({ field: `${field}.thinking_budget`, tokens: Math.ceil(budget) });
-  const level = typeof thinking.thinking_level === 'string' ? thinking.thinking_level.toLowerCase() : undefined;
-  if (level !== undefined && Object.hasOwn(REASONING_EFFORT_TOKENS, level)) asks.push({ field: `${field}.thinking_level`, tokens: REASONING_EFFORT_TOKENS[level] });
-  return asks;
+  const levelAsk = levelTokens(thinking.thinking_level);
+  if (levelAsk !== null) asks.push({ field: `${field}.thinking_level`, tokens: levelAsk });
 }
 
 /** The largest reasoning budget the request asks for, or null (kept on the usage record). */
