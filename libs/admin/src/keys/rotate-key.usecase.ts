@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { hasScope, Principal } from '@svc/auth';
-import { ApiKeyEntity, apiKeyExpired, boundByCallerExpiry, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, Repositories } from '@svc/domain';
+import { ApiKeyEntity, apiKeyExpired, boundByCallerExpiry, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, Repositories, requestedExpiry } from '@svc/domain';
+import { iso } from '../common/admin-query';
 import { ConflictError, GatewayError, InvalidationBus, notFound } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { RotatedKeyResponse } from './dto/rotate-key.dto';
@@ -61,7 +62,7 @@ export class RotateKeyUseCase {
       });
     }
     // The replacement (inherited or given expiry) cannot outlive a calling key that expires itself.
-    const requested = expiresAt === undefined ? undefined : expiresAt === null ? null : new Date(expiresAt);
+    const requested = requestedExpiry(expiresAt);
     const lifetime = boundByCallerExpiry(requested, key.expires_at ?? null, principal.kind === 'api_key' ? principal.keyExpiresAt : null);
     if (lifetime.refused !== undefined) {
       throw new GatewayError(403, {
@@ -98,7 +99,7 @@ export class RotateKeyUseCase {
       last_four: current.last_four,
       scopes: current.scopes,
       created_at: current.created_at.toISOString(),
-      expires_at: current.expires_at ? current.expires_at.toISOString() : null,
+      expires_at: iso(current.expires_at),
       previous_key_id: key._id,
       grace_period_hours: hours,
       previous_key_expires_at: (rotated.previous.grace_until ?? graceUntil).toISOString(),

@@ -29,6 +29,11 @@ export function apiKeyExpired(key: { expires_at?: Date | null }, now: Date): boo
   return !!key.expires_at && key.expires_at.getTime() <= now.getTime();
 }
 
+/** A body's `expires_at` as a date: undefined when left out, null for "never". */
+export function requestedExpiry(value: string | null | undefined): Date | null | undefined {
+  return value === undefined || value === null ? value : new Date(value);
+}
+
 /**
  * The lifetime rule beside "a key cannot grant scopes it does not hold": a caller whose own key
  * expires (`callerExpiresAt`) cannot create or rotate to a key that outlives it, or a leaked

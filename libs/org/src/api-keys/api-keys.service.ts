@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isValidIpEntry, normalizeScopes, unknownScopes } from '@svc/auth';
-import { ApiKeyEntity, boundByCallerExpiry, DuplicateKeyError, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, OrgId, Repositories } from '@svc/domain';
+import { ApiKeyEntity, boundByCallerExpiry, requestedExpiry, DuplicateKeyError, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, OrgId, Repositories } from '@svc/domain';
 import { ConflictError, InvalidationBus } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import type { OrgPrincipal } from '../auth/org-principal';
@@ -41,7 +41,7 @@ export class ApiKeysService {
     const unknown = unknownScopes(input.scopes);
     if (unknown.length) throw orgErrors.validation(`Unknown scopes: ${unknown.join(', ')}`, 'scopes', { unknown_scopes: unknown });
     const scopes = normalizeScopes(input.scopes);
-    const requested = input.expires_at === undefined ? undefined : input.expires_at === null ? null : new Date(input.expires_at);
+    const requested = requestedExpiry(input.expires_at);
     let expiresAt = requested ?? null;
     if (caller.kind === 'api_key') {
       const beyond = scopes.filter((scope) => !keyAllows(caller.scopes, [scope]));

@@ -207,12 +207,10 @@ export class EmbeddedCollection<T extends StoredDocument> implements Collection<
    */
   async aggregate<R = Record<string, unknown>>(pipeline: PipelineStage[]): Promise<R[]> {
     this.hooks.assertOpen();
-    let docs = this.visible();
     let start = 0;
-    for (; start < pipeline.length && isMatchStage(pipeline[start]); start++) {
-      const query = new Query(pipeline[start].$match as AnyObject);
-      docs = docs.filter((doc) => query.test(doc as unknown as AnyObject));
-    }
+    while (start < pipeline.length && isMatchStage(pipeline[start])) start++;
+    const filters = pipeline.slice(0, start).map((stage) => stage.$match as Filter<T>);
+    const docs = filters.length === 0 ? this.visible() : this.matching(filters.length === 1 ? filters[0] : ({ $and: filters } as Filter<T>));
     return mingoAggregate(clone(docs) as unknown as AnyObject[], pipeline.slice(start)) as R[];
   }
 
