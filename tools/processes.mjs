@@ -53,18 +53,16 @@ export function stopChildren() {
 }
 
 /**
- * Runs a script's `main` and exits with the code it returns (0 when none), or 1 with the error's
- * stack when it throws; the children it started are stopped either way.
+ * Runs a script's `main` and exits with the code it returns (0 when none), 1 with the error's stack
+ * when it throws, or 130 on Ctrl-C; the children it started are stopped on every exit.
  */
 export function runMain(main) {
+  process.on('exit', stopChildren);
+  process.on('SIGINT', () => process.exit(130));
   main().then(
-    (code) => {
-      stopChildren();
-      process.exit(typeof code === 'number' ? code : 0);
-    },
+    (code) => process.exit(typeof code === 'number' ? code : 0),
     (error) => {
       process.stderr.write(`${error.stack ?? error}\n`);
-      stopChildren();
       process.exit(1);
     },
   );

@@ -6,15 +6,13 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { freePort, root, runMain, startMockProvider, startNode, stopChildren } from '../processes.mjs';
+import { freePort, root, runMain, startMockProvider, startNode } from '../processes.mjs';
 import { benchRedis, cannon as cannonFor, imageRuntime, memoryMb, quantile, seededDataDir, startGateway, withCpu } from './setup.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 /** Alternating bare and gateway c=50 runs for the throughput ratio. */
 const PAIRS = 5;
 const PROVIDER_KEY = 'sk-bench';
-process.on('exit', stopChildren);
-process.on('SIGINT', () => process.exit(130));
 
 const ms = (value) => Math.round(value * 1000) / 1000;
 

@@ -10,7 +10,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { freePort, root, runMain, startMockProvider, stopChildren } from '../processes.mjs';
+import { freePort, root, runMain, startMockProvider } from '../processes.mjs';
 import { benchRedis, quantile, seededDataDir, startGateway } from './setup.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -19,8 +19,6 @@ const SLOWEST = 0.02;
 /** A stretch of main-thread work at least this long (ms) counts as long. */
 const LONG_MS = 2;
 const PROBE_FILE = join(tmpdir(), `svc-tail-probe-${process.pid}.json`);
-process.on('exit', stopChildren);
-process.on('SIGINT', () => process.exit(130));
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to the benchmark' }], max_tokens: 64 });

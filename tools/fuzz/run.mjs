@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, root, runMain, startMockProvider, startNode, stopChildren } from '../processes.mjs';
+import { freePort, root, runMain, startMockProvider, startNode } from '../processes.mjs';
 
 const findings = [];
 const statuses = {};
@@ -183,8 +183,4 @@ async function main() {
   return 0;
 }
 
-process.on('SIGINT', () => {
-  stopChildren();
-  process.exit(130);
-});
 runMain(main);
