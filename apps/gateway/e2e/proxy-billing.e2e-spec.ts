@@ -74,6 +74,31 @@ describe('gateway billing: what the record charges beyond plain tokens', () => {
     expect(streamed.cost).toBeCloseTo(expected, 12);
   });
 
+  it('D catch-all: a Responses-style stream that ends without usage is charged the text of its deltas once, not again from its done events', async () => {
+    const org = await createOrg(gw, 'growth');
+    const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const text = 'Tokens fall like rain on the meadow of the context window';
+    const args = JSON.stringify({ poem: text, lines: 3 });
+    const call = { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'save_poem', arguments: args, status: 'completed' };
+    const sse = [
+      event('response.created', { response: { id: 'resp_3', status: 'in_progress', usage: null } }),
+      event('response.output_text.delta', { item_id: 'msg_1', delta: text }),
+      event('response.output_text.done', { item_id: 'msg_1', text }),
+      event('response.output_item.done', { output_index: 0, item: { id: 'msg_1', type: 'message', content: [{ type: 'output_text', text }] } }),
+      event('response.function_call_arguments.delta', { item_id: 'fc_1', output_index: 1, delta: args }),
+      event('response.function_call_arguments.done', { item_id: 'fc_1', output_index: 1, arguments: args }),
+      event('response.output_item.done', { output_index: 1, item: call }),
+    ].join('');
+    answerWith('/responses', sse, { 'content-type': 'text/event-stream' });
+    const body = { model: 'llama-3.3-70b-versatile', input: 'Write a haiku about tokens', max_output_tokens: 500, stream: true };
+    const res = await fetch(`${gw.url}/v1/groq/responses`, { method: 'POST', headers: { ...auth(org), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(await res.text()).toBe(sse);
+    const record = await recordOf(gw, res.headers.get('x-svc-request-id'), org.orgId);
+    // The text as it travels in JSON strings (the arguments' quotes escaped), counted once.
+    const relayed = text.length + JSON.stringify(args).length - 2;
+    expect(record).toMatchObject({ usage_source: 'estimate', input_tokens: record.replay.estimated_input_tokens, output_tokens: Math.ceil(relayed / 4) });
+  });
+
   it('A: audio tokens are charged at the audio prices', async () => {
     const org = await createOrg(gw, 'growth');
     const usage = {

@@ -43,6 +43,24 @@ describe('provider C (gemini) extra_body.google and reasoning.effort through the
     expect(text).toBe(`<thought>Thinking about: think</thought>${mockReply('think')}`);
   });
 
+  it('closes the thought summary before the error event of a stream broken upstream mid-thought', async () => {
+    gw.mock.setBehavior({ match: { format: 'gemini' }, abort: { afterChunks: 1 } }); // the thought summary's chunk, then the cut
+    const google = { thinking_config: { include_thoughts: true } };
+    const stream = await client.chat.completions.create({ ...params('gemini-2.5-flash', { extra_body: { google } }), stream: true });
+    let text = '';
+    const failure = await (async () => {
+      try {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(text).toBe('<thought>Thinking about: think</thought>');
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect(failure).toMatchObject({ code: 'upstream_stream_error' });
+  });
+
   it('refuses reasoning_effort with a thinking budget, and an unknown google field, naming the param and sending nothing', async () => {
     const both = await openaiFailure(() =>
       client.chat.completions.create(params('gemini-2.5-flash', { reasoning_effort: 'low', extra_body: { google: { thinking_config: { thinking_budget: 0 } } } })),

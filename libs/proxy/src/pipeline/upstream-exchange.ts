@@ -239,6 +239,8 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
           return;
         }
         input.breaker.reportFailure();
+        // A translated stream first closes what it left open (a `<thought>` summary).
+        if (translator) write(translator.fail());
         write(streamErrorEvent(anthropic, error));
         finish(true);
       },

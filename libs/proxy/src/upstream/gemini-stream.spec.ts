@@ -119,6 +119,16 @@ describe('GeminiStreamTranslator', () => {
     expect(calls.textChars).toBe('{"location":"Paris"}'.length);
   });
 
+  it('closes an open <thought> before the error event of an in-stream error', () => {
+    const translator = new GeminiStreamTranslator(fixed);
+    translator.push({ candidates: [{ content: { parts: [{ text: 'Weighing', thought: true }], role: 'model' }, index: 0 }], responseId: 'r' });
+    const out = translator.push({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } });
+    expect(out.map((c) => ('choices' in c ? c.choices[0].delta : c))).toEqual([
+      { content: '</thought>' },
+      { error: { message: 'The model is overloaded.', type: 'api_error', param: null, code: 'service_unavailable' } },
+    ]);
+  });
+
   it('turns an in-stream error object into an error event', () => {
     const translator = new GeminiStreamTranslator(fixed);
     translator.push(GEMINI_STREAM_TEXT[0]);
@@ -154,6 +164,28 @@ describe('GeminiSseTranslator (bytes in, format-A SSE out)', () => {
     const sse = new GeminiSseTranslator(fixed);
     const text = sse.feed(upstream.trimEnd()) + sse.end();
     expect(events(text).slice(-2)).toEqual([expect.stringContaining('"finish_reason":"stop"'), '[DONE]']);
+  });
+
+  const thinking = geminiSse([{ candidates: [{ content: { parts: [{ text: 'Thinking about it', thought: true }], role: 'model' }, index: 0 }], responseId: 'r' }]);
+  const contents = (text: string) => events(text).map((d) => JSON.parse(d) as { choices?: { delta: { content?: string } }[]; error?: { code: string } });
+
+  it('closes an open <thought> before the error event of a stream that ends early', () => {
+    for (const upstream of [thinking, thinking.trimEnd()]) {
+      const sse = new GeminiSseTranslator(fixed);
+      const out = contents(sse.feed(upstream) + sse.end());
+      expect(out.map((c) => c.choices?.[0].delta.content ?? c.error?.code)).toEqual(['', '<thought>Thinking about it', '</thought>', 'upstream_stream_incomplete']);
+    }
+  });
+
+  it('gives the closing </thought> for the error event of a stream that broke, once', () => {
+    const sse = new GeminiSseTranslator(fixed);
+    const opened = sse.feed(thinking);
+    const closing = sse.fail();
+    expect(contents(opened + closing).map((c) => c.choices?.[0].delta.content)).toEqual(['', '<thought>Thinking about it', '</thought>']);
+    expect(sse.fail()).toBe('');
+    const plain = new GeminiSseTranslator(fixed);
+    plain.feed(geminiSse(GEMINI_STREAM_TEXT.slice(0, 2)));
+    expect(plain.fail()).toBe('');
   });
 
   it('ends a truncated stream with an error event instead of [DONE]', () => {

@@ -91,7 +91,7 @@ export class GeminiStreamTranslator {
     if (isJsonObject(data) && isJsonObject(data.error)) {
       this.failed = true;
       const status = typeof data.error.code === 'number' ? data.error.code : 500;
-      return [fromGeminiError(status, data).body];
+      return [...this.closeThoughts(), fromGeminiError(status, data).body];
     }
     if (!isJsonObject(data)) return [];
     const response = data as GeminiGenerateContentResponse;
@@ -132,6 +132,16 @@ export class GeminiStreamTranslator {
     const usage = this.usage;
     if (!this.options.includeUsage || !usage || this.failed) return [];
     return [{ ...this.base(), choices: [], usage }];
+  }
+
+  /**
+   * A chunk closing each open `<thought>` tag, for a stream that stops (an error, an early end) while
+   * a thought summary streams: the client gets the closing tag before the error event.
+   */
+  closeThoughts(): StreamEvent[] {
+    const events = [...this.thinking].map((index) => this.chunk(index, { content: THOUGHT_CLOSE }, null));
+    this.thinking.clear();
+    return events;
   }
 
   private start(index: number, events: StreamEvent[]): void {
@@ -235,6 +245,7 @@ export class GeminiSseTranslator {
       for (const out of this.translator.end()) this.output += encodeSseEvent(out);
       this.output += SSE_DONE;
     } else if (!this.translator.errored) {
+      this.closeThoughts();
       this.output += encodeSseEvent({
         error: {
           message: 'The upstream stream ended before the response was complete',
@@ -245,6 +256,19 @@ export class GeminiSseTranslator {
       });
     }
     return this.take();
+  }
+
+  /**
+   * What goes before the error event of a stream that broke (connection lost, deadline, a chunk
+   * that could not be translated): the closing `</thought>` of a thought summary left open.
+   */
+  fail(): string {
+    this.closeThoughts();
+    return this.take();
+  }
+
+  private closeThoughts(): void {
+    for (const out of this.translator.closeThoughts()) this.output += encodeSseEvent(out);
   }
 
   private take(): string {

@@ -207,6 +207,41 @@ describe('SseUsageTracker', () => {
     expect(track('openai', tool, size).textChars).toBe(escaped('{"city":"Paris"}'));
   });
 
+  it.each([1, 7, 64])('a Responses-style stream counts each text once, from its deltas, not again from the done events (split every %i bytes)', (size) => {
+    const event = (type: string, data: Record<string, unknown>, named = true) => `${named ? `event: ${type}\n` : ''}data: ${JSON.stringify({ type, ...data })}\n\n`;
+    const args = '{"city":"Paris"}';
+    const message = { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello world', annotations: [] }] };
+    const refusal = { id: 'msg_2', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: 'No.' }] };
+    const call = { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: args, status: 'completed' };
+    const completed = { id: 'resp_1', status: 'completed', output: [message, refusal, call], usage: { input_tokens: 30, output_tokens: 12, total_tokens: 42 } };
+    const stream = [
+      event('response.created', { response: { id: 'resp_1', status: 'in_progress', output: [], usage: null } }),
+      event('response.output_item.added', { output_index: 0, item: { ...message, status: 'in_progress', content: [] } }),
+      event('response.content_part.added', { item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
+      event('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hello ' }),
+      event('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'world' }, false),
+      event('response.output_text.done', { item_id: 'msg_1', output_index: 0, content_index: 0, text: 'Hello world' }),
+      event('response.content_part.done', { item_id: 'msg_1', output_index: 0, content_index: 0, part: message.content[0] }),
+      event('response.output_item.done', { output_index: 0, item: message }),
+      event('response.refusal.delta', { item_id: 'msg_2', output_index: 1, content_index: 0, delta: 'No.' }),
+      event('response.refusal.done', { item_id: 'msg_2', output_index: 1, content_index: 0, refusal: 'No.' }),
+      event('response.content_part.done', { item_id: 'msg_2', output_index: 1, content_index: 0, part: refusal.content[0] }, false),
+      event('response.output_item.done', { output_index: 1, item: refusal }),
+      event('response.output_item.added', { output_index: 2, item: { ...call, arguments: '', status: 'in_progress' } }),
+      event('response.function_call_arguments.delta', { item_id: 'fc_1', output_index: 2, delta: '{"city":' }),
+      event('response.function_call_arguments.delta', { item_id: 'fc_1', output_index: 2, delta: '"Paris"}' }, false),
+      event('response.function_call_arguments.done', { item_id: 'fc_1', output_index: 2, arguments: args }),
+      event('response.output_item.done', { output_index: 2, item: call }, false),
+    ].join('');
+    const broken = track('openai', stream, size);
+    expect(broken.textChars).toBe(escaped('Hello world', 'No.', args));
+    expect(broken.usage).toBeUndefined();
+    const whole = track('openai', stream + event('response.completed', { response: completed }), size);
+    expect(whole.textChars).toBe(escaped('Hello world', 'No.', args));
+    expect(whole.usage).toEqual(usage({ inputTokens: 30, outputTokens: 12 }));
+    expect(whole.usageFinal).toBe(true);
+  });
+
   it('knows when its usage is the final account: A at once, B only once the stream completed', () => {
     const cutA = OPENAI_STREAM_WITH_USAGE.slice(0, OPENAI_STREAM_WITH_USAGE.indexOf('data: [DONE]'));
     expect(track('openai', cutA, 9).usageFinal).toBe(true);

@@ -125,12 +125,16 @@ const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 const ERROR_OBJECT = /"error"\s*:\s*\{/;
 /**
  * The string values of an event that carry answer text: format A's `content`, tool-call
- * `arguments`, reasoning and refusals (and a Responses-style event's string `delta`); format B's
- * `text`, `partial_json` and `thinking` deltas
+ * `arguments`, reasoning, refusals and any string `delta` (a Responses-style stream's own events
+ * are measured by `openAITextChars`); format B's `text`, `partial_json` and `thinking` deltas
  * (Gemini's `text` parts too). Read without parsing the event (most events of a stream are these).
  */
 const A_TEXT = /"(?:content|arguments|reasoning_content|reasoning|refusal|delta)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
 const B_TEXT = /"(?:text|partial_json|thinking)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
+/** The string `delta` of a Responses-style `*.delta` event (text, refusal, reasoning, tool-call arguments). */
+const DELTA_TEXT = /"delta"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
+/** A Responses-style event's `type` in its data (nested items' types never start with `response.`). */
+const RESPONSES_TYPE = /"type"\s*:\s*"(response\.[^"\\]*)"/;
 
 /** Characters of the matched JSON strings (escaped as sent: an estimate, like the tokens made of it). */
 export function answerTextChars(data: string, pattern: RegExp = A_TEXT): number {
@@ -138,6 +142,18 @@ export function answerTextChars(data: string, pattern: RegExp = A_TEXT): number 
   let chars = 0;
   for (let match = pattern.exec(data); match; match = pattern.exec(data)) chars += match[1].length;
   return chars;
+}
+
+/**
+ * Answer-text characters of one format A/D event. A Responses-style stream (`response.*` events,
+ * named by the SSE `event:` field or the data's `type`) sends every piece of text in `*.delta`
+ * events and then whole again (`*.done`, `response.content_part.done`, `response.output_item.done`,
+ * `response.completed`): only its deltas count, so each piece is counted once.
+ */
+function openAITextChars(name: string | undefined, data: string): number {
+  const type = name?.startsWith('response.') ? name : RESPONSES_TYPE.exec(data)?.[1];
+  if (type === undefined) return answerTextChars(data, A_TEXT);
+  return type.endsWith('.delta') ? answerTextChars(data, DELTA_TEXT) : 0;
 }
 
 /** Largest single SSE event the tracker buffers, in characters; a larger one stops tracking. */
@@ -241,7 +257,7 @@ export class SseUsageTracker {
       if (candidates.some((c) => isJsonObject(c) && typeof c.finishReason === 'string')) this.done = true;
       return;
     }
-    this.chars += answerTextChars(data, A_TEXT);
+    this.chars += openAITextChars(event.event, data);
     // Most chunks carry `"usage":null` (include_usage) or nothing: only an object is worth parsing.
     if (!USAGE_OBJECT.test(data) && !ERROR_OBJECT.test(data)) return;
     const parsed = parse(data);
