@@ -96,7 +96,7 @@ async function main() {
   const mock = `http://127.0.0.1:${mockPort}`;
   const { dataDir, key } = seededDataDir();
   const probe = join(root, 'tools', 'bench', 'tail-probe.cjs');
-  const gateway = await startGateway({ port: gatewayPort, dataDir, redisUrl, mockUrl: mock, nodeArgs: ['-r', probe], env: { TAIL_PROBE_FILE: PROBE_FILE } });
+  const gateway = await startGateway({ port: gatewayPort, dataDir, redisUrl, mockUrl: mock, nodeArgs: ['-r', probe, ...(process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean)], env: { TAIL_PROBE_FILE: PROBE_FILE } });
   const direct = { url: `${mock}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' } };
   const viaGateway = { url: `http://127.0.0.1:${gatewayPort}/v1/chat/completions`, headers: { 'content-type': 'application/json', 'x-svc-api-key': key, 'x-provider-key': 'sk-bench' } };
   for (const target of [direct, viaGateway]) await loop(target.url, target.headers, 2); // warm up
