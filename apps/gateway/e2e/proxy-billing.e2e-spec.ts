@@ -99,6 +99,29 @@ describe('gateway billing: what the record charges beyond plain tokens', () => {
     expect(record).toMatchObject({ usage_source: 'estimate', input_tokens: record.replay.estimated_input_tokens, output_tokens: Math.ceil(relayed / 4) });
   });
 
+  it('D catch-all: a Responses-style stream that fails (response.failed, event: error) is charged its estimate, like a chat stream with an error chunk', async () => {
+    const org = await createOrg(gw, 'growth');
+    const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const text = 'Tokens fall like rain on the meadow of the context window';
+    const opening = [event('response.created', { response: { id: 'resp_4', status: 'in_progress', usage: null } }), event('response.output_text.delta', { item_id: 'msg_1', delta: text })].join('');
+    // The failed response reports what it spent so far: not the provider's final account of the call.
+    const failure = { id: 'resp_4', status: 'failed', error: { code: 'server_error', message: 'The model failed' }, usage: { input_tokens: 1200, output_tokens: 2, total_tokens: 1202 } };
+    const error = { code: 'ERR_SOMETHING', message: 'Something went wrong', param: null, sequence_number: 3 };
+    const body = { model: 'llama-3.3-70b-versatile', input: 'Write a haiku about tokens', max_output_tokens: 500, stream: true };
+    const post = async (sse: string) => {
+      answerWith('/responses', sse, { 'content-type': 'text/event-stream' });
+      const res = await fetch(`${gw.url}/v1/groq/responses`, { method: 'POST', headers: { ...auth(org), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(await res.text()).toBe(sse);
+      return recordOf(gw, res.headers.get('x-svc-request-id'), org.orgId);
+    };
+    const failed = await post(opening + event('response.failed', { response: failure }));
+    // Input: the provider's own count; output: the text relayed (4 characters a token), above its running 2.
+    expect(failed).toMatchObject({ stream: true, status_code: 200, usage_source: 'estimate', input_tokens: 1200, output_tokens: Math.ceil(text.length / 4) });
+    expect(failed.cost).toBeCloseTo(costOf('llama-3.3-70b-versatile', { input_tokens: 1200, output_tokens: Math.ceil(text.length / 4) }), 12);
+    const errored = await post(opening + event('error', error));
+    expect(errored).toMatchObject({ stream: true, status_code: 200, usage_source: 'estimate', input_tokens: errored.replay.estimated_input_tokens, output_tokens: Math.ceil(text.length / 4) });
+  });
+
   it('A: audio tokens are charged at the audio prices', async () => {
     const org = await createOrg(gw, 'growth');
     const usage = {

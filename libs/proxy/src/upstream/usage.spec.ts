@@ -158,6 +158,49 @@ describe('SseUsageTracker', () => {
     expect(tracker.usage).toEqual(usage({ inputTokens: 9, outputTokens: 2 }));
     expect(tracker.usageFinal).toBe(true);
     expect(tracker.textChars).toBe('Hello world'.length);
+    expect(tracker.completed).toBe(true);
+  });
+
+  describe('a Responses-style stream ends with its terminal event, not [DONE]', () => {
+    const event = (type: string, data: Record<string, unknown>, named = true) => `${named ? `event: ${type}\n` : ''}data: ${JSON.stringify({ type, ...data })}\n\n`;
+    const opening = [
+      event('response.created', { response: { id: 'resp_1', status: 'in_progress', usage: null } }),
+      event('response.output_text.delta', { item_id: 'msg_1', delta: 'Hello' }),
+    ].join('');
+    const spent = { input_tokens: 9, output_tokens: 1, total_tokens: 10 };
+
+    it.each([1, 7, 64])('response.incomplete (max_output_tokens) completes it, with its usage final (split every %i bytes)', (size) => {
+      const end = event('response.incomplete', { response: { id: 'resp_1', status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: spent } });
+      const tracker = track('openai', opening + end, size);
+      expect([tracker.completed, tracker.errored, tracker.usageFinal]).toEqual([true, false, true]);
+      expect(tracker.usage).toEqual(usage({ inputTokens: 9, outputTokens: 1 }));
+      expect(track('openai', opening, size).completed).toBe(false);
+    });
+
+    it.each([1, 7, 64])('response.failed fails it like an error chunk: its usage is read, not final (split every %i bytes)', (size) => {
+      const failure = { id: 'resp_1', status: 'failed', error: { code: 'server_error', message: 'The model failed' }, usage: spent };
+      for (const named of [true, false]) {
+        const tracker = track('openai', opening + event('response.failed', { response: failure }, named), size);
+        expect([named, tracker.errored, tracker.completed, tracker.usageFinal]).toEqual([named, true, false, false]);
+        expect(tracker.usage).toEqual(usage({ inputTokens: 9, outputTokens: 1 }));
+        expect(tracker.textChars).toBe('Hello'.length);
+      }
+    });
+
+    it.each([1, 7, 64])('event: error fails it, named or by its data type alone (split every %i bytes)', (size) => {
+      for (const named of [true, false]) {
+        const error = event('error', { code: 'ERR_SOMETHING', message: 'Something went wrong', param: null, sequence_number: 2 }, named);
+        const tracker = track('openai', opening + error, size);
+        expect([named, tracker.errored, tracker.completed, tracker.usage]).toEqual([named, true, false, undefined]);
+      }
+    });
+
+    it('a chat-completions chunk quoting those events in its text is neither failed nor complete', () => {
+      const quoted = '{"type":"error","code":"x"} event: response.failed {"type":"response.completed"}';
+      const chunk = `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: quoted }, finish_reason: null }] })}\n\n`;
+      const tracker = track('openai', chunk, 5);
+      expect([tracker.errored, tracker.completed, tracker.textChars]).toEqual([false, false, JSON.stringify(quoted).length - 2]);
+    });
   });
 
   it('accepts CRLF framing and string chunks', () => {

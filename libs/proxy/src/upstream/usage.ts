@@ -135,6 +135,11 @@ const B_TEXT = /"(?:text|partial_json|thinking)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)
 const DELTA_TEXT = /"delta"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"/g;
 /** A Responses-style event's `type` in its data (nested items' types never start with `response.`). */
 const RESPONSES_TYPE = /"type"\s*:\s*"(response\.[^"\\]*)"/;
+/** A Responses-style `error` event's data (`{"type":"error","code":...,"message":...}`): `type` comes first. */
+const RESPONSES_ERROR = /^\s*\{\s*"type"\s*:\s*"error"\s*[,}]/;
+/** Responses-style terminal events (such a stream sends no `[DONE]`): the end it documents, or its failure. */
+const RESPONSES_END = new Set(['response.completed', 'response.incomplete']);
+const RESPONSES_FAILURE = new Set(['response.failed', 'error']);
 
 /** Characters of the matched JSON strings (escaped as sent: an estimate, like the tokens made of it). */
 export function answerTextChars(data: string, pattern: RegExp = A_TEXT): number {
@@ -145,13 +150,21 @@ export function answerTextChars(data: string, pattern: RegExp = A_TEXT): number 
 }
 
 /**
- * Answer-text characters of one format A/D event. A Responses-style stream (`response.*` events,
- * named by the SSE `event:` field or the data's `type`) sends every piece of text in `*.delta`
- * events and then whole again (`*.done`, `response.content_part.done`, `response.output_item.done`,
- * `response.completed`): only its deltas count, so each piece is counted once.
+ * The type of a Responses-style event (`response.*`, or its `error` event), named by the SSE
+ * `event:` field or the data's `type`; undefined for a chat-completions chunk.
  */
-function openAITextChars(name: string | undefined, data: string): number {
-  const type = name?.startsWith('response.') ? name : RESPONSES_TYPE.exec(data)?.[1];
+function responsesType(name: string | undefined, data: string): string | undefined {
+  if (name !== undefined && (name.startsWith('response.') || name === 'error')) return name;
+  return RESPONSES_TYPE.exec(data)?.[1] ?? (RESPONSES_ERROR.test(data) ? 'error' : undefined);
+}
+
+/**
+ * Answer-text characters of one format A/D event (`type`: its `responsesType`). A Responses-style
+ * stream sends every piece of text in `*.delta` events and then whole again (`*.done`,
+ * `response.content_part.done`, `response.output_item.done`, `response.completed`): only its deltas
+ * count, so each piece is counted once.
+ */
+function openAITextChars(type: string | undefined, data: string): number {
   if (type === undefined) return answerTextChars(data, A_TEXT);
   return type.endsWith('.delta') ? answerTextChars(data, DELTA_TEXT) : 0;
 }
@@ -162,11 +175,13 @@ const MAX_EVENT_CHARS = 16 * 1024 * 1024;
 /**
  * Watches an SSE response as it is relayed, without keeping it: feed the raw bytes, read `usage`,
  * `usageFinal`, `completed` and `textChars` at the end. Format A/D: usage from the final chunk
- * (`include_usage`), completion on `data: [DONE]`. Format B: input from `message_start`, output
- * from `message_delta` (cumulative), completion on `message_stop`. Gemini (untranslated): the
- * latest `usageMetadata`, completion on a `finishReason`. Only events that can carry usage are
- * parsed; the others are scanned for the length of their answer text (what a stream that ends
- * without its usage is charged by).
+ * (`include_usage`), completion on `data: [DONE]`, failure on an `{"error": {...}}` chunk; a
+ * Responses-style stream (the D catch-all): usage and completion from `response.completed` or
+ * `response.incomplete`, failure on `response.failed` or `event: error`. Format B: input from
+ * `message_start`, output from `message_delta` (cumulative), completion on `message_stop`. Gemini
+ * (untranslated): the latest `usageMetadata`, completion on a `finishReason`. Only events that can
+ * carry usage are parsed; the others are scanned for the length of their answer text (what a stream
+ * that ends without its usage is charged by).
  */
 export class SseUsageTracker {
   private readonly parser: EventSourceParser;
@@ -196,12 +211,15 @@ export class SseUsageTracker {
     return this.current;
   }
 
-  /** Whether the stream reached its documented end (`[DONE]`, `message_stop`, a finish reason). */
+  /**
+   * Whether the stream reached its documented end (`[DONE]`, `response.completed` or
+   * `response.incomplete`, `message_stop`, a finish reason) and no error came.
+   */
   get completed(): boolean {
     return this.done && !this.failed;
   }
 
-  /** Whether an error event arrived in the stream. */
+  /** Whether an error event arrived in the stream (A's error chunk, `response.failed` or `error` of a Responses-style stream, B's `error`). */
   get errored(): boolean {
     return this.failed;
   }
@@ -257,12 +275,16 @@ export class SseUsageTracker {
       if (candidates.some((c) => isJsonObject(c) && typeof c.finishReason === 'string')) this.done = true;
       return;
     }
-    this.chars += openAITextChars(event.event, data);
+    const responses = responsesType(event.event, data);
+    this.chars += openAITextChars(responses, data);
+    // A Responses-style stream ends with one of its terminal events instead of `[DONE]`.
+    if (responses !== undefined && RESPONSES_END.has(responses)) this.done = true;
+    if (responses !== undefined && RESPONSES_FAILURE.has(responses)) this.failed = true;
     // Most chunks carry `"usage":null` (include_usage) or nothing: only an object is worth parsing.
     if (!USAGE_OBJECT.test(data) && !ERROR_OBJECT.test(data)) return;
     const parsed = parse(data);
     if (isJsonObject(parsed.error)) this.failed = true;
-    // A Responses-style stream (the D catch-all) reports usage in `response.completed`'s `response`.
+    // A Responses-style stream (the D catch-all) reports usage in its terminal event's `response`.
     this.current = fromOpenAIUsage(parsed.usage) ?? fromOpenAIUsage(obj(parsed.x_groq).usage) ?? fromOpenAIUsage(obj(parsed.response).usage) ?? this.current;
   }
 
