@@ -55,6 +55,51 @@ describe('gateway resilience', () => {
     expect(health.providers.find((p: Json) => p.provider === 'anthropic')?.state ?? 'closed').toBe('closed');
   });
 
+  it('counts a server-side error inside an A or D stream against the breaker once per stream, never a client-side one', async () => {
+    // Groq (D), which no other test here fails: its chat route (format A chunks) and a Responses-style stream.
+    const groq = async (): Promise<Json> => ((await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json).providers.find((p: Json) => p.provider === 'groq');
+    const opening = 'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}\n\n';
+    const chat = (...errors: Json[]) => ['/chat/completions', opening + errors.map((error) => `data: ${JSON.stringify({ error })}\n\n`).join('')] as const;
+    const event = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const created = event('response.created', { response: { id: 'resp_1', status: 'in_progress' } });
+    const failed = (code: string) => ['/responses', created + event('response.failed', { response: { id: 'resp_1', status: 'failed', error: { code, message: 'failed' } } })] as const;
+    const errored = (code: string) => ['/responses', created + event('error', { code, message: 'failed', param: null, sequence_number: 1 })] as const;
+    const stream = async ([path, sse]: readonly [string, string]) => {
+      gw.mock.setBehavior({ match: { path }, fail: { status: 200, body: sse, headers: { 'content-type': 'text/event-stream' } } });
+      const body = path === '/responses' ? { model: 'llama-3.3-70b-versatile', input: 'hi' } : { model: 'llama-3.3-70b-versatile', messages: [{ role: 'user', content: 'hi' }] };
+      const res = await fetch(`${gw.url}/v1/groq${path}`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+      // Relayed as sent, with its 200.
+      expect([path, res.status, await res.text()]).toEqual([path, 200, sse]);
+    };
+
+    const clientSide = [
+      chat({ message: 'too long', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' }),
+      chat({ message: 'Rate limit reached', type: 'tokens', param: null, code: 'rate_limit_exceeded' }),
+      chat({ message: 'filtered', type: null, param: 'prompt', code: 'content_filter' }),
+      failed('rate_limit_exceeded'),
+      errored('invalid_prompt'),
+    ];
+    for (const answer of clientSide) await stream(answer);
+    expect(await groq()).toMatchObject({ state: 'closed', failure_count: 0 });
+
+    const serverSide = [
+      // Two error chunks, one stream: one failure.
+      chat({ message: 'The server had an error', type: 'server_error', param: null, code: null }, { message: 'again', type: 'server_error' }),
+      chat({ message: 'boom', code: 'server_error' }),
+      chat({ object: 'error', message: 'Service Unavailable', type: 'ServiceUnavailableError', code: 503 }),
+      failed('server_error'),
+    ];
+    for (const answer of serverSide) await stream(answer);
+    expect(await groq()).toMatchObject({ state: 'closed', failure_count: 4 });
+    await stream(errored('server_error'));
+    expect(await groq()).toMatchObject({ state: 'open' });
+
+    const refused = await postJson(`${gw.url}/v1/groq/chat/completions`, { model: 'llama-3.3-70b-versatile', messages: [{ role: 'user', content: 'refused' }] }, auth());
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatchObject({ type: 'service_unavailable', code: 'circuit_breaker_open' });
+    expect(gw.mock.totalRequests).toBe(10);
+  });
+
   it('502 upstream_unavailable on a dropped connection, 504 upstream_timeout past the first-byte deadline', async () => {
     gw.mock.setBehavior({ match: { format: 'openai' }, drop: { times: 1 } });
     const dropped = await postJson(`${gw.url}/v1/chat/completions`, chat('drop'), auth());

@@ -226,8 +226,8 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
         try {
           if (translator) write(translator.end());
           else tracker?.end();
-          // B: an in-stream error of the provider's own side is its 5xx sent after a 200.
-          if (anthropic && SERVER_STREAM_ERRORS.has(tracker?.errorType ?? '')) input.breaker.reportFailure();
+          // An in-stream error of the provider's own side is its 5xx sent after a 200: once per stream.
+          if (tracker?.serverError) input.breaker.reportFailure();
           finish(false);
         } catch (error) {
           this.error(error instanceof Error ? error : new Error(String(error)));
@@ -294,12 +294,6 @@ function replayedHeaders(relayed: Record<string, string>): Record<string, string
   for (const name in relayed) if (name !== 'date' && name !== 'content-type' && /^[a-z0-9_-]+$/.test(name)) kept[name] = relayed[name];
   return kept;
 }
-
-/**
- * B `error.type`s of an in-stream error event that stand for the provider failing (529, 500, 504
- * sent after the stream began): they count against the breaker like those statuses.
- */
-const SERVER_STREAM_ERRORS = new Set(['overloaded_error', 'api_error', 'timeout_error']);
 
 /** The exchange was aborted because the client went away (not by a deadline). */
 function clientGone(abort: ExchangeAbort): boolean {

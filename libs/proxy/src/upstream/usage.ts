@@ -140,6 +140,22 @@ const RESPONSES_ERROR = /^\s*\{\s*"type"\s*:\s*"error"\s*[,}]/;
 /** Responses-style terminal events (such a stream sends no `[DONE]`): the end it documents, or its failure. */
 const RESPONSES_END = new Set(['response.completed', 'response.incomplete']);
 const RESPONSES_FAILURE = new Set(['response.failed', 'error']);
+/** Names of an in-stream error that stand for the provider failing (a 5xx sent after the 200). */
+const SERVER_ERRORS = new Set(['server_error', 'api_error', 'overloaded_error', 'service_unavailable', 'timeout_error']);
+
+/**
+ * Whether an in-stream error stands for the provider failing (its 500, 503, 529 or 504 sent once
+ * the stream began) rather than for the request (invalid, rate-limited, filtered, too long): its
+ * `code`, a name or a 5xx status as some D providers send, or without one its `type`. One rule for
+ * B's `error`, an A/D error chunk's `error` and a Responses-style stream's failure.
+ */
+function isServerStreamError(error: unknown): boolean {
+  if (!isJsonObject(error)) return false;
+  const code = error.code;
+  if (typeof code === 'number') return code >= 500 && code < 600;
+  const name = typeof code === 'string' && code !== '' ? code : error.type;
+  return typeof name === 'string' && SERVER_ERRORS.has(name);
+}
 
 /** Characters of the matched JSON strings (escaped as sent: an estimate, like the tokens made of it). */
 export function answerTextChars(data: string, pattern: RegExp = A_TEXT): number {
@@ -193,6 +209,7 @@ export class SseUsageTracker {
   /** B: the message's usage counters so far (`message_start`, then each `message_delta` merged in). */
   private anthropicUsage?: JsonObject;
   private streamErrorType?: string;
+  private serverFailure = false;
   private chars = 0;
 
   constructor(readonly format: ProviderFormat) {
@@ -227,6 +244,14 @@ export class SseUsageTracker {
   /** B: `error.type` of an `event: error` in the stream (`overloaded_error`, `api_error`, ...). */
   get errorType(): string | undefined {
     return this.streamErrorType;
+  }
+
+  /**
+   * Whether an error in the stream (format A, B or D, not Gemini's) stands for the provider failing
+   * (`isServerStreamError`): the provider's 5xx sent after the 200, which counts against its breaker.
+   */
+  get serverError(): boolean {
+    return this.serverFailure;
   }
 
   /**
@@ -279,11 +304,16 @@ export class SseUsageTracker {
     this.chars += openAITextChars(responses, data);
     // A Responses-style stream ends with one of its terminal events instead of `[DONE]`.
     if (responses !== undefined && RESPONSES_END.has(responses)) this.done = true;
-    if (responses !== undefined && RESPONSES_FAILURE.has(responses)) this.failed = true;
+    const failure = responses !== undefined && RESPONSES_FAILURE.has(responses);
+    if (failure) this.failed = true;
     // Most chunks carry `"usage":null` (include_usage) or nothing: only an object is worth parsing.
-    if (!USAGE_OBJECT.test(data) && !ERROR_OBJECT.test(data)) return;
+    if (!failure && !USAGE_OBJECT.test(data) && !ERROR_OBJECT.test(data)) return;
     const parsed = parse(data);
-    if (isJsonObject(parsed.error)) this.failed = true;
+    // The error: an error chunk's `error`, a Responses-style `event: error`'s data itself, or the
+    // failed response's `error`.
+    if (isJsonObject(parsed.error)) this.onError(parsed.error);
+    else if (responses === 'error') this.onError(parsed);
+    else if (responses === 'response.failed') this.onError(obj(parsed.response).error);
     // A Responses-style stream (the D catch-all) reports usage in its terminal event's `response`.
     this.current = fromOpenAIUsage(parsed.usage) ?? fromOpenAIUsage(obj(parsed.x_groq).usage) ?? fromOpenAIUsage(obj(parsed.response).usage) ?? this.current;
   }
@@ -308,10 +338,15 @@ export class SseUsageTracker {
     } else if (type === 'message_stop') {
       this.done = true;
     } else if (type === 'error') {
-      this.failed = true;
-      const errorType = obj(parsed.error).type;
-      this.streamErrorType = typeof errorType === 'string' ? errorType : 'api_error';
+      const error = obj(parsed.error);
+      this.streamErrorType = typeof error.type === 'string' ? error.type : 'api_error';
+      this.onError({ ...error, type: this.streamErrorType });
     }
+  }
+
+  private onError(error: unknown): void {
+    this.failed = true;
+    if (isServerStreamError(error)) this.serverFailure = true;
   }
 }
 
