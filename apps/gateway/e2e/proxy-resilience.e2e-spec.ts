@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { asOrgId } from '@svc/domain';
 import { UsageRecorder } from '@svc/proxy';
-import { expectGovernanceHeaders, GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
+import { expectGovernanceHeaders, GatewayHarness, Json, openaiClient, openaiFailure, postJson, PROVIDER_KEY, startGateway } from './harness';
 
 const chat = (content: string) => ({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
 
@@ -97,6 +97,43 @@ describe('gateway resilience', () => {
     const refused = await postJson(`${gw.url}/v1/groq/chat/completions`, { model: 'llama-3.3-70b-versatile', messages: [{ role: 'user', content: 'refused' }] }, auth());
     expect(refused.status).toBe(503);
     expect(refused.body.error).toMatchObject({ type: 'service_unavailable', code: 'circuit_breaker_open' });
+    expect(gw.mock.totalRequests).toBe(10);
+  });
+
+  it("counts a server-side error inside a Gemini stream against Gemini's breaker once per stream, never a client-side one", async () => {
+    // Gemini (C), which no other test here fails: its stream is translated to format A for the OpenAI SDK.
+    const gemini = async (): Promise<Json> => ((await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json).providers.find((p: Json) => p.provider === 'gemini');
+    const client = openaiClient(gw, '/v1/gemini');
+    const opening = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Hi' }], role: 'model' }, index: 0 }], responseId: 'r1' })}\r\n\r\n`;
+    const error = (code: number | string, status: string) => `data: ${JSON.stringify({ error: { code, message: `Gemini says ${status}`, status } })}\r\n\r\n`;
+    const stream = async (...errors: string[]) => {
+      gw.mock.setBehavior({ match: { format: 'gemini' }, fail: { status: 200, body: opening + errors.join(''), headers: { 'content-type': 'text/event-stream' } } });
+      const failure = await openaiFailure(async () => {
+        for await (const chunk of await client.chat.completions.create({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }], stream: true })) void chunk;
+      });
+      // The SDK raises the translated error event (the stream began with a 200).
+      expect(failure.error).toMatchObject({ message: expect.stringMatching(/^Gemini says /) });
+    };
+
+    await stream(error(429, 'RESOURCE_EXHAUSTED'));
+    await stream(error(400, 'INVALID_ARGUMENT'));
+    await stream(error(403, 'PERMISSION_DENIED'));
+    await stream(error(429, 'RESOURCE_EXHAUSTED'));
+    await stream(error('429', 'RESOURCE_EXHAUSTED'));
+    expect(await gemini()).toMatchObject({ state: 'closed', failure_count: 0 });
+
+    // Two error objects, one stream: one failure.
+    await stream(error(503, 'UNAVAILABLE'), error(503, 'UNAVAILABLE'));
+    await stream(error(500, 'INTERNAL'));
+    await stream(error(504, 'DEADLINE_EXCEEDED'));
+    await stream(error('503', 'UNAVAILABLE'));
+    expect(await gemini()).toMatchObject({ state: 'closed', failure_count: 4 });
+    await stream(error(503, 'UNAVAILABLE'));
+    expect(await gemini()).toMatchObject({ state: 'open' });
+
+    const refused = await openaiFailure(() => client.chat.completions.create({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'refused' }] }));
+    expect(refused.status).toBe(503);
+    expect(refused.error).toMatchObject({ type: 'service_unavailable', code: 'circuit_breaker_open' });
     expect(gw.mock.totalRequests).toBe(10);
   });
 

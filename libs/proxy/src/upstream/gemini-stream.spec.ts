@@ -25,6 +25,9 @@ function events(sse: string): string[] {
   return data;
 }
 
+/** Gemini's in-stream error object (its `code` is the HTTP status, `status` the gRPC name). */
+const geminiErrorEvent = (code: unknown, status: string) => ({ error: { code, message: `Gemini says ${status}`, status } });
+
 describe('GeminiStreamTranslator', () => {
   it('emits a role chunk, content deltas, a finish chunk and the usage chunk', () => {
     const translator = new GeminiStreamTranslator({ ...fixed, includeUsage: true });
@@ -137,6 +140,39 @@ describe('GeminiStreamTranslator', () => {
     expect(translator.completed).toBe(false);
     expect(translator.errored).toBe(true);
   });
+
+  it.each([
+    [500, 'INTERNAL'],
+    [503, 'UNAVAILABLE'],
+    [504, 'DEADLINE_EXCEEDED'],
+    ['503', 'UNAVAILABLE'],
+  ])("marks an in-stream error %s %s as Gemini's own failure (its breaker counts it)", (code, status) => {
+    const translator = new GeminiStreamTranslator(fixed);
+    translator.push(GEMINI_STREAM_TEXT[0]);
+    expect(translator.serverError).toBe(false);
+    translator.push(geminiErrorEvent(code, status));
+    // A client-side error after it does not undo it.
+    translator.push(geminiErrorEvent(400, 'INVALID_ARGUMENT'));
+    expect([translator.errored, translator.serverError]).toEqual([true, true]);
+  });
+
+  it.each([
+    [400, 'INVALID_ARGUMENT'],
+    [403, 'PERMISSION_DENIED'],
+    [429, 'RESOURCE_EXHAUSTED'],
+    ['429', 'RESOURCE_EXHAUSTED'],
+  ])("does not mark an in-stream error %s %s, the request's fault, as Gemini's failure", (code, status) => {
+    const translator = new GeminiStreamTranslator(fixed);
+    translator.push(geminiErrorEvent(code, status));
+    expect([translator.errored, translator.serverError]).toEqual([true, false]);
+  });
+
+  it('is no server failure for a complete stream, nor for error-like text in an answer', () => {
+    const translator = new GeminiStreamTranslator(fixed);
+    const quoted = JSON.stringify(geminiErrorEvent(503, 'UNAVAILABLE'));
+    translator.push({ candidates: [{ content: { parts: [{ text: quoted }], role: 'model' }, index: 0, finishReason: 'STOP' }], responseId: 'r' });
+    expect([translator.completed, translator.errored, translator.serverError]).toEqual([true, false, false]);
+  });
 });
 
 describe('GeminiSseTranslator (bytes in, format-A SSE out)', () => {
@@ -186,6 +222,20 @@ describe('GeminiSseTranslator (bytes in, format-A SSE out)', () => {
     const plain = new GeminiSseTranslator(fixed);
     plain.feed(geminiSse(GEMINI_STREAM_TEXT.slice(0, 2)));
     expect(plain.fail()).toBe('');
+  });
+
+  it('reports a server-side in-stream error through the byte-level wrapper, split anywhere', () => {
+    const upstream = geminiSse([GEMINI_STREAM_TEXT[0], geminiErrorEvent(503, 'UNAVAILABLE')]);
+    for (const sizes of [[1], [7, 3], [100000]]) {
+      const sse = new GeminiSseTranslator(fixed);
+      const data = events(chunks(upstream, sizes).map((c) => sse.feed(c)).join('') + sse.end());
+      expect(JSON.parse(data[data.length - 1]).error).toMatchObject({ code: 'service_unavailable' });
+      expect(sse.translator.serverError).toBe(true);
+    }
+    const limited = new GeminiSseTranslator(fixed);
+    limited.feed(geminiSse([geminiErrorEvent(429, 'RESOURCE_EXHAUSTED')]));
+    limited.end();
+    expect([limited.translator.errored, limited.translator.serverError]).toEqual([true, false]);
   });
 
   it('ends a truncated stream with an error event instead of [DONE]', () => {

@@ -22,6 +22,7 @@ import {
   OpenAIUsage,
 } from './gemini-types';
 import { isJsonObject } from './types';
+import { isServerStreamError } from './usage';
 
 export interface GeminiStreamOptions extends GeminiTranslationOptions {
   /** Emit the final `choices: []` usage chunk (the client sent `stream_options.include_usage: true`). */
@@ -59,6 +60,7 @@ export class GeminiStreamTranslator {
   private readonly thinking = new Set<number>();
   private lastUsage?: GeminiUsageMetadata;
   private failed = false;
+  private serverFailure = false;
   private chars = 0;
 
   constructor(private readonly options: GeminiStreamOptions) {
@@ -81,6 +83,15 @@ export class GeminiStreamTranslator {
     return this.failed;
   }
 
+  /**
+   * True once an error Gemini sent in the stream stands for Gemini failing (`isServerStreamError`:
+   * its `code` 500 INTERNAL, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED, not 400, 403 or 429): its 5xx
+   * sent after the 200, which counts against its breaker once per stream.
+   */
+  get serverError(): boolean {
+    return this.serverFailure;
+  }
+
   /** True once every choice has finished and no error arrived. */
   get completed(): boolean {
     return !this.failed && this.started.size > 0 && [...this.started].every((i) => this.finished.has(i));
@@ -90,6 +101,7 @@ export class GeminiStreamTranslator {
   push(data: unknown): StreamEvent[] {
     if (isJsonObject(data) && isJsonObject(data.error)) {
       this.failed = true;
+      if (isServerStreamError(data.error)) this.serverFailure = true;
       const status = typeof data.error.code === 'number' ? data.error.code : 500;
       return [...this.closeThoughts(), fromGeminiError(status, data).body];
     }

@@ -1,5 +1,5 @@
 import { ProviderFormat } from '../providers/types';
-import { createSseUsageTracker } from './usage';
+import { createSseUsageTracker, isServerStreamError } from './usage';
 
 function track(format: ProviderFormat, text: string, size = 7) {
   const tracker = createSseUsageTracker(format);
@@ -27,6 +27,7 @@ describe('SseUsageTracker, in-stream errors', () => {
     ['A: type overloaded_error', 'openai', chunk({ message: 'Overloaded', type: 'overloaded_error' })],
     ['A: type service_unavailable', 'openai', chunk({ message: 'Try later', type: 'service_unavailable' })],
     ['D: a numeric 5xx code', 'openai', chunk({ object: 'error', message: 'Internal Server Error', type: 'InternalServerError', code: 503 })],
+    ['D: a 5xx code sent as a string', 'openai', chunk({ object: 'error', message: 'Service Unavailable', type: 'ServiceUnavailableError', code: '503' })],
     ['Responses: response.failed with server_error', 'openai', failed({ code: 'server_error', message: 'The model failed' })],
     ['Responses: response.failed with server_error, unnamed', 'openai', failed({ code: 'server_error', message: 'The model failed' }, false)],
     ['Responses: event: error with server_error', 'openai', errorEvent({ code: 'server_error' })],
@@ -46,6 +47,7 @@ describe('SseUsageTracker, in-stream errors', () => {
     ['A: a rate-limit code under a server-side type (the code decides)', 'openai', chunk({ message: 'Rate limit reached', type: 'api_error', code: 'rate_limit_exceeded' })],
     ['A: content_filter', 'openai', chunk({ message: 'filtered', type: null, param: 'prompt', code: 'content_filter' })],
     ['D: a numeric 4xx code', 'openai', chunk({ object: 'error', message: 'Bad Request', type: 'BadRequestError', code: 400 })],
+    ['D: a 4xx code sent as a string, under a server-side type', 'openai', chunk({ object: 'error', message: 'Too Many Requests', type: 'api_error', code: '429' })],
     ['Responses: response.failed with rate_limit_exceeded', 'openai', failed({ code: 'rate_limit_exceeded', message: 'slow down' })],
     ['Responses: response.failed with invalid_prompt', 'openai', failed({ code: 'invalid_prompt', message: 'flagged' })],
     ['Responses: response.failed without an error', 'openai', failed(null)],
@@ -63,6 +65,12 @@ describe('SseUsageTracker, in-stream errors', () => {
     const stream = `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: quoted }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
     const tracker = track('openai', stream, 5);
     expect([tracker.errored, tracker.serverError, tracker.completed]).toEqual([false, false, true]);
+  });
+
+  it('reads a status as a number or as its digits in a string (D providers, Gemini), never a longer string', () => {
+    const classify = (...codes: unknown[]) => codes.map((code) => isServerStreamError({ code, message: 'm' }));
+    expect(classify(500, 503, 504, 599, '500', '503', '504')).toEqual([true, true, true, true, true, true, true]);
+    expect(classify(400, 429, 600, '400', '429', '403', '600', '5030', ' 503', 'E503', '')).toEqual(Array(11).fill(false));
   });
 
   it('stays a server error when a client-side error follows in the same stream', () => {

@@ -143,15 +143,19 @@ const RESPONSES_FAILURE = new Set(['response.failed', 'error']);
 /** Names of an in-stream error that stand for the provider failing (a 5xx sent after the 200). */
 const SERVER_ERRORS = new Set(['server_error', 'api_error', 'overloaded_error', 'service_unavailable', 'timeout_error']);
 
+/** A status sent as a string (`"503"`), as some providers do. */
+const STATUS_STRING = /^\d{3}$/;
+
 /**
  * Whether an in-stream error stands for the provider failing (its 500, 503, 529 or 504 sent once
  * the stream began) rather than for the request (invalid, rate-limited, filtered, too long): its
- * `code`, a name or a 5xx status as some D providers send, or without one its `type`. One rule for
- * B's `error`, an A/D error chunk's `error` and a Responses-style stream's failure.
+ * `code`, a name or a 5xx status (a number, or its digits in a string) as some D providers and
+ * Gemini send, or without one its `type`. One rule for B's `error`, an A/D error chunk's `error`,
+ * a Responses-style stream's failure and Gemini's in-stream `error` (its `code` is the status).
  */
-function isServerStreamError(error: unknown): boolean {
+export function isServerStreamError(error: unknown): boolean {
   if (!isJsonObject(error)) return false;
-  const code = error.code;
+  const code = typeof error.code === 'string' && STATUS_STRING.test(error.code) ? Number(error.code) : error.code;
   if (typeof code === 'number') return code >= 500 && code < 600;
   const name = typeof code === 'string' && code !== '' ? code : error.type;
   return typeof name === 'string' && SERVER_ERRORS.has(name);
