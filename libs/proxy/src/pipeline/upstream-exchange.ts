@@ -227,7 +227,7 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
           if (translator) write(translator.end());
           else tracker?.end();
           // An in-stream error of the provider's own side is its 5xx sent after a 200: once per stream.
-          if (translator ? translator.translator.serverError : tracker?.serverError) input.breaker.reportFailure();
+          if ((translator ?? tracker)?.serverError) input.breaker.reportFailure();
           finish(false);
         } catch (error) {
           this.error(error instanceof Error ? error : new Error(String(error)));

@@ -84,11 +84,12 @@ const REPLAY: Charge = { ...NO_CHARGE, source: 'replay' };
  * the cost metric.
  * - `provider`: the provider's final usage (a whole answer's, a stream's last account).
  * - `estimate`: an answer the provider never gave its final usage for: a stream the client left,
- *   that broke upstream or hit the deadline after it started, or that ended without usage; a whole
- *   answer without usage. Input: the provider's own count if the stream carried one (B's
- *   `message_start`, C's running totals), else the prompt as stage 2 counted it. Output: the
- *   provider's running count or the answer text relayed (4 characters a token), whichever is
- *   higher (a whole answer: its bytes / 4), at most the request's max output tokens.
+ *   that broke upstream or hit the deadline after it started, that carried a provider error, or that
+ *   ended without usage; a whole answer without usage. Input: the provider's own count if the
+ *   stream carried one (B's `message_start`, C's running totals), else the prompt as stage 2
+ *   counted it. Output: the provider's running count or the answer text relayed (4 characters a
+ *   token), whichever is higher (a whole answer: its bytes / 4), at most the request's max output
+ *   tokens.
  *   Also a request handed to the provider that got no answer (`dispatched`: the client left, a
  *   first-byte or total deadline passed, the connection broke, before the provider's headers or
  *   before a whole answer's end): the provider has the prompt and bills it, so it is charged as

@@ -219,6 +219,11 @@ export class GeminiSseTranslator {
   private output = '';
   private broken = false;
 
+  /** Whether Gemini sent a server-side error in the stream (`GeminiStreamTranslator.serverError`). */
+  get serverError(): boolean {
+    return this.translator.serverError;
+  }
+
   constructor(options: GeminiStreamOptions) {
     this.translator = new GeminiStreamTranslator(options);
     this.parser = createParser({
