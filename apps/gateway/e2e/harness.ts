@@ -97,6 +97,25 @@ export function openaiClient(gw: GatewayHarness, path = '/v1', options: { apiKey
   return new OpenAI({ apiKey: options.apiKey ?? gw.key, baseURL: `${gw.url}${path}`, defaultHeaders: { 'X-Provider-Key': PROVIDER_KEY }, maxRetries: options.maxRetries ?? 0 });
 }
 
+/** A describe block's provider C suite: its gateway, that gateway's OpenAI SDK client on `/v1/gemini`, and the body the mock got last. */
+export interface GeminiSuite {
+  gw: GatewayHarness;
+  client: OpenAI;
+  upstreamBody(): Json;
+}
+
+/** Starts a gateway for the enclosing describe block (stopped after it), with the mock reset before each test. */
+export function geminiSuite(): GeminiSuite {
+  const suite = { upstreamBody: () => suite.gw.mock.requests.at(-1)?.body as Json } as GeminiSuite;
+  beforeAll(async () => {
+    suite.gw = await startGateway();
+    suite.client = openaiClient(suite.gw, '/v1/gemini');
+  });
+  afterAll(() => suite.gw.stop());
+  beforeEach(() => suite.gw.mock.reset());
+  return suite;
+}
+
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: Json }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   const text = await res.text();

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { asOrgId } from '@svc/domain';
 import { GEMINI_THOUGHT_TOKENS, mockReply } from '@svc/mock-provider';
-import { createOrg, GatewayHarness, Json, openaiClient, openaiFailure, startGateway } from './harness';
+import { createOrg, geminiSuite, Json, openaiClient, openaiFailure } from './harness';
 
 type Params = OpenAI.ChatCompletionCreateParamsNonStreaming & { extra_body?: Json; reasoning?: Json };
 
@@ -12,41 +12,32 @@ type Params = OpenAI.ChatCompletionCreateParamsNonStreaming & { extra_body?: Jso
  * thought summaries in `<thought>` tags, and the reasoning cap (stage 1.7) counts the thinking budget.
  */
 describe('provider C (gemini) extra_body.google and reasoning.effort through the OpenAI SDK', () => {
-  let gw: GatewayHarness;
-  let client: OpenAI;
+  const gemini = geminiSuite();
 
-  beforeAll(async () => {
-    gw = await startGateway();
-    client = openaiClient(gw, '/v1/gemini');
-  });
-  afterAll(() => gw.stop());
-  beforeEach(() => gw.mock.reset());
-
-  const upstreamBody = (): Json => gw.mock.requests.at(-1)?.body as Json;
   const params = (model: string, extra: Json): Params => ({ model, messages: [{ role: 'user', content: 'think' }], ...extra });
 
   it('sends thinking_config and cached_content to Gemini and answers the thought summary in <thought> tags', async () => {
     const google = { thinking_config: { thinking_budget: 800, include_thoughts: true }, cached_content: 'cachedContents/mock-cache' };
-    const answer = await client.chat.completions.create(params('gemini-2.5-flash', { extra_body: { google } }));
-    expect(upstreamBody().generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 800, includeThoughts: true } });
-    expect(upstreamBody().cachedContent).toBe('cachedContents/mock-cache');
+    const answer = await gemini.client.chat.completions.create(params('gemini-2.5-flash', { extra_body: { google } }));
+    expect(gemini.upstreamBody().generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 800, includeThoughts: true } });
+    expect(gemini.upstreamBody().cachedContent).toBe('cachedContents/mock-cache');
     expect(answer.choices[0].message.content).toBe(`<thought>Thinking about: think</thought>${mockReply('think')}`);
     expect(answer.usage?.completion_tokens_details?.reasoning_tokens).toBe(Math.min(800, GEMINI_THOUGHT_TOKENS));
   });
 
   it('maps reasoning: {effort} like reasoning_effort, with include_thoughts, streamed', async () => {
     const google = { thinking_config: { include_thoughts: true } };
-    const stream = await client.chat.completions.create({ ...params('gemini-3-flash-preview', { reasoning: { effort: 'high' }, extra_body: { google } }), stream: true });
+    const stream = await gemini.client.chat.completions.create({ ...params('gemini-3-flash-preview', { reasoning: { effort: 'high' }, extra_body: { google } }), stream: true });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    expect(upstreamBody().generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } });
+    expect(gemini.upstreamBody().generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } });
     expect(text).toBe(`<thought>Thinking about: think</thought>${mockReply('think')}`);
   });
 
   it('closes the thought summary before the error event of a stream broken upstream mid-thought', async () => {
-    gw.mock.setBehavior({ match: { format: 'gemini' }, abort: { afterChunks: 1 } }); // the thought summary's chunk, then the cut
+    gemini.gw.mock.setBehavior({ match: { format: 'gemini' }, abort: { afterChunks: 1 } }); // the thought summary's chunk, then the cut
     const google = { thinking_config: { include_thoughts: true } };
-    const stream = await client.chat.completions.create({ ...params('gemini-2.5-flash', { extra_body: { google } }), stream: true });
+    const stream = await gemini.client.chat.completions.create({ ...params('gemini-2.5-flash', { extra_body: { google } }), stream: true });
     let text = '';
     const failure = await (async () => {
       try {
@@ -63,29 +54,29 @@ describe('provider C (gemini) extra_body.google and reasoning.effort through the
 
   it('refuses reasoning_effort with a thinking budget, and an unknown google field, naming the param and sending nothing', async () => {
     const both = await openaiFailure(() =>
-      client.chat.completions.create(params('gemini-2.5-flash', { reasoning_effort: 'low', extra_body: { google: { thinking_config: { thinking_budget: 0 } } } })),
+      gemini.client.chat.completions.create(params('gemini-2.5-flash', { reasoning_effort: 'low', extra_body: { google: { thinking_config: { thinking_budget: 0 } } } })),
     );
     expect(both.status).toBe(400);
     expect(both.error).toMatchObject({ type: 'invalid_request_error', param: 'extra_body.google.thinking_config' });
-    const unknown = await openaiFailure(() => client.chat.completions.create(params('gemini-2.5-flash', { extra_body: { google: { safety_settings: [] } } })));
+    const unknown = await openaiFailure(() => gemini.client.chat.completions.create(params('gemini-2.5-flash', { extra_body: { google: { safety_settings: [] } } })));
     expect(unknown.status).toBe(400);
     expect(unknown.error).toMatchObject({ type: 'invalid_request_error', param: 'extra_body.google.safety_settings' });
-    expect(gw.mock.requests).toHaveLength(0);
+    expect(gemini.gw.mock.requests).toHaveLength(0);
   });
 
   it('holds a thinking_budget to the reasoning cap (stage 1.7) like reasoning_effort', async () => {
-    const org = await createOrg(gw, 'growth');
-    await gw.repos.policies.replace(asOrgId(org.orgId), { max_reasoning_tokens: 2000 });
-    await gw.service.runtime.invalidation.publish('policy', org.orgId);
-    const capped = openaiClient(gw, '/v1/gemini', { apiKey: org.key });
+    const org = await createOrg(gemini.gw, 'growth');
+    await gemini.gw.repos.policies.replace(asOrgId(org.orgId), { max_reasoning_tokens: 2000 });
+    await gemini.gw.service.runtime.invalidation.publish('policy', org.orgId);
+    const capped = openaiClient(gemini.gw, '/v1/gemini', { apiKey: org.key });
     const budget = (thinking_budget: number) => params('gemini-2.5-flash', { extra_body: { google: { thinking_config: { thinking_budget } } } });
 
     const over = await openaiFailure(() => capped.chat.completions.create(budget(4096)));
     expect(over.status).toBe(403);
     expect(over.error).toMatchObject({ code: 'reasoning_cap_exceeded', param: 'extra_body.google.thinking_config.thinking_budget' });
-    expect(gw.mock.requests).toHaveLength(0);
+    expect(gemini.gw.mock.requests).toHaveLength(0);
 
     await capped.chat.completions.create(budget(1024));
-    expect(upstreamBody().generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 1024 } });
+    expect(gemini.upstreamBody().generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 1024 } });
   });
 });

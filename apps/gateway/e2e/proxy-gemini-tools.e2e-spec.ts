@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { mockReply } from '@svc/mock-provider';
-import { GatewayHarness, Json, openaiClient, startGateway } from './harness';
+import { geminiSuite, Json } from './harness';
 
 /**
  * Provider C through the official OpenAI SDK: tool calls both ways (assistant `tool_calls` and `tool`
@@ -9,15 +9,7 @@ import { GatewayHarness, Json, openaiClient, startGateway } from './harness';
  * and refuses what the real API refuses (response turns that do not match the call turn).
  */
 describe('provider C (gemini) tool calls through the OpenAI SDK', () => {
-  let gw: GatewayHarness;
-  let client: OpenAI;
-
-  beforeAll(async () => {
-    gw = await startGateway();
-    client = openaiClient(gw, '/v1/gemini');
-  });
-  afterAll(() => gw.stop());
-  beforeEach(() => gw.mock.reset());
+  const gemini = geminiSuite();
 
   const weatherTool: OpenAI.ChatCompletionFunctionTool = {
     type: 'function',
@@ -27,11 +19,10 @@ describe('provider C (gemini) tool calls through the OpenAI SDK', () => {
     type: 'function',
     function: { name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } } } },
   };
-  const upstreamBody = (): Json => gw.mock.requests.at(-1)?.body as Json;
 
   it('returns parallel function calls as tool_calls and sends the results back as one function-response turn', async () => {
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Call get_weather and get_time please' }];
-    const first = await client.chat.completions.create({ model: 'gemini-2.5-flash', messages, tools: [weatherTool, timeTool] });
+    const first = await gemini.client.chat.completions.create({ model: 'gemini-2.5-flash', messages, tools: [weatherTool, timeTool] });
     const choice = first.choices[0];
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBeNull();
@@ -41,17 +32,17 @@ describe('provider C (gemini) tool calls through the OpenAI SDK', () => {
       ['function', 'get_time', { zone: 'mock zone' }],
     ]);
     expect(new Set(calls.map((c) => c.id)).size).toBe(2);
-    expect(upstreamBody().tools).toEqual([{ functionDeclarations: [
+    expect(gemini.upstreamBody().tools).toEqual([{ functionDeclarations: [
       { name: 'get_weather', description: 'Weather of a city', parametersJsonSchema: weatherTool.function.parameters },
       { name: 'get_time', parametersJsonSchema: timeTool.function.parameters },
     ] }]);
 
     // The SDK's own message (thought signature in extra_content included) goes back with both results.
     messages.push(choice.message, ...calls.map((c, i) => ({ role: 'tool' as const, tool_call_id: c.id, content: JSON.stringify({ n: i }) })));
-    const second = await client.chat.completions.create({ model: 'gemini-2.5-flash', messages, tools: [weatherTool, timeTool] });
+    const second = await gemini.client.chat.completions.create({ model: 'gemini-2.5-flash', messages, tools: [weatherTool, timeTool] });
     expect(second.choices[0].finish_reason).toBe('stop');
     expect(second.choices[0].message.content).toBe(mockReply('get_weather={"n":0} get_time={"n":1}'));
-    const contents = upstreamBody().contents as Json[];
+    const contents = gemini.upstreamBody().contents as Json[];
     expect(contents.map((c) => c.role)).toEqual(['user', 'model', 'user']);
     expect(contents[1].parts.map((p: Json) => p.functionCall.name)).toEqual(['get_weather', 'get_time']);
     expect(contents[1].parts[0].thoughtSignature).toEqual(expect.any(String));
@@ -62,7 +53,7 @@ describe('provider C (gemini) tool calls through the OpenAI SDK', () => {
   });
 
   it('streams tool calls the SDK stream helper assembles into complete, parseable calls', async () => {
-    const stream = client.chat.completions.stream({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'get_time, then get_weather' }], tools: [weatherTool, timeTool], stream_options: { include_usage: true } });
+    const stream = gemini.client.chat.completions.stream({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'get_time, then get_weather' }], tools: [weatherTool, timeTool], stream_options: { include_usage: true } });
     const done: { name: string; args: unknown }[] = [];
     stream.on('tool_calls.function.arguments.done', (event) => done.push({ name: event.name, args: event.parsed_arguments ?? JSON.parse(event.arguments) }));
     const final = await stream.finalChatCompletion();
@@ -82,7 +73,7 @@ describe('provider C (gemini) tool calls through the OpenAI SDK', () => {
 
   it('runs tools to the end with the streaming tool runner', async () => {
     const seen: unknown[] = [];
-    const runner = client.chat.completions.runTools({
+    const runner = gemini.client.chat.completions.runTools({
       model: 'gemini-2.5-flash',
       stream: true,
       messages: [{ role: 'user', content: 'What does get_weather say?' }],
@@ -105,22 +96,22 @@ describe('provider C (gemini) tool calls through the OpenAI SDK', () => {
     const content = await runner.finalContent();
     expect(seen).toEqual([{ city: 'mock city' }]);
     expect(content).toBe(mockReply('get_weather={"temp":21}'));
-    const turns = (upstreamBody().contents as Json[]).map((c) => c.role);
+    const turns = (gemini.upstreamBody().contents as Json[]).map((c) => c.role);
     expect(turns).toEqual(['user', 'model', 'user']);
   });
 
   it('maps tool_choice to functionCallingConfig', async () => {
     const ask = (tool_choice: OpenAI.ChatCompletionToolChoiceOption) =>
-      client.chat.completions.create({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hello get_weather' }], tools: [weatherTool, timeTool], tool_choice });
+      gemini.client.chat.completions.create({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hello get_weather' }], tools: [weatherTool, timeTool], tool_choice });
     const none = await ask('none');
-    expect(upstreamBody().toolConfig).toEqual({ functionCallingConfig: { mode: 'NONE' } });
+    expect(gemini.upstreamBody().toolConfig).toEqual({ functionCallingConfig: { mode: 'NONE' } });
     expect(none.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: mockReply('hello get_weather') } });
     await ask('auto');
-    expect(upstreamBody().toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
+    expect(gemini.upstreamBody().toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
     await ask('required');
-    expect(upstreamBody().toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+    expect(gemini.upstreamBody().toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
     const named = await ask({ type: 'function', function: { name: 'get_time' } });
-    expect(upstreamBody().toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_time'] } });
+    expect(gemini.upstreamBody().toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_time'] } });
     const namedCalls = named.choices[0].message.tool_calls as OpenAI.ChatCompletionMessageFunctionToolCall[];
     expect(namedCalls.map((c) => c.function.name)).toEqual(['get_time']);
   });
