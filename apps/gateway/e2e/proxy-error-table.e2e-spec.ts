@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { asOrgId, generateApiKey, PlanTier } from '@svc/domain';
+import { asOrgId, generateApiKey, PlanTier, PolicyOverrides } from '@svc/domain';
 import type { WireFormat } from '@svc/mock-provider';
 import { clearOfMinuteEdge } from '@svc/testing';
 import { createKey, createOrg, expectGovernanceHeaders, GatewayHarness, Json, postJson, PROVIDER_KEY, rotateKey, setPolicy, startGateway, TestOrg } from './harness';
@@ -121,8 +121,10 @@ interface Row {
   plan?: PlanTier;
   /** Only on these formats (default all). */
   formats?: Format[];
-  /** The refusal; the organization is known for every row but the unidentified keys. */
-  run(ctx: Context, org: TestOrg): Promise<Answer>;
+  /** Set on the row's organization before `run`. */
+  policy?: PolicyOverrides;
+  /** The refusal (default: the route's plain request); the organization is known for every row but the unidentified keys. */
+  run?(ctx: Context, org: TestOrg): Promise<Answer>;
   check?(res: Answer, ctx: Context, org: TestOrg): void;
   orgUnknown?: boolean;
 }
@@ -184,8 +186,8 @@ const ROWS: Row[] = [
   {
     name: 'rate limit: 429 rate_limit GW_RATE_001 with X-RateLimit-* and Retry-After',
     expected: { status: 429, type: 'rate_limit_error', code: 'rate_limit', gw: 'GW_RATE_001' },
+    policy: { rpm_limit: 1 },
     async run(ctx, org) {
-      await setPolicy(ctx.gw, org.orgId, { rpm_limit: 1 });
       await clearOfMinuteEdge();
       expect((await ctx.route.send(ctx.gw, org.key)).status).toBe(200);
       return ctx.route.send(ctx.gw, org.key);
@@ -231,26 +233,17 @@ const ROWS: Row[] = [
   {
     name: 'estimate above the per-request cap: 403 cost_limit GW_COST_001',
     expected: { status: 403, type: 'permission_error', code: 'cost_limit', gw: 'GW_COST_001' },
-    async run(ctx, org) {
-      await setPolicy(ctx.gw, org.orgId, { max_cost_per_request: 0.000001 });
-      return ctx.route.send(ctx.gw, org.key);
-    },
+    policy: { max_cost_per_request: 0.000001 },
   },
   {
     name: 'daily budget: 403 daily_budget GW_COST_002',
     expected: { status: 403, type: 'permission_error', code: 'daily_budget', gw: 'GW_COST_002' },
-    async run(ctx, org) {
-      await setPolicy(ctx.gw, org.orgId, { daily_budget: 0.000001 });
-      return ctx.route.send(ctx.gw, org.key);
-    },
+    policy: { daily_budget: 0.000001 },
   },
   {
     name: 'monthly budget: 403 monthly_budget GW_COST_003',
     expected: { status: 403, type: 'permission_error', code: 'monthly_budget', gw: 'GW_COST_003' },
-    async run(ctx, org) {
-      await setPolicy(ctx.gw, org.orgId, { monthly_budget: 0.000001 });
-      return ctx.route.send(ctx.gw, org.key);
-    },
+    policy: { monthly_budget: 0.000001 },
   },
   {
     name: 'hierarchical budget: 403 budget_hierarchy_exceeded GW_BUDGET_HIERARCHY_001',
@@ -280,16 +273,13 @@ const ROWS: Row[] = [
   {
     name: 'model not in the allowlist: 403 model_not_allowed GW_MODEL_001',
     expected: { status: 403, type: 'permission_error', code: 'model_not_allowed', gw: 'GW_MODEL_001' },
-    async run(ctx, org) {
-      await setPolicy(ctx.gw, org.orgId, { allowed_models: ['gpt-4o'] });
-      return ctx.route.send(ctx.gw, org.key);
-    },
+    policy: { allowed_models: ['gpt-4o'] },
   },
   {
     name: 'skill not allowed: 403 skill_not_allowed GW_SKILL_001',
     expected: { status: 403, type: 'permission_error', code: 'skill_not_allowed', gw: 'GW_SKILL_001', param: 'tools' },
+    policy: { allowed_skills: ['get_weather'] },
     async run(ctx, org) {
-      await setPolicy(ctx.gw, org.orgId, { allowed_skills: ['get_weather'] });
       const tools =
         ctx.route.format === 'b'
           ? [{ name: 'run_shell', input_schema: { type: 'object', properties: {} } }]
@@ -300,8 +290,8 @@ const ROWS: Row[] = [
   {
     name: 'reasoning cap: 403 reasoning_cap_exceeded GW_REASONING_001',
     expected: { status: 403, type: 'permission_error', code: 'reasoning_cap_exceeded', gw: 'GW_REASONING_001' },
+    policy: { max_reasoning_tokens: 2000 },
     async run(ctx, org) {
-      await setPolicy(ctx.gw, org.orgId, { max_reasoning_tokens: 2000 });
       const extra = ctx.route.format === 'b' ? { max_tokens: 4196, thinking: { type: 'enabled', budget_tokens: 4096 } } : { max_tokens: undefined, max_completion_tokens: 3000 };
       return ctx.route.send(ctx.gw, org.key, { extra });
     },
@@ -309,8 +299,8 @@ const ROWS: Row[] = [
   {
     name: 'body above the limit: 413 request_too_large stating bytes and MB',
     expected: { status: 413, type: 'invalid_request_error', code: 'request_too_large' },
+    policy: { max_body_bytes: 4096 },
     async run(ctx, org) {
-      await setPolicy(ctx.gw, org.orgId, { max_body_bytes: 4096 });
       return ctx.route.send(ctx.gw, org.key, { content: 'x'.repeat(6000) });
     },
     check: (res) => expect(res.body.error.message).toMatch(/4096 bytes \(0\.0039\d* MB\)/),
@@ -334,7 +324,8 @@ describe.each([chatRoute, messagesRoute, geminiRoute])('gateway error table on $
   it.each(rows.map((row) => [row.name, row] as const))('%s', async (_name, row) => {
     const org = await createOrg(gw, row.plan ?? 'growth');
     const ctx = { gw, route };
-    const res = await row.run(ctx, org);
+    if (row.policy) await setPolicy(gw, org.orgId, row.policy);
+    const res = await (row.run ? row.run(ctx, org) : route.send(gw, org.key));
     expectError(res, row.expected);
     if (!row.orgUnknown) expectGovernanceHeaders(res.headers, org.orgId);
     row.check?.(res, ctx, org);
