@@ -298,7 +298,7 @@ export class SseUsageTracker {
       this.chars += answerTextChars(data, B_TEXT);
       if (!data.includes('"usageMetadata"') && !data.includes('"finishReason"') && !ERROR_OBJECT.test(data)) return;
       const parsed = parse(data);
-      if (isJsonObject(parsed.error)) this.failed = true;
+      if (isJsonObject(parsed.error)) this.onError(parsed.error);
       this.current = fromGeminiUsage(parsed.usageMetadata) ?? this.current;
       const candidates = Array.isArray(parsed.candidates) ? parsed.candidates : [];
       if (candidates.some((c) => isJsonObject(c) && typeof c.finishReason === 'string')) this.done = true;
@@ -309,12 +309,11 @@ export class SseUsageTracker {
     // A Responses-style stream ends with one of its terminal events instead of `[DONE]`.
     if (responses !== undefined && RESPONSES_END.has(responses)) this.done = true;
     const failure = responses !== undefined && RESPONSES_FAILURE.has(responses);
-    if (failure) this.failed = true;
     // Most chunks carry `"usage":null` (include_usage) or nothing: only an object is worth parsing.
     if (!failure && !USAGE_OBJECT.test(data) && !ERROR_OBJECT.test(data)) return;
     const parsed = parse(data);
-    // The error: an error chunk's `error`, a Responses-style `event: error`'s data itself, or the
-    // failed response's `error`.
+    // The error (each of these marks the stream failed): an error chunk's `error`, a Responses-style
+    // `event: error`'s data itself, or the failed response's `error`.
     if (isJsonObject(parsed.error)) this.onError(parsed.error);
     else if (responses === 'error') this.onError(parsed);
     else if (responses === 'response.failed') this.onError(obj(parsed.response).error);
