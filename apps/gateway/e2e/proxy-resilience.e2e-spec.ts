@@ -9,6 +9,9 @@ const chat = (content: string) => ({ model: 'gpt-4o', messages: [{ role: 'user',
 describe('gateway resilience', () => {
   let gw: GatewayHarness;
   const auth = () => ({ 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
+  /** A provider's breaker record from GET /v1/providers/health. */
+  const breakerOf = async (provider: string): Promise<Json> =>
+    ((await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json).providers.find((p: Json) => p.provider === provider);
 
   beforeAll(async () => {
     gw = await startGateway({ env: { CIRCUIT_BREAKER_RECOVERY_SECONDS: '1', UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '400' } });
@@ -57,7 +60,6 @@ describe('gateway resilience', () => {
 
   it('counts a server-side error inside an A or D stream against the breaker once per stream, never a client-side one', async () => {
     // Groq (D), which no other test here fails: its chat route (format A chunks) and a Responses-style stream.
-    const groq = async (): Promise<Json> => ((await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json).providers.find((p: Json) => p.provider === 'groq');
     const opening = 'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}\n\n';
     const chat = (...errors: Json[]) => ['/chat/completions', opening + errors.map((error) => `data: ${JSON.stringify({ error })}\n\n`).join('')] as const;
     const event = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
@@ -80,7 +82,7 @@ describe('gateway resilience', () => {
       errored('invalid_prompt'),
     ];
     for (const answer of clientSide) await stream(answer);
-    expect(await groq()).toMatchObject({ state: 'closed', failure_count: 0 });
+    expect(await breakerOf('groq')).toMatchObject({ state: 'closed', failure_count: 0 });
 
     const serverSide = [
       // Two error chunks, one stream: one failure.
@@ -90,9 +92,9 @@ describe('gateway resilience', () => {
       failed('server_error'),
     ];
     for (const answer of serverSide) await stream(answer);
-    expect(await groq()).toMatchObject({ state: 'closed', failure_count: 4 });
+    expect(await breakerOf('groq')).toMatchObject({ state: 'closed', failure_count: 4 });
     await stream(errored('server_error'));
-    expect(await groq()).toMatchObject({ state: 'open' });
+    expect(await breakerOf('groq')).toMatchObject({ state: 'open' });
 
     const refused = await postJson(`${gw.url}/v1/groq/chat/completions`, { model: 'llama-3.3-70b-versatile', messages: [{ role: 'user', content: 'refused' }] }, auth());
     expect(refused.status).toBe(503);
@@ -102,7 +104,6 @@ describe('gateway resilience', () => {
 
   it("counts a server-side error inside a Gemini stream against Gemini's breaker once per stream, never a client-side one", async () => {
     // Gemini (C), which no other test here fails: its stream is translated to format A for the OpenAI SDK.
-    const gemini = async (): Promise<Json> => ((await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json).providers.find((p: Json) => p.provider === 'gemini');
     const client = openaiClient(gw, '/v1/gemini');
     const opening = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Hi' }], role: 'model' }, index: 0 }], responseId: 'r1' })}\r\n\r\n`;
     const error = (code: number | string, status: string) => `data: ${JSON.stringify({ error: { code, message: `Gemini says ${status}`, status } })}\r\n\r\n`;
@@ -120,16 +121,16 @@ describe('gateway resilience', () => {
     await stream(error(403, 'PERMISSION_DENIED'));
     await stream(error(429, 'RESOURCE_EXHAUSTED'));
     await stream(error('429', 'RESOURCE_EXHAUSTED'));
-    expect(await gemini()).toMatchObject({ state: 'closed', failure_count: 0 });
+    expect(await breakerOf('gemini')).toMatchObject({ state: 'closed', failure_count: 0 });
 
     // Two error objects, one stream: one failure.
     await stream(error(503, 'UNAVAILABLE'), error(503, 'UNAVAILABLE'));
     await stream(error(500, 'INTERNAL'));
     await stream(error(504, 'DEADLINE_EXCEEDED'));
     await stream(error('503', 'UNAVAILABLE'));
-    expect(await gemini()).toMatchObject({ state: 'closed', failure_count: 4 });
+    expect(await breakerOf('gemini')).toMatchObject({ state: 'closed', failure_count: 4 });
     await stream(error(503, 'UNAVAILABLE'));
-    expect(await gemini()).toMatchObject({ state: 'open' });
+    expect(await breakerOf('gemini')).toMatchObject({ state: 'open' });
 
     const refused = await openaiFailure(() => client.chat.completions.create({ model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'refused' }] }));
     expect(refused.status).toBe(503);
