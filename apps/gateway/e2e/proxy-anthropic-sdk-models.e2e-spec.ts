@@ -157,5 +157,13 @@ describe('gateway with the Anthropic SDK: models.list() and models.retrieve()', 
     expect(page.data[0]).toMatchObject({ object: 'model', created: 0 });
     expect(page.hasNextPage()).toBe(false);
     expect(await root.models.retrieve(CLAUDE[0])).toMatchObject({ id: CLAUDE[0], object: 'model', owned_by: 'anthropic' });
+
+    // Older SDKs and curl send the key as x-api-key at the root base too; without a key the 401 names it.
+    for (const path of ['/v1/models', `/v1/models/${CLAUDE[0]}`, '/v1/models/groq/llama-3.3-70b-versatile']) {
+      const res = await fetch(`${gw.url}${path}`, { headers: { 'x-api-key': gw.key, 'anthropic-version': '2023-06-01' } });
+      expect([path, res.status, res.headers.get('x-gateway-org')]).toEqual([path, 200, gw.orgId]);
+    }
+    const keyless = await fetch(`${gw.url}/v1/models`, { headers: { 'x-api-key': 'sk-ant-provider-only' } });
+    expect([keyless.status, ((await keyless.json()) as Json).error.message]).toEqual([401, expect.stringMatching(/^Missing gateway API key\. .*the x-api-key header/)]);
   });
 });

@@ -7,6 +7,12 @@ import { listModels } from '../providers';
 import { ProxyService } from '../pipeline/proxy.service';
 import { anthropicModelPage, toModelInfo } from './anthropic-models';
 
+/**
+ * The root list and its entries are also the Anthropic SDK's `models.*` with `baseURL` `{base_url}`
+ * (DECISIONS.md), and its older versions and curl send the key as `x-api-key`: read as on the B routes.
+ */
+const ROOT_LIST_CREDENTIALS = { readXApiKey: true };
+
 /** `GET /v1/models` (SPEC.md): the registry's models, routable by their listed ids. No provider key needed. */
 @ApiTags('proxy')
 @ApiSecurity('gateway-key')
@@ -18,10 +24,10 @@ export class ModelsController {
   ) {}
 
   @Get('models')
-  @ApiOperation({ summary: 'List models', description: 'Scope: gateway:read. `{object: "list", data: [{id, object: "model", created: 0, owned_by, description}]}`' })
+  @ApiOperation({ summary: 'List models', description: 'Scope: gateway:read; reads `x-api-key` like the B routes. `{object: "list", data: [{id, object: "model", created: 0, owned_by, description}]}`' })
   @ApiOkResponse({ description: 'Model list in format A' })
   async models(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const principal = await this.proxy.authenticate(request, reply, 'gateway:read');
+    const principal = await this.proxy.authenticate(request, reply, 'gateway:read', ROOT_LIST_CREDENTIALS);
     await reply.send(listModels(await this.proxy.registry(principal)));
   }
 
@@ -42,7 +48,7 @@ export class ModelsController {
   }
 
   private async retrieve(id: string, request: FastifyRequest, reply: FastifyReply) {
-    const principal = await this.proxy.authenticate(request, reply, 'gateway:read');
+    const principal = await this.proxy.authenticate(request, reply, 'gateway:read', ROOT_LIST_CREDENTIALS);
     await reply.send(listedModel(listModels(await this.proxy.registry(principal)).data, id, 'GET /v1/models lists the models.'));
   }
 
