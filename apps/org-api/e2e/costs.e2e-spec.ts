@@ -88,6 +88,24 @@ describe('org API: cost metrics, named budgets, daily cost and agent health', ()
     expect(Object.keys(res.body.by_agent)).toEqual(['support-bot']);
   });
 
+  it('reports every agent name as given, `__proto__` included, and merges named `unattributed` with records without an agent', async () => {
+    const org = await api.otherOrganization('Agent Names Org');
+    const at = new Date(now - 60_000);
+    await api.repos.usage.recordBatch([
+      usageRecord(org.orgId, { agent: '__proto__', cost: 0.5, latency_ms: 100, created_at: at }),
+      usageRecord(org.orgId, { agent: 'unattributed', cost: 0.25, latency_ms: 200, created_at: at }),
+      usageRecord(org.orgId, { agent: null, cost: 0.125, latency_ms: 400, created_at: at }),
+    ]);
+    const res = await metrics('', org);
+    expect(res.status).toBe(200);
+    expect(res.body.total_cost).toBe(0.875);
+    expect(res.body.by_agent).toEqual({
+      ['__proto__']: { cost: 0.5, executions: 1, avg_latency_ms: 100 },
+      unattributed: { cost: 0.375, executions: 2, avg_latency_ms: 300 },
+    });
+    expect(Object.keys(res.body.by_agent)).toEqual(['__proto__', 'unattributed']);
+  });
+
   it("reports today's spend on /api/v1/health with credentials, nothing without", async () => {
     const open = await api.call('GET', '/api/v1/health');
     expect(open.status).toBe(200);

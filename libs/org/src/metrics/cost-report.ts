@@ -97,19 +97,16 @@ export function trendOf(first: number, second: number): Trend {
  */
 export function buildCostReport(input: CostReportInput): CostReport {
   const { from, to } = periodRange(input.period, input.now);
-  const byProvider: CostReport['by_provider'] = {};
-  for (const row of input.byProvider) {
-    byProvider[row.key ?? 'unknown'] = {
-      cost: money(row.cost),
-      requests: row.requests,
-      avg_cost_per_request: row.calls > 0 ? money(row.cost / row.calls) : 0,
-    };
-  }
-  const byAgent: CostReport['by_agent'] = {};
-  for (const row of input.byAgent) {
-    const avgLatency = row.calls > 0 ? row.call_latency_ms / row.calls : 0;
-    byAgent[row.key ?? 'unattributed'] = { cost: money(row.cost), executions: row.executions, avg_latency_ms: round2(avgLatency) };
-  }
+  const byProvider = keyedReport(input.byProvider, 'unknown', (row) => ({
+    cost: money(row.cost),
+    requests: row.requests,
+    avg_cost_per_request: row.calls > 0 ? money(row.cost / row.calls) : 0,
+  }));
+  const byAgent = keyedReport(input.byAgent, 'unattributed', (row) => ({
+    cost: money(row.cost),
+    executions: row.executions,
+    avg_latency_ms: round2(row.calls > 0 ? row.call_latency_ms / row.calls : 0),
+  }));
   const series = new Map(seriesKeys(from, to, input.granularity).map((key) => [key, { cost: 0, requests: 0 }]));
   for (const bucket of input.buckets) {
     const date = new Date(bucket.bucket.length === 10 ? `${bucket.bucket}T00:00:00Z` : `${bucket.bucket}:00:00Z`);
@@ -134,6 +131,32 @@ export function buildCostReport(input: CostReportInput): CostReport {
       budget_utilization: input.monthlyBudget > 0 ? round2((monthlyEstimate / input.monthlyBudget) * 100) : 0,
     },
   };
+}
+
+/**
+ * An object of name to figures, costliest first. Rows without a name are reported under
+ * `fallback`, merged (sums added) with a row that bears that name, as agent health groups them.
+ * Names are data (`X-SVC-Agent` is any printable text): built with `Object.fromEntries`, so a
+ * name such as `__proto__` is a key like any other instead of a prototype assignment.
+ */
+function keyedReport<R extends { key: string | null; cost: number }, O>(rows: readonly R[], fallback: string, render: (row: R) => O): Record<string, O> {
+  const merged = new Map<string, R>();
+  for (const row of rows) {
+    const name = row.key ?? fallback;
+    const seen = merged.get(name);
+    merged.set(name, seen ? sumRows(seen, row) : { ...row, key: name });
+  }
+  const sorted = [...merged].sort(([a, x], [b, y]) => y.cost - x.cost || (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(sorted.map(([name, row]) => [name, render(row)]));
+}
+
+/** Two rows of one name: every numeric figure added. */
+function sumRows<R extends object>(a: R, b: R): R {
+  const sum = { ...a } as Record<string, unknown>;
+  for (const [field, value] of Object.entries(b)) {
+    if (typeof value === 'number') sum[field] = (sum[field] as number) + value;
+  }
+  return sum as R;
 }
 
 function floorHour(date: Date): number {
