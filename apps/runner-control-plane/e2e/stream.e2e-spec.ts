@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { RunnerStreamHub } from '@svc/runners';
 import { bootRunners, eventually, LOCAL_ON, RUNNERS, RunnerTestContext, seedKey, sleep } from './runner-helpers';
 import { SseClient } from './sse-client';
@@ -115,6 +116,25 @@ describe('runner stream (SSE)', () => {
     const unknownRunner = await fetch(`${t.base}${RUNNERS}/run_nope/stream`, { headers: { 'X-SVC-API-Key': adminKey } });
     expect(unknownRunner.status).toBe(404);
     expect(hub().listenerCount()).toBe(0);
+  });
+
+  it('answers HEAD with the stream headers and ends at once, holding nothing open (no hang on a live session)', async () => {
+    const runner = await t.admin.createRunner();
+    await t.admin.startSession(runner.runner_id);
+    const url = new URL(`${t.base}${RUNNERS}/${runner.runner_id}/stream`);
+    const head = await new Promise<{ status?: number; type?: string; ended: boolean }>((resolve) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'HEAD', headers: { 'X-SVC-API-Key': adminKey } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], ended: true }));
+      });
+      req.setTimeout(2_000, () => {
+        resolve({ ended: false });
+        req.destroy();
+      });
+      req.end();
+    });
+    expect(head).toEqual({ status: 200, type: expect.stringMatching(/^text\/event-stream/), ended: true });
+    await eventually(async () => hub().listenerCount(runner.runner_id) === 0);
   });
 });
 

@@ -37,6 +37,11 @@ export class RunnerStreamService implements OnModuleDestroy {
       'X-Accel-Buffering': 'no',
       'X-SVC-Request-ID': String(request.id),
     });
+    // HEAD (which Fastify routes to this GET handler): the same headers, no body, and nothing held open.
+    if (request.method === 'HEAD') {
+      raw.end();
+      return;
+    }
     const sessionId = session?._id ?? null;
     let sequence = 0;
     let closed = false;

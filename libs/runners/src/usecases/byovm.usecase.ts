@@ -4,6 +4,7 @@ import { ConflictError } from '@svc/platform';
 import type { RegisterByovmDto } from '../dto/requests';
 import { BYOVM_PROVIDER_TYPE } from '../providers/provider-registry';
 import { runnerNotFound } from '../runner-errors';
+import { assertPlanHasRunners } from '../runner-plan';
 import { RunnerRecords, SYSTEM_ACTOR } from '../runner-records';
 import { TerminateRunnerUseCase } from './terminate-runner.usecase';
 
@@ -11,7 +12,8 @@ const DEFAULT_BYOVM_TTL_SECONDS = 3_600;
 
 /**
  * Self-hosted (BYOVM) runners. Registration records a machine as a runner of provider type
- * `byovm`, `ready` at once (`runner_created`, `runner_ready`); a machine id registers once per
+ * `byovm`, `ready` at once (`runner_created`, `runner_ready`), on a plan with runners (403
+ * `feature_not_on_plan` otherwise, like create); a machine id registers once per
  * organization (409 `runner_already_registered` with `existing_runner_id`). Deregistration
  * terminates it and releases the machine id, so the machine can register again.
  */
@@ -24,6 +26,7 @@ export class ByovmUseCase {
 
   async register(orgId: OrgId, actor: string, input: RegisterByovmDto): Promise<RunnerEntity> {
     const { repos } = this.records;
+    await assertPlanHasRunners(repos, orgId);
     const existing = await repos.runners.findByMachineId(orgId, input.machine_id);
     if (existing) throw alreadyRegistered(input.machine_id, existing._id);
     let runner: RunnerEntity;

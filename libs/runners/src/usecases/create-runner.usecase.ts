@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { OrgId, RunnerEntity } from '@svc/domain';
-import { checkEntitlements, resolveTier } from '@svc/governance';
-import { GatewayError } from '@svc/platform';
 import { RunnerProviderRegistry } from '../providers/provider-registry';
 import type { CreateRunnerDto } from '../dto/requests';
 import { permissionDenied, providerError } from '../runner-errors';
 import { RunnerFailures, runnerRef } from '../runner-failures';
+import { assertPlanHasRunners } from '../runner-plan';
 import { RunnerRecords, SYSTEM_ACTOR } from '../runner-records';
 
 /** What the caller may do beyond `runner:create`. */
@@ -30,7 +29,7 @@ export class CreateRunnerUseCase {
   ) {}
 
   async execute(orgId: OrgId, actor: string, input: CreateRunnerDto, access: CreateAccess): Promise<RunnerEntity> {
-    await this.assertPlanHasRunners(orgId);
+    await assertPlanHasRunners(this.records.repos, orgId);
     const provider = this.providers.get(input.provider_type);
     if (provider.type === 'local' && input.tool_profile !== 'locked' && !access.mayRunHostPrograms) {
       throw permissionDenied(
@@ -79,19 +78,5 @@ export class CreateRunnerUseCase {
     const ready = await this.records.moveRunner(orgId, provisioning, 'provisioned');
     await this.records.audit(orgId, { runner: ready, type: 'runner_ready', actor: SYSTEM_ACTOR, detail: { provisioning_ms: Date.now() - started } });
     return ready;
-  }
-
-  /** DECISIONS.md "Plan entitlement": managed runners are a plan feature (not on free and starter). */
-  private async assertPlanHasRunners(orgId: OrgId): Promise<void> {
-    const organization = await this.records.repos.organizations.findById(orgId);
-    const denial = checkEntitlements(resolveTier(organization?.plan ?? 'free') ?? 'free', { stream: false, max_tokens: 0, runner: true, hitl_bypass: false });
-    if (!denial) return;
-    throw new GatewayError(403, {
-      message: denial.message,
-      type: 'permission_error',
-      code: 'feature_not_on_plan',
-      gateway_error_code: 'GW_PLAN_004',
-      remediation: 'Move the organization to a plan with managed runners (growth or enterprise).',
-    });
   }
 }
