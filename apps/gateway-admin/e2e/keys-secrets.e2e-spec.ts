@@ -193,6 +193,28 @@ describe('gateway admin: provider secrets', () => {
     expect(gatewayError(await h.call('POST', '/gateway/admin/secrets/rotate', { body }), 400).param).toBe(param);
   });
 
+  // The key is sent to the provider in an HTTP header: a line break, a control or a non-ASCII
+  // character could never go out, so every proxied request would fail as an upstream error.
+  it.each([
+    ['plaintext_key', 'sk-live-abc\ndef-1234'],
+    ['plaintext_key', 'sk-live-nul\u0000-1234'],
+    ['plaintext_key', 'sk-live-ключ-1234'],
+    ['secret', 'sk-live-clé-12345678'],
+  ])('refuses a %s that cannot go in an HTTP header (%j): 400, nothing stored', async (field, value) => {
+    const body = { provider: 'deepseek', [field]: value };
+    const error = gatewayError(await h.call('POST', '/gateway/admin/secrets', { body }), 400, 'invalid_request');
+    expect(error).toMatchObject({ type: 'invalid_request_error', param: field, message: expect.stringContaining('printable ASCII') });
+    expect(await h.repos.providerSecrets.findByProvider(asOrgId(h.org.id), 'deepseek')).toBeNull();
+    expect(gatewayError(await h.call('POST', '/gateway/admin/secrets/rotate', { body: { ...body, provider: 'openai' } }), 400).param).toBe(field);
+  });
+
+  it('keeps spaces and tabs inside a key (an HTTP header carries them)', async () => {
+    const res = await h.call('POST', '/gateway/admin/secrets', { body: { provider: 'deepseek', plaintext_key: 'self hosted\tkey-1234' } });
+    expect(res.status).toBe(201);
+    expect(h.decrypt(h.org.id, await h.repos.providerSecrets.findByProvider(asOrgId(h.org.id), 'deepseek'))).toBe('self hosted\tkey-1234');
+    expect((await h.call('DELETE', '/gateway/admin/secrets/deepseek')).status).toBe(204);
+  });
+
   it('accepts the organization’s own provider targets as providers', async () => {
     await h.repos.providerTargets.create(asOrgId(h.org.id), { name: 'Lab', provider_id: 'lab-vllm', base_url: 'https://lab.example.com/v1' });
     const res = await h.call('POST', '/gateway/admin/secrets', { body: { provider: 'lab-vllm', plaintext_key: 'lab-key-abcd' } });

@@ -65,9 +65,13 @@ describe('gateway admin: policies', () => {
     const error = gatewayError(await h.call('POST', '/gateway/admin/policies', { body: { rpm_limit: 0, daily_budget: -1 } }), 400);
     expect(error.message).toContain('rpm_limit');
     expect(error.message).toContain('daily_budget');
-    gatewayError(await h.call('POST', '/gateway/admin/policies', { body: [1, 2] }), 400, 'invalid_request');
+    // As on every route with body fields (docs/admin-api.md "Bodies"): 400 naming `body`.
+    for (const body of [[1, 2], null, 'rpm_limit=5', 5]) {
+      const refused = gatewayError(await h.call('POST', '/gateway/admin/policies', { body }), 400, 'invalid_request');
+      expect(refused).toMatchObject({ type: 'invalid_request_error', param: 'body', message: 'The request body must be a JSON object' });
+    }
     // The JSON content type with an empty body is no body: these routes need one.
-    expect(gatewayError(await h.call('POST', '/gateway/admin/policies', { rawBody: '' }), 400, 'invalid_request').message).toMatch(/JSON object/);
+    expect(gatewayError(await h.call('POST', '/gateway/admin/policies', { rawBody: '' }), 400, 'invalid_request')).toMatchObject({ param: 'body', message: expect.stringMatching(/JSON object/) });
     expect(gatewayError(await h.call('POST', '/gateway/admin/policies/apply-preset', { rawBody: '' }), 400, 'invalid_request').param).toBe('preset');
     expect((await h.call('GET', '/gateway/admin/policies')).body.has_custom_policy).toBe(false);
   });

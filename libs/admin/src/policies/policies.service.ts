@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { PolicyOverrides as StoredOverrides, policyOverrides, Repositories } from '@svc/domain';
 import { normalizePolicyInput, PolicyFieldError, PolicyOverrides, resolveTier, TIER_DEFAULTS, TIERS } from '@svc/governance';
-import { GatewayError, invalidRequest, InvalidationBus, notFound } from '@svc/platform';
+import { BODY_NOT_OBJECT_MESSAGE, GatewayError, invalidRequest, InvalidationBus, notFound } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { PolicyView, tierOf, toPolicyView } from './policy-view';
 
@@ -42,7 +42,9 @@ export class PoliciesService {
 
   /** Create or replace: the body's fields become the whole policy; absent ones revert to tier defaults. */
   async replace(principal: Principal, body: unknown): Promise<{ view: PolicyView; created: boolean }> {
-    const orgParam = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['org_id'] : undefined;
+    // The refusal of the DTO routes (the body here is read by normalizePolicyInput, not a DTO).
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest(BODY_NOT_OBJECT_MESSAGE, 'body');
+    const orgParam = (body as Record<string, unknown>)['org_id'];
     if (orgParam !== undefined && orgParam !== principal.orgId) throw notFound('Organization', 'org_id');
     const overrides = validPolicy(body);
     const existed = (await this.repositories.policies.get(principal.orgId)) !== null;

@@ -5,6 +5,7 @@ import { ConflictError, invalidRequest, InvalidationBus, notFound } from '@svc/p
 import { providerRegistry } from '@svc/proxy';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { iso } from '../common/admin-query';
+import { assertHeaderSafeKey } from '../common/header-safe';
 import { SecretView, StoreSecretDto } from './dto/secret.dto';
 
 export function toSecretView(secret: ProviderSecretEntity): SecretView {
@@ -96,6 +97,7 @@ export class SecretsService {
     const value = typeof key === 'string' ? key.trim() : '';
     if (!value) throw invalidRequest('plaintext_key is required (secret is accepted in its place)', 'plaintext_key');
     if (value.length < 8) throw invalidRequest('plaintext_key is too short to be a provider key', 'plaintext_key');
+    assertHeaderSafeKey(value, body.plaintext_key !== undefined ? 'plaintext_key' : 'secret');
     return value;
   }
 }

@@ -26,6 +26,7 @@ import { GATEWAY_ROUTE_SEGMENTS, providerRegistry } from '@svc/proxy';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { iso } from '../common/admin-query';
 import { alreadyExists, urlNotAllowed } from '../common/admin-errors';
+import { assertHeaderSafeKey, isHeaderSafe } from '../common/header-safe';
 import { CreateProviderTargetDto, PROVIDER_ID_PATTERN, ProviderTargetView, UpdateProviderTargetDto } from './dto/provider-target.dto';
 
 const MAX_HEADERS = 32;
@@ -122,6 +123,7 @@ export class ProviderTargetsService {
     const kind = this.kindOf(body) ?? 'openai_compatible';
     const baseUrl = await this.checkBaseUrl(body.base_url);
     const apiKey = body.api_key?.trim();
+    if (apiKey) assertHeaderSafeKey(apiKey, 'api_key');
     try {
       const created = await this.repositories.providerTargets.create(orgId, {
         name,
@@ -155,6 +157,7 @@ export class ProviderTargetsService {
     if (body.base_url !== undefined) patch.base_url = await this.checkBaseUrl(body.base_url);
     if (body.api_key !== undefined) {
       const key = body.api_key?.trim() || null;
+      if (key) assertHeaderSafeKey(key, 'api_key');
       patch.api_key = key ? this.cipher.encrypt(orgId, key) : null;
       patch.api_key_last_four = key ? key.slice(-4) : null;
     }
@@ -210,8 +213,8 @@ export class ProviderTargetsService {
       if (FORBIDDEN_HEADERS.has(name.toLowerCase())) {
         throw invalidRequest(`headers: ${name} cannot be set here${/auth|key|cookie/i.test(name) ? '; send the credential as api_key (stored encrypted)' : ''}`, `headers.${name}`);
       }
-      if (typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) {
-        throw invalidRequest(`headers: the value of ${name} must be a single-line string of at most 4096 characters`, `headers.${name}`);
+      if (typeof value !== 'string' || value.length > 4096 || !isHeaderSafe(value)) {
+        throw invalidRequest(`headers: the value of ${name} must be a single-line string of printable ASCII, at most 4096 characters`, `headers.${name}`);
       }
       out[name.toLowerCase()] = value;
     }
