@@ -22,7 +22,7 @@ describe('receiver URLs at registration: the host lookup is bounded', () => {
     const cipher = new SecretCipher({ current: { version: 1, key: randomBytes(32) } });
     const config = loadConfig({ NODE_ENV: 'test', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
     const resolve = outboundResolver(config, [dns.address]);
-    webhooks = new WebhooksService(world.repositories, cipher, world.bus, config, resolve);
+    webhooks = new WebhooksService(world.repositories, cipher, world.bus, config, world.logger, resolve);
     chat = new ChatIntegrationService(world.repositories, cipher, config, resolve);
   });
   afterAll(async () => {

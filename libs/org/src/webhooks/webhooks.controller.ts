@@ -89,6 +89,7 @@ export class WebhooksController {
     scopes: WRITE,
     description:
       'Puts the stored event back on the delivery queue with a fresh retry schedule. 409 when the delivery is not a dead letter or the webhook is disabled. ' +
+      '503 `SERVICE_UNAVAILABLE` when the queue does not take the job within 2 s (it stays a dead letter). ' +
       'Takes no body (none, or `{}`): any field is 400 `VALIDATION_ERROR` naming it.',
   })
   @ApiAcceptedResponse({ description: '`{status: queued, webhook_id, event_id, event_type, job_id, delivery_id}`' })
@@ -112,7 +113,8 @@ export class WebhookTestController {
     description:
       'Authenticate with `X-API-Key` (a bearer access token works too). Enqueues one signed test event for the webhook named by ' +
       '`webhook_id` (or by its registered `url`); only registered webhooks of the caller\'s organization can be targeted. ' +
-      'The event `data` is `payload`, or a sample marked `test: true`. A disabled webhook: 409 `WEBHOOK_DISABLED` (re-enable it first).',
+      'The event `data` is `payload`, or a sample marked `test: true`. A disabled webhook: 409 `WEBHOOK_DISABLED` (re-enable it first). ' +
+      '503 `SERVICE_UNAVAILABLE` when the queue does not take the job within 2 s.',
   })
   @ApiAcceptedResponse({ description: '`{status: queued, webhook_id, event_id, event_type, job_id}`' })
   deliver(@Caller() caller: OrgPrincipal, @Body() body: TestDeliveryDto): Promise<QueuedDelivery> {

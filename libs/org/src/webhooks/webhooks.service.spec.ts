@@ -16,7 +16,7 @@ describe('WebhooksService: the webhook cap under parallel creates', () => {
     world = await openBudgetWorld();
     const cipher = new SecretCipher({ current: { version: 1, key: randomBytes(32) } });
     const config = loadConfig({ NODE_ENV: 'test', WEBHOOK_MAX_PER_ORG: String(MAX) });
-    replicas = [0, 1, 2].map(() => new WebhooksService(world.repositories, cipher, world.bus, config));
+    replicas = [0, 1, 2].map(() => new WebhooksService(world.repositories, cipher, world.bus, config, world.logger));
   });
   afterAll(() => world.close());
 

@@ -1,7 +1,20 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DuplicateKeyError, NewWebhook, OrgId, randomAlphanumeric, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
-import { createEvent, EVENT_BUS, EVENT_SOURCES, EventBus, EventType, isGatewayEvent, QUEUES, webhookDeliveryJobOptions, GatewayEvent } from '@svc/events';
-import { APP_CONFIG, AppConfig, ConflictError, HostResolver, OUTBOUND_RESOLVER, outboundResolver } from '@svc/platform';
+import {
+  AddJobOptions,
+  createEvent,
+  DEFAULT_PUBLISH_TIMEOUT_MS,
+  EVENT_BUS,
+  EVENT_SOURCES,
+  EventBus,
+  EventType,
+  GatewayEvent,
+  isGatewayEvent,
+  QUEUES,
+  WebhookDeliveryJob,
+  webhookDeliveryJobOptions,
+} from '@svc/events';
+import { APP_CONFIG, AppConfig, ConflictError, HostResolver, LOGGER, Logger, OrgApiError, OUTBOUND_RESOLVER, outboundResolver, raceTimeout } from '@svc/platform';
 import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { orgErrors } from '../common/org-errors';
 import { collection, Collection } from '../common/pagination';
@@ -67,6 +80,7 @@ export class WebhooksService {
     @Inject(SECRET_CIPHER) private readonly cipher: SecretCipher,
     @Inject(EVENT_BUS) private readonly bus: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
     @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve: HostResolver = outboundResolver(config),
   ) {}
 
@@ -168,10 +182,15 @@ export class WebhooksService {
     const requeued = await this.repositories.webhookDeliveries.requeueDeadLetter(orgId, webhookId, deliveryId);
     if (!requeued) throw orgErrors.conflict('NOT_A_DEAD_LETTER', 'Only dead-lettered deliveries can be retried');
     const options = webhookDeliveryJobOptions(event.id, webhookId, this.config.WEBHOOK_RETRY_BASE_MS);
-    // A fresh job id: the original job may still be retained by the queue, which would ignore the add.
-    const jobId = await this.bus
-      .queue(QUEUES.webhookDelivery)
-      .add(event.type, { event, webhookId, attempt: 1, retryOfDeliveryId: deliveryId }, { ...options, jobId: `${options.jobId}.retry-${Date.now().toString(36)}` });
+    let jobId: string;
+    try {
+      // A fresh job id: the original job may still be retained by the queue, which would ignore the add.
+      jobId = await this.enqueue({ event, webhookId, attempt: 1, retryOfDeliveryId: deliveryId }, { ...options, jobId: `${options.jobId}.retry-${Date.now().toString(36)}` });
+    } catch (error) {
+      // Not queued: it stays a dead letter, to be retried once the queue is back.
+      await this.repositories.webhookDeliveries.markDeadLetter(orgId, deliveryId);
+      throw error;
+    }
     return { status: 'queued', webhook_id: webhookId, event_id: event.id, event_type: event.type, job_id: jobId, delivery_id: deliveryId };
   }
 
@@ -192,10 +211,26 @@ export class WebhooksService {
     const type: EventType = input.event_type ? canonicalEventTypes([input.event_type], 'event_type')[0] : (webhook.events[0] as EventType);
     const data = input.payload ?? { test: true, message: 'Test delivery from the organization API', timestamp: new Date().toISOString() };
     const event = createEvent(type, orgId, data as never, EVENT_SOURCES.orgApi) as GatewayEvent;
-    const jobId = await this.bus
-      .queue(QUEUES.webhookDelivery)
-      .add(event.type, { event, webhookId: webhook._id, attempt: 1 }, webhookDeliveryJobOptions(event.id, webhook._id, this.config.WEBHOOK_RETRY_BASE_MS));
+    const jobId = await this.enqueue({ event, webhookId: webhook._id, attempt: 1 }, webhookDeliveryJobOptions(event.id, webhook._id, this.config.WEBHOOK_RETRY_BASE_MS));
     return { status: 'queued', webhook_id: webhook._id, event_id: event.id, event_type: event.type, job_id: jobId };
+  }
+
+  /**
+   * Adds a `webhook-delivery` job within DEFAULT_PUBLISH_TIMEOUT_MS: with the queue's Redis down the
+   * add would wait for it to come back, and the request with it. 503 `SERVICE_UNAVAILABLE` then; an
+   * add that timed out may still land once Redis is back (its commands wait in the client).
+   */
+  private async enqueue(job: WebhookDeliveryJob, options: AddJobOptions): Promise<string> {
+    const add = this.bus.queue(QUEUES.webhookDelivery).add(job.event.type, job, options);
+    try {
+      return await raceTimeout(add, DEFAULT_PUBLISH_TIMEOUT_MS, () => {
+        throw new Error(`no answer from the queue within ${DEFAULT_PUBLISH_TIMEOUT_MS} ms`);
+      });
+    } catch (err) {
+      add.catch(() => undefined);
+      this.logger.warn({ err, org_id: job.event.orgid, webhook_id: job.webhookId, event_id: job.event.id }, 'could not queue a webhook delivery');
+      throw new OrgApiError(503, 'SERVICE_UNAVAILABLE', 'The delivery queue is unavailable and did not take the delivery; try again shortly');
+    }
   }
 
   private async find(orgId: OrgId, id: string): Promise<WebhookEntity> {
