@@ -126,6 +126,24 @@ describe('gateway proxy errors', () => {
     expectGovernanceHeaders(missing.headers, gw.orgId);
   });
 
+  it("401 invalid_provider_key for a stored key no header can carry, never counted by the provider's breaker", async () => {
+    // Stored before the admin API refused such keys (or written by another tool): a control character.
+    const sealed = gw.service.runtime.cipher.encrypt(gw.orgId, 'sk-mistral\u0001broken');
+    await gw.repos.providerSecrets.create(asOrgId(gw.orgId), { provider: 'mistral', encrypted: sealed, label: 'legacy', last_four: 'oken' });
+    await gw.service.runtime.invalidation.publish('provider-secret', gw.orgId);
+    const mistral = `${gw.url}/v1/mistral/chat/completions`;
+    const body = { model: 'mistral-small-latest', messages: chat.messages };
+    for (let i = 0; i < 6; i++) {
+      const res = await postJson(mistral, body, { 'X-SVC-API-Key': gw.key });
+      expect([res.status, res.body.error?.type, res.body.error?.code]).toEqual([401, 'authentication_error', 'invalid_provider_key']);
+    }
+    expect(gw.mock.totalRequests).toBe(0);
+    // The breaker stayed closed: a valid key from the request is served at once.
+    expect((await postJson(mistral, body, auth())).status).toBe(200);
+    const health = (await (await fetch(`${gw.url}/v1/providers/health`)).json()) as { providers: { provider: string; state: string; failure_count: number }[] };
+    expect(health.providers.find((p) => p.provider === 'mistral')).toMatchObject({ state: 'closed', failure_count: 0 });
+  });
+
   it.each([
     ['no model', { messages: chat.messages }, 'model'],
     ['messages not an array', { model: 'gpt-4o', messages: 'hi' }, 'messages'],

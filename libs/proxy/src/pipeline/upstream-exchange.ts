@@ -1,5 +1,5 @@
-import { GatewayError, MIN_SCRUBBED_LENGTH, OutboundBlockedError, scrubSecrets, secretForms } from '@svc/platform';
-import { BreakerOpenError, ProviderBreaker, UpstreamFailure } from '../breaker/provider-breaker';
+import { MIN_SCRUBBED_LENGTH, scrubSecrets, secretForms } from '@svc/platform';
+import { ProviderBreaker, UpstreamFailure } from '../breaker/provider-breaker';
 import type { ProviderDefinition, ProviderFormat } from '../providers';
 import {
   createSseUsageTracker,
@@ -12,6 +12,7 @@ import {
 } from '../upstream';
 import type { ProxyReply } from '../http/proxy-io';
 import { BufferedUpstreamResponse, ClientAbortedError, ExchangeAbort, OpenedUpstream, readWhole, UpstreamClient } from '../transport/upstream-client';
+import { upstreamError, upstreamRedirect } from './upstream-errors';
 
 /** A 5xx from the provider: counts against the breaker, yet its body still goes to the client. */
 class UpstreamStatusFailure<R extends { status: number }> extends UpstreamFailure {
@@ -323,55 +324,4 @@ function streamErrorEvent(anthropic: boolean, error: unknown): string {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * 502 for an upstream redirect (3xx). The gateway never follows one (undici's dispatch does not)
- * and never relays it: a client following the `Location` would send its own headers, the gateway
- * key in `X-SVC-API-Key` among them, to whatever host the provider named, past the governance
- * chain. Not counted by the breaker: a redirect is a misconfigured base URL, not an outage.
- */
-function upstreamRedirect(provider: string, status: number): GatewayError {
-  return new GatewayError(502, {
-    message: `${provider}: the provider answered HTTP ${status} (a redirect); the gateway neither follows nor relays redirects`,
-    type: 'api_error',
-    param: null,
-    code: 'upstream_invalid_response',
-    remediation: "Check the provider's base URL (<PROVIDER>_BASE_URL, or the provider target's base_url): a redirect usually means a wrong scheme, host or path.",
-  });
-}
-
-/** Maps a failed exchange to the gateway's answer: open breaker 503, deadline 504, connection 502. */
-export function upstreamError(error: unknown, provider: string): Error {
-  if (error instanceof BreakerOpenError) {
-    return new GatewayError(
-      503,
-      {
-        message: `The circuit breaker for ${provider} is open after repeated upstream failures; retry in ${error.retryAfterSeconds} s`,
-        type: 'service_unavailable',
-        code: 'circuit_breaker_open',
-        remediation: 'Retry after the Retry-After delay, or route to another provider.',
-      },
-      { 'Retry-After': String(error.retryAfterSeconds) },
-    );
-  }
-  if (error instanceof ClientAbortedError) return error;
-  if (error instanceof OutboundBlockedError) {
-    return new GatewayError(502, {
-      message: `${provider}: the provider's address is not allowed (${error.message})`,
-      type: 'api_error',
-      code: 'upstream_address_blocked',
-      remediation: 'Point the provider target at a public address, or set OUTBOUND_ALLOW_PRIVATE_NETWORKS=true where private addresses are intended.',
-    });
-  }
-  if (error instanceof UpstreamFailure) {
-    const timeout = /timeout|deadline/.test(error.message);
-    return new GatewayError(timeout ? 504 : 502, {
-      message: `${provider}: ${error.message}`,
-      type: 'api_error',
-      code: timeout ? 'upstream_timeout' : 'upstream_unavailable',
-      remediation: 'Retry later; if it persists, check the provider status or the base URL configuration.',
-    });
-  }
-  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,7 +1,7 @@
-import { GatewayError, HostLookupTimeoutError, OutboundBlockedError } from '@svc/platform';
+import { GatewayError, HostLookupTimeoutError, OutboundBlockedError, undiciErrors } from '@svc/platform';
 import { UpstreamFailure } from '../breaker/provider-breaker';
-import { upstreamError } from '../pipeline/upstream-exchange';
-import { classify } from './upstream-client';
+import { upstreamError } from '../pipeline/upstream-errors';
+import { classify, UpstreamRequestInvalid } from './upstream-client';
 
 const coded = (code: string) => Object.assign(new Error(`failed: ${code}`), { code });
 
@@ -40,6 +40,19 @@ describe('classify: what undici threw, as the gateway answers it', () => {
     const unknown = classify(new OutboundBlockedError('unresolvable', 'The host gone.example does not resolve'));
     expect(unknown).toBeInstanceOf(UpstreamFailure);
     expect(upstreamError(unknown, 'lab')).toMatchObject({ status: 502, body: { code: 'upstream_unavailable', message: 'lab: upstream connection error (The host gone.example does not resolve)' } });
+  });
+
+  it('a header undici will not send is not the provider failing: a provider key 401 invalid_provider_key, another header 502 upstream_request_invalid (neither counted)', () => {
+    for (const [header, status, code] of [
+      ['authorization', 401, 'invalid_provider_key'],
+      ['x-api-key', 401, 'invalid_provider_key'],
+      ['x-lab-tenant', 502, 'upstream_request_invalid'],
+    ] as const) {
+      const classified = classify(new undiciErrors.InvalidArgumentError(`invalid ${header} header`));
+      expect(classified).toBeInstanceOf(UpstreamRequestInvalid);
+      expect(classified).not.toBeInstanceOf(UpstreamFailure);
+      expect(upstreamError(classified, 'lab')).toMatchObject({ status, body: { code } });
+    }
   });
 
   it('an error without a connection code stays what it is (a bug is a 500 with an error id, not a provider failure)', () => {

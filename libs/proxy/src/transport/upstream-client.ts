@@ -98,6 +98,22 @@ export class ClientAbortedError extends Error {
   }
 }
 
+/**
+ * undici refused to send the request as built: a header value no HTTP header can carry (a provider
+ * key or a target header with a line break, a control or a non-ASCII character). The request's
+ * fault, not the provider's: the breaker, shared by every organization, never counts it.
+ */
+export class UpstreamRequestInvalid extends Error {
+  /** The header undici named (`invalid authorization header`), lower-cased. */
+  readonly header: string | undefined;
+
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+    this.name = 'UpstreamRequestInvalid';
+    this.header = /^invalid (\S+) header$/i.exec(cause.message)?.[1]?.toLowerCase();
+  }
+}
+
 const FAILURE_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
@@ -326,7 +342,7 @@ function pathAndQuery(url: string): string {
 /**
  * Maps what undici threw to UpstreamFailure (counts against the breaker; a connection error, a
  * deadline or the provider's certificate), ClientAbortedError, the OutboundBlockedError of a refused
- * address, or the error itself; `reason`: why the exchange was aborted, if it was.
+ * address, UpstreamRequestInvalid (a request undici would not send), or the error itself; `reason`: why the exchange was aborted, if it was.
  */
 export function classify(error: unknown, reason?: Error | null): Error {
   if (reason instanceof ClientAbortedError || reason instanceof UpstreamFailure) return reason;
@@ -338,6 +354,7 @@ export function classify(error: unknown, reason?: Error | null): Error {
   if (lookup?.reason === 'unresolvable') return new UpstreamFailure(`upstream connection error (${lookup.message})`, error);
   if (lookup) return lookup;
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  if (code === 'UND_ERR_INVALID_ARG' && error instanceof Error) return new UpstreamRequestInvalid(error);
   if (error instanceof undiciErrors.UndiciError || (code && isConnectionFailure(code))) {
     return new UpstreamFailure(describe(code, error), error);
   }
