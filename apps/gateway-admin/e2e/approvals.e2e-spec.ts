@@ -117,6 +117,17 @@ describe('gateway admin: approvals (HITL)', () => {
     expect(approved.status).toBe(200);
     const another = await seed(h.org.id, 'gpt-4.1-mini', 3_600_000, h.org.adminKey._id);
     expect((await h.call('POST', `/gateway/admin/approvals/${another._id}/approve`, { token: h.token(h.org.id, 'Admin') })).status).toBe(200);
+    // Nor a key that replaced it by rotation, one or two rotations on (the old key rotates itself).
+    const rotating = await h.newKey(h.org.id, ['admin:write'], { name: 'rotating-reviewer' });
+    const held = await seed(h.org.id, 'gpt-4o', 3_600_000, rotating.key._id);
+    const first = await h.call('POST', `/gateway/admin/keys/${rotating.key._id}/rotate`, { key: rotating.plaintext });
+    const second = await h.call('POST', `/gateway/admin/keys/${first.body.id}/rotate`, { key: first.body.key });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    for (const successor of [first.body.key, second.body.key]) {
+      gatewayError(await h.call('POST', `/gateway/admin/approvals/${held._id}/approve`, { key: successor }), 403, 'self_approval_not_allowed');
+    }
+    expect((await h.repos.approvals.findById(asOrgId(h.org.id), held._id))?.status).toBe('pending');
+    expect((await h.call('POST', `/gateway/admin/approvals/${held._id}/approve`, { key: reviewer })).status).toBe(200);
     // Withdrawing one's own request stays possible.
     const withdrawn = await seed(h.org.id, 'o4-mini', 3_600_000, h.org.adminKey._id);
     expect((await h.call('POST', `/gateway/admin/approvals/${withdrawn._id}/reject`, { body: { reason: 'not needed' } })).status).toBe(200);

@@ -1,4 +1,4 @@
-import { ApprovalEntity, ApprovalRepository, ApprovalStats, asOrgId, PageRequest } from '@svc/domain';
+import { ApprovalEntity, ApprovalRepository, ApprovalStats, asOrgId, OrgId, PageRequest } from '@svc/domain';
 import { ConflictError, GatewayError, invalidRequest, notFound } from '@svc/platform';
 import { ApprovalDetailsView, ApprovalStatusView, toDetailsView, toStatusView } from './approval.views';
 
@@ -8,7 +8,17 @@ export interface ApprovalsOptions {
   /** What a client waiting for a review is told to wait between polls (default 30 s). */
   retryAfterSeconds?: number;
   now?: () => Date;
+  /** The organization's gateway keys, to follow a rotated key to its replacements (self-approval). */
+  keys?: KeyLineage;
 }
+
+/** What the self-approval rule reads of a gateway key: the key that replaced it on rotation, if any. */
+export interface KeyLineage {
+  findById(orgId: OrgId, id: string): Promise<{ replaced_by: string | null } | null>;
+}
+
+/** Rotations followed from a requesting key; a longer chain is not followed further. */
+const MAX_ROTATIONS_FOLLOWED = 32;
 
 export interface NewApprovalRequest {
   model: string;
@@ -33,6 +43,7 @@ export class ApprovalsService {
   readonly retryAfterSeconds: number;
   private readonly ttlMs: number;
   private readonly now: () => Date;
+  private readonly keys: KeyLineage | undefined;
 
   constructor(
     private readonly repository: ApprovalRepository,
@@ -41,6 +52,7 @@ export class ApprovalsService {
     this.ttlMs = Math.round(options.ttlHours * 3_600_000);
     this.retryAfterSeconds = options.retryAfterSeconds ?? 30;
     this.now = options.now ?? (() => new Date());
+    this.keys = options.keys;
   }
 
   /** A new pending approval. */
@@ -83,14 +95,14 @@ export class ApprovalsService {
 
   /**
    * Records who approved and when; 409 `invalid_state` unless the approval is pending. The gateway
-   * key that made the request cannot approve it (403 `self_approval_not_allowed`): the approval
-   * gate would otherwise be a second call away for any key with `admin:write`, where skipping it
-   * is a plan feature (`X-SVC-HITL-Bypass`).
+   * key that made the request cannot approve it (403 `self_approval_not_allowed`), nor a key that
+   * replaced it by rotation: the approval gate would otherwise be a second call away for any key
+   * with `admin:write` (a rotation away), where skipping it is a plan feature (`X-SVC-HITL-Bypass`).
    */
   async approve(orgId: string, id: string, reviewer: string, reviewerKeyId: string | null = null): Promise<ApprovalDetailsView> {
     if (reviewerKeyId !== null) {
       const approval = await this.find(orgId, id);
-      if (approval.key_id === reviewerKeyId) {
+      if (approval.key_id !== null && (await this.sameKey(asOrgId(orgId), approval.key_id, reviewerKeyId))) {
         throw new GatewayError(403, {
           message: 'A request cannot be approved with the gateway key that made it',
           type: 'permission_error',
@@ -102,6 +114,16 @@ export class ApprovalsService {
     const approved = await this.repository.approve(asOrgId(orgId), id, reviewer, this.now());
     if (approved) return toDetailsView(approved);
     throw this.notPending(await this.find(orgId, id), 'approved');
+  }
+
+  /** `reviewerKeyId` is `requesterKeyId` or a key that replaced it, one rotation after another. */
+  private async sameKey(orgId: OrgId, requesterKeyId: string, reviewerKeyId: string): Promise<boolean> {
+    let id: string | null = requesterKeyId;
+    for (let step = 0; id !== null && step <= MAX_ROTATIONS_FOLLOWED; step++) {
+      if (id === reviewerKeyId) return true;
+      id = this.keys ? ((await this.keys.findById(orgId, id))?.replaced_by ?? null) : null;
+    }
+    return false;
   }
 
   /** Rejects with a reason (400 when it is missing); 409 `invalid_state` unless pending. */

@@ -22,7 +22,7 @@ import { parsePlanQuotas } from './plan-quotas-config';
 import { defaultPriceOptions } from '../cost/price-lookup';
 import { ProfileCache } from './profile-cache';
 
-export type GovernanceRepositories = Pick<Repositories, 'organizations' | 'policies' | 'budgetNodes' | 'namedBudgets' | 'approvals' | 'runnerSessions'>;
+export type GovernanceRepositories = Pick<Repositories, 'organizations' | 'policies' | 'budgetNodes' | 'namedBudgets' | 'approvals' | 'runnerSessions' | 'apiKeys'>;
 
 export type GovernanceConfig = Pick<
   AppConfig,
@@ -99,7 +99,7 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
     });
     this.profiles = new ProfileCache(deps.repositories, deps.invalidation, { ttlMs: options.profileTtlMs });
     this.events = new GovernanceEvents(deps.publisher, logger);
-    this.approvals = new ApprovalsService(deps.repositories.approvals, { ttlHours: config.APPROVAL_TTL_HOURS });
+    this.approvals = new ApprovalsService(deps.repositories.approvals, { ttlHours: config.APPROVAL_TTL_HOURS, keys: deps.repositories.apiKeys });
     if (config.PII_NER && !config.PII_NER_URL && options.ner === undefined) logger.warn('PII_NER is on but PII_NER_URL is not set: NER is off');
     const ner = options.ner !== undefined ? options.ner : config.PII_NER && config.PII_NER_URL ? new PresidioNerClient(config.PII_NER_URL) : null;
     const classifier = options.classifier !== undefined ? options.classifier : config.AI_CLASSIFIER_URL ? new HttpSafetyClassifier(config.AI_CLASSIFIER_URL) : null;
