@@ -63,6 +63,7 @@ describe('gateway admin: model aliases', () => {
     ['?limit=abc', 'limit'],
     ['?offset=-1', 'offset'],
     ['?offset=abc', 'offset'],
+    ['?offset=100000000000000000000', 'offset'],
     ['?foo=1', 'foo'],
   ])('GET /model-aliases%s is a 400 naming %s', async (query, param) => {
     expect(gatewayError(await h.call('GET', `/gateway/admin/model-aliases${query}`), 400, 'invalid_request').param).toBe(param);

@@ -89,6 +89,7 @@ describe('gateway admin: usage records', () => {
     ['?limit=0', 'limit'],
     ['?limit=1001', 'limit'],
     ['?offset=-1', 'offset'],
+    ['?offset=1e20', 'offset'],
     ['?cursor=bm90LWEtY3Vyc29y', 'cursor'],
     [`?offset=0&cursor=abc`, 'cursor'],
     ['?colour=red', 'colour'],

@@ -251,6 +251,7 @@ describe('runner lifecycle through HTTP', () => {
     [{ limit: '1001' }, 'limit'],
     [{ limit: 'ten' }, 'limit'],
     [{ offset: '-1' }, 'offset'],
+    [{ offset: '9007199254740993' }, 'offset'],
     [{ state: 'sleeping' }, 'state'],
   ])('refuses list query %j', async (query, param) => {
     const res = await t.admin.get('/', query);

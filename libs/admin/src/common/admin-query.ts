@@ -10,13 +10,14 @@ export class AdminQuery {
   api_key?: string;
 }
 
-/** `offset` / `limit` paging of admin lists (limit 1–1000). */
+/** `offset` / `limit` paging of admin lists (limit 1–1000; offset a safe integer, as a database's skip takes). */
 export class PageQuery extends AdminQuery {
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
   offset?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 20 })

@@ -25,11 +25,12 @@ export class UsageListQuery extends UsageDaysQuery {
   @Max(1000)
   limit?: number;
 
-  @ApiPropertyOptional({ minimum: 0, default: 0, description: 'records to skip (or use cursor)' })
+  @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'records to skip (or use cursor)' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
   offset?: number;
 
   @ApiPropertyOptional({ description: '`next_cursor` of the previous page (anything else is 400 `invalid_cursor`)' })
