@@ -202,7 +202,9 @@ describe('gateway response headers', () => {
       ['POST', '/v1/anthropic/chat/completions', GENERIC],
       ['POST', '/v1/embeddings', GENERIC],
       ['POST', '/v1/mistral/v1/fim/completions', GENERIC],
-      ['GET', '/v1/models', GENERIC],
+      // The root list is also the Anthropic SDK's with baseURL {base_url}: it reads x-api-key too.
+      ['GET', '/v1/models', B_ROUTES],
+      ['GET', '/v1/openai/models', GENERIC],
     ])('%s %s names the locations read there', async (method, path, message) => {
       const body = method === 'POST' ? { model: path.includes('messages') ? 'claude-sonnet-4-6' : 'gpt-4o-mini', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] } : undefined;
       const res = await raw(gw, method, path, { 'x-api-key': 'sk-ant-provider-only' }, body);
