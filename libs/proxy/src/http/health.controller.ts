@@ -49,10 +49,12 @@ export class GatewayHealthController {
   @Get('v1/health/detailed')
   @ApiOperation({ summary: 'Detailed health: 200 when healthy or degraded, 503 when every provider is down' })
   async detailed(@Res() reply: FastifyReply) {
+    const [metrics, cost, busiest] = await Promise.all([this.metrics.snapshot(), this.governance.todayCost(), this.governance.busiestOrgs(5)]);
+    // Read after the counters: a Redis that stopped answering is found by those reads (within their
+    // bounded wait), and this answer already says so.
     const basic = this.health();
     const breakerStatus = this.breakers.overall();
     const overall = breakerStatus === 'unhealthy' ? 'unhealthy' : breakerStatus === 'degraded' || basic.degraded ? 'degraded' : 'healthy';
-    const [metrics, cost, busiest] = await Promise.all([this.metrics.snapshot(), this.governance.todayCost(), this.governance.busiestOrgs(5)]);
     const utilization = cost.daily_budget_usd > 0 ? Math.round((cost.today_usd / cost.daily_budget_usd) * 10_000) / 100 : 0;
     const alerts: { level: string; message: string }[] = [];
     for (const record of this.breakers.records()) {
