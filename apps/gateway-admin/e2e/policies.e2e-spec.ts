@@ -55,6 +55,8 @@ describe('gateway admin: policies', () => {
     [{ max_reasoning_tokens: 0 }, 'max_reasoning_tokens'],
     [{ budget_warning_thresholds: [50, 150] }, 'budget_warning_thresholds[1]'],
     [{ surprise: true }, 'surprise'],
+    [{ org_id: 5, rpm_limit: 10 }, 'org_id'],
+    [{ org_id: null }, 'org_id'],
   ])('POST %j is a 400 naming %s', async (body, param) => {
     const error = gatewayError(await h.call('POST', '/gateway/admin/policies', { body }), 400, 'invalid_request');
     expect(error).toMatchObject({ type: 'invalid_request_error', param });

@@ -110,6 +110,7 @@ describe('gateway admin: policy simulation', () => {
     [{ draft_policy: {}, extra: true }, 'extra'],
     [{ draft_policy: {}, replay_hours: null }, 'replay_hours'],
     [{ draft_policy: null }, 'draft_policy'],
+    [{ draft_policy: { org_id: 5 } }, 'draft_policy.org_id'],
   ])('%j is a 400 naming %s', async (body, param) => {
     expect(gatewayError(await simulate(body), 400).param).toBe(param);
   });

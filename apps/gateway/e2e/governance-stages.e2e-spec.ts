@@ -70,6 +70,8 @@ describe('governance stages through the proxy', () => {
     const effort = await send(org, { model: 'o3-mini', messages: [{ role: 'user', content: 'think hard' }], reasoning_effort: 'high' });
     expectGovernanceDenial(effort, { status: 403, type: 'permission_error', code: 'reasoning_cap_exceeded', gatewayCode: 'GW_REASONING_001', orgId: org.orgId });
     expect(effort.body.error.param).toBe('reasoning_effort');
+    // The effort the client sent, what it counts as, and the field, each said once.
+    expect(effort.body.error.message).toBe("The request asks for reasoning effort high (32768 tokens) in reasoning_effort, above the organization's reasoning cap of 2000 tokens.");
 
     const messages = `${gw.url}/v1/messages`;
     const thinking = (budget: number) => ({ model: 'claude-sonnet-4-6', max_tokens: budget + 100, thinking: { type: 'enabled', budget_tokens: budget }, messages: [{ role: 'user', content: 'ponder' }] });

@@ -44,9 +44,10 @@ export class PoliciesService {
   async replace(principal: Principal, body: unknown): Promise<{ view: PolicyView; created: boolean }> {
     // The refusal of the DTO routes (the body here is read by normalizePolicyInput, not a DTO).
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest(BODY_NOT_OBJECT_MESSAGE, 'body');
+    // Fields first (a non-string `org_id` is a 400 naming it), then whose policy it is.
+    const overrides = validPolicy(body);
     const orgParam = (body as Record<string, unknown>)['org_id'];
     if (orgParam !== undefined && orgParam !== principal.orgId) throw notFound('Organization', 'org_id');
-    const overrides = validPolicy(body);
     const existed = (await this.repositories.policies.get(principal.orgId)) !== null;
     const stored = await this.repositories.policies.replace(principal.orgId, overrides as StoredOverrides);
     await this.invalidation.publish('policy', principal.orgId);

@@ -27,7 +27,7 @@ export const POLICY_LIMITS = Object.freeze({
 });
 
 const MONEY_FIELDS = ['daily_budget', 'monthly_budget', 'max_cost_per_request', 'hitl_cost_threshold'] as const;
-/** `rate_limit_rpm` is an accepted spelling of `rpm_limit`; `org_id` comes from the route and is ignored. */
+/** `rate_limit_rpm` is an accepted spelling of `rpm_limit`; `org_id` comes from the route (only its type is checked here). */
 const KNOWN_FIELDS = new Set<string>([
   'rpm_limit',
   'rate_limit_rpm',
@@ -110,6 +110,9 @@ export function normalizePolicyInput(input: unknown, options: NormalizePolicyOpt
       if (!KNOWN_FIELDS.has(field)) errors.push({ field, message: 'unknown policy field' });
     }
   }
+
+  // Matched against the route's organization by the caller; here only its type is checked.
+  if (has('org_id') && typeof input.org_id !== 'string') errors.push({ field: 'org_id', message: 'must be a string (the organization id)' });
 
   if (has('rpm_limit') || has('rate_limit_rpm')) {
     const field = has('rpm_limit') ? 'rpm_limit' : 'rate_limit_rpm';

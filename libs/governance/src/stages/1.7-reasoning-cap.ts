@@ -74,6 +74,12 @@ export function reasoningTokens(body: unknown): number | null {
   return asks.length > 0 ? Math.max(...asks.map((ask) => ask.tokens)) : null;
 }
 
+/** An effort or thinking level as the client sent it, for a refusal: `reasoning effort high`, `thinking level medium`. */
+function levelName(body: unknown, field: string): string {
+  const sent = field.split('.').reduce<unknown>((value, key) => (isObject(value) ? value[key] : undefined), body);
+  return `${field.endsWith('level') ? 'thinking level' : 'reasoning effort'} ${String(sent).toLowerCase()}`;
+}
+
 export function reasoningCapStage(ctx: ChainContext): StageResult {
   const asks = reasoningAsks(ctx.input.body);
   ctx.findings.reasoning_tokens = asks.length > 0 ? Math.max(...asks.map((ask) => ask.tokens)) : null;
@@ -81,7 +87,7 @@ export function reasoningCapStage(ctx: ChainContext): StageResult {
   if (cap === null) return ALLOW;
   const over = asks.find((ask) => ask.tokens > cap);
   if (!over) return ALLOW;
-  const value = /(effort|level)$/.test(over.field) ? `${over.tokens} tokens (${over.field})` : `${over.tokens} tokens`;
+  const value = /(effort|level)$/.test(over.field) ? `${levelName(ctx.input.body, over.field)} (${over.tokens} tokens)` : `${over.tokens} tokens`;
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {

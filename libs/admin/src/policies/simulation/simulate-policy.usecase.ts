@@ -39,9 +39,10 @@ export class SimulatePolicyUseCase {
   constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
 
   async execute(principal: Principal, draft: Record<string, unknown>, replayHours: number, now = new Date(), maxRecords = MAX_REPLAYED_RECORDS): Promise<SimulationResponse> {
-    // Like POST /policies: a draft naming another organization is 404, never a simulation of its traffic.
-    if (draft['org_id'] !== undefined && draft['org_id'] !== principal.orgId) throw notFound('Organization', 'draft_policy.org_id');
+    // Like POST /policies: fields first (a non-string `org_id` is a 400), then a draft naming another
+    // organization is 404, never a simulation of its traffic.
     const overrides = validPolicy(draft, 'draft_policy.');
+    if (draft['org_id'] !== undefined && draft['org_id'] !== principal.orgId) throw notFound('Organization', 'draft_policy.org_id');
     const tier = tierOf(principal);
     const stored = policyOverrides(await this.repositories.policies.get(principal.orgId));
     const current = effectivePolicy(tier, stored);
