@@ -74,6 +74,36 @@ describe('gateway proxy errors', () => {
     expect(gw.mock.requests[0].headers.authorization).toBe('Bearer sk-provider-second');
   });
 
+  it.each([
+    ['gateway key first', (key: string) => [`Bearer ${key}`, 'Bearer sk-provider-second']],
+    ['provider key first', (key: string) => ['Bearer sk-provider-second', `Bearer ${key}`]],
+  ])('both keys as Authorization: Bearer, joined into one line by fetch (%s): the same as two lines', async (_, values) => {
+    // fetch (and any Headers object) joins a repeated header into one value: `Bearer a, Bearer b`.
+    const headers = new Headers({ 'content-type': 'application/json' });
+    for (const value of values(gw.key)) headers.append('Authorization', value);
+    const res = await fetch(url(), { method: 'POST', headers, body: JSON.stringify(chat) });
+    expect(res.status).toBe(200);
+    expect(gw.mock.requests[0].headers.authorization).toBe('Bearer sk-provider-second');
+    const models = await fetch(`${gw.url}/v1/models`, { headers });
+    expect(models.status).toBe(200);
+  });
+
+  it('both keys as two Authorization lines on GET /v1/models, provider key first: the gateway key authenticates', async () => {
+    const target = new URL(`${gw.url}/v1/models`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        { host: target.hostname, port: target.port, path: target.pathname, method: 'GET', headers: ['host', target.host, 'authorization', 'Bearer sk-provider-second', 'authorization', `Bearer ${gw.key}`] },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+  });
+
   it('refusals before governance (body, route, scope, idempotency) carry the rate-limit and cost headers, and count nothing', async () => {
     const first = await postJson(url(), chat, auth());
     expect(first.status).toBe(200);
@@ -193,6 +223,19 @@ describe('gateway proxy errors', () => {
       expect(body.error.message).toContain(path.replace(/\/$/, ''));
     }
     expect(gw.mock.requests).toHaveLength(0);
+  });
+
+  it('GET /v1/approvals/{id}/status with an id over the path segment limit: 414 uri_too_long like any over-long segment, never "GET is not allowed; use GET"', async () => {
+    const long = 'a'.repeat(600);
+    for (const path of [`/v1/approvals/${long}/status`, `/v1/${long}/chat/completions`]) {
+      const res = await fetch(`${gw.url}${path}`, { method: path.endsWith('/status') ? 'GET' : 'POST', headers: auth() });
+      expect(res.status).toBe(414);
+      expect(res.headers.get('allow')).toBeNull();
+      expect(((await res.json()) as { error: { type: string; code: string } }).error).toMatchObject({ type: 'invalid_request_error', code: 'uri_too_long' });
+    }
+    // Another method on that path is still 405 naming GET.
+    const other = await fetch(`${gw.url}/v1/approvals/${long}/status`, { method: 'DELETE', headers: auth() });
+    expect([other.status, other.headers.get('allow')]).toEqual([405, 'GET']);
   });
 
   it('413 from a declared Content-Length above the limit, without reading the body', async () => {

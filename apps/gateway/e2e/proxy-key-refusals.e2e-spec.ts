@@ -94,6 +94,19 @@ describe('gateway key refusals, rotation grace and the IP allowlist', () => {
     expect(res.headers.get('x-gateway-org')).toBe(gw.orgId);
   });
 
+  it('GET /v1/models and approval polling name the organization of an identified key they refuse, as the proxy routes do', async () => {
+    const elsewhere = await createKey(gw, { ipAllowlist: ['198.51.100.0/24'] });
+    const rotated = await createKey(gw);
+    await rotateKey(gw, rotated, 0);
+    for (const path of ['/v1/models', '/v1/approvals/apr_unknown/status']) {
+      const outside = await fetch(`${gw.url}${path}`, { headers: { 'X-SVC-API-Key': elsewhere.key } });
+      const old = await fetch(`${gw.url}${path}`, { headers: { 'X-SVC-API-Key': rotated.key } });
+      expect([outside.status, old.status]).toEqual([403, 401]);
+      expect([((await outside.json()) as Json).error.gateway_error_code, ((await old.json()) as Json).error.gateway_error_code]).toEqual(['GW_AUTH_004', 'GW_AUTH_003']);
+      expect([outside.headers.get('x-gateway-org'), old.headers.get('x-gateway-org')]).toEqual([gw.orgId, gw.orgId]);
+    }
+  });
+
   describe('X-Forwarded-For', () => {
     let trusted: GatewayHarness;
     const forwarded = { 'X-Forwarded-For': '203.0.113.7' };

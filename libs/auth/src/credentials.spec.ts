@@ -151,6 +151,17 @@ describe('parseCredentials: both keys as Authorization: Bearer', () => {
     });
   });
 
+  it.each([
+    ['gateway key first', `Bearer ${GW}, Bearer ${PROVIDER}`],
+    ['provider key first', `Bearer ${PROVIDER},Bearer ${GW}`],
+  ])('%s, joined into one value (as fetch and proxies join a repeated header): the same', (_, value) => {
+    expect(parseCredentials({ headers: { authorization: value } })).toEqual({
+      gatewayKey: { value: GW, location: 'authorization', kind: 'gateway' },
+      providerKeyFromRequest: PROVIDER,
+      providerKeyLocation: 'authorization',
+    });
+  });
+
   it('X-SVC-API-Key still wins, and X-Provider-Key still comes first', () => {
     const values = [`Bearer svc_sk_other`, `Bearer ${PROVIDER}`];
     const creds = parseCredentials({ headers: { 'x-svc-api-key': GW, 'x-provider-key': 'pk-1', authorization: values[0] }, authorization: values });

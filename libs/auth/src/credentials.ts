@@ -79,7 +79,14 @@ export interface RequestCredentials {
  */
 export function parseCredentials(input: CredentialsInput): RequestCredentials {
   // With two Bearer tokens, the one with a gateway prefix is the gateway key and the other the provider key.
-  const bearers = input.authorization && input.authorization.length > 1 ? input.authorization.map(bearerToken) : [bearerToken(header(input.headers, 'authorization'))];
+  // They may come as two header lines or as one (`Bearer a, Bearer b`: fetch and proxies join a repeated header).
+  const authorization = header(input.headers, 'authorization');
+  const bearers =
+    input.authorization && input.authorization.length > 1
+      ? input.authorization.flatMap(bearerTokens)
+      : authorization?.includes(',')
+        ? bearerTokens(authorization)
+        : [bearerToken(authorization)];
   const gatewayBearer = bearers.find((token) => token !== undefined && hasGatewayPrefix(token));
   const providerBearer = bearers.find((token) => token !== undefined && !hasGatewayPrefix(token));
   const xApiKey = input.readXApiKey ? header(input.headers, 'x-api-key') : undefined;
@@ -224,6 +231,11 @@ export function header(headers: HeaderBag, name: string): string | undefined {
   const value = typeof raw === 'string' ? raw : raw?.[0];
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
+}
+
+/** The Bearer tokens of one Authorization value, which may join several with commas (a token never holds one). */
+function bearerTokens(authorization: string): (string | undefined)[] {
+  return authorization.split(',').map((part) => bearerToken(part.trim()));
 }
 
 function bearerToken(authorization: string | undefined): string | undefined {

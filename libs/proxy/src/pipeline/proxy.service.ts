@@ -132,16 +132,19 @@ export class ProxyService implements OnModuleDestroy {
   }
 
   /**
-   * `authorize` for the Nest-routed gateway endpoints (models, approval polling). `readXApiKey` for
-   * the SDK-style paths of B providers, where the Anthropic SDK may send the key as `x-api-key`.
+   * `authorize` for the Nest-routed gateway endpoints (models, approval polling), whose answers all
+   * carry their request id (the error filter sets it on refusals). `readXApiKey`: the key may come as `x-api-key`.
    */
   authenticate(request: FastifyRequest, reply: FastifyReply, scope: string, options: { readXApiKey?: boolean } = {}): Promise<Principal> {
-    // Every gateway answer carries its request id, the served ones too (the error filter sets it on refusals).
     void reply.header('X-SVC-Request-ID', String(request.id));
     const query = request.query as Record<string, unknown>;
     const source = { headers: request.headers, query, remoteAddress: request.socket.remoteAddress ?? request.ip };
-    const credentials = parseCredentials({ headers: request.headers, query, readXApiKey: options.readXApiKey });
-    return this.authorize(source, scope, (name, value) => void reply.header(name, value), { credentials, readXApiKey: options.readXApiKey });
+    const credentials = parseCredentials({ headers: request.headers, query, readXApiKey: options.readXApiKey, authorization: repeatedAuthorization(request.raw.rawHeaders) });
+    return this.authorize(source, scope, (name, value) => void reply.header(name, value), { credentials, readXApiKey: options.readXApiKey }).catch((error: unknown) => {
+      // A refused key that was identified (rotated, expired, outside its allowlist) names its organization, as on the proxy routes.
+      if (error instanceof KeyRefusedError) void reply.header('X-Gateway-Org', error.key.orgId);
+      throw error;
+    });
   }
 
   /** Serves one proxy request; never throws (every failure is answered in the gateway's format). */

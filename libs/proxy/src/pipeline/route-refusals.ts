@@ -1,4 +1,4 @@
-import { GatewayError, pathOf } from '@svc/platform';
+import { GatewayError, MAX_PARAM_LENGTH, pathOf } from '@svc/platform';
 import type { ProviderDefinition } from '../providers';
 
 /**
@@ -42,6 +42,15 @@ export function noSuchRoute(method: string, url: string): GatewayError {
   const path = pathOf(url);
   if (COUNT_TOKENS.test(path)) return countTokensNotOffered(method, path);
   const own = OWN_ROUTES.find((route) => route.pattern.test(path));
+  // Its own method on its own path reaches here only when the router skipped the route for a parameter
+  // over MAX_PARAM_LENGTH (an approval id): the 414 of every over-long path segment, not a 405 naming that method.
+  if (own && (method === own.method || (method === 'HEAD' && own.method === 'GET'))) {
+    return new GatewayError(414, {
+      message: `A path segment is longer than the server accepts (at most ${MAX_PARAM_LENGTH} characters)`,
+      type: 'invalid_request_error',
+      code: 'uri_too_long',
+    });
+  }
   if (own) {
     return new GatewayError(
       405,
