@@ -45,7 +45,11 @@ describe('gateway proxy routes with bad input', () => {
     refused(await raw(path, '{"model": "gpt-4o", "messages": [', 'application/json'), 400, 'invalid_json');
     refused(await raw(path, JSON.stringify(valid), 'text/plain'), 415, 'unsupported_media_type');
     refused(await raw(path, '', 'application/json'), 400, 'invalid_json');
-    refused(await raw(path, '[1, 2]', 'application/json'), 400, 'invalid_json');
+    for (const notAnObject of ['[1, 2]', 'null', '"hello"', '5']) {
+      const res = await raw(path, notAnObject, 'application/json');
+      refused(res, 400, 'invalid_request', 'body');
+      expect(res.body.error.message).toBe('The request body must be a JSON object');
+    }
     expect(gw.mock.requests).toHaveLength(1);
   });
 

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { GatewayError, invalidRequest, jsonSyntaxMessage, MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_MESSAGE } from '@svc/platform';
+import { BODY_NOT_OBJECT_MESSAGE, GatewayError, invalidRequest, jsonSyntaxMessage, MAX_JSON_DEPTH, nestsDeeperThan, TOO_DEEP_MESSAGE } from '@svc/platform';
 
 export interface ReadBody {
   buffer: Buffer;
@@ -70,7 +70,8 @@ export function parseJsonObject(raw: Buffer, contentType: string | undefined): R
   } catch (error) {
     throw invalidRequest(jsonSyntaxMessage(error), null, 'invalid_json');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidRequest('Body must be a JSON object', null, 'invalid_json');
+  // Well-formed JSON that is not an object: docs/decisions.md's refusal of every surface, naming `body`.
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidRequest(BODY_NOT_OBJECT_MESSAGE, 'body');
   if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) throw invalidRequest(TOO_DEEP_MESSAGE, null);
   return parsed as Record<string, unknown>;
 }
