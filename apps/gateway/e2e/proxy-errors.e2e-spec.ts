@@ -156,6 +156,16 @@ describe('gateway proxy errors', () => {
     expectGovernanceHeaders(missing.headers, gw.orgId);
   });
 
+  it('401 invalid_provider_key for a gateway key sent as X-Provider-Key: never forwarded to the provider', async () => {
+    for (const path of ['/v1/chat/completions', '/v1/messages']) {
+      const body = path === '/v1/messages' ? { model: 'claude-sonnet-4-6', max_tokens: 5, messages: chat.messages } : chat;
+      const res = await postJson(`${gw.url}${path}`, body, { 'X-SVC-API-Key': gw.key, 'X-Provider-Key': gw.key });
+      expect([path, res.status, res.body.error]).toEqual([path, 401, expect.objectContaining({ type: 'authentication_error', code: 'invalid_provider_key', param: 'X-Provider-Key' })]);
+      expect(JSON.stringify(res.body)).not.toContain(gw.key);
+    }
+    expect(gw.mock.totalRequests).toBe(0);
+  });
+
   it("401 invalid_provider_key for a stored key no header can carry, never counted by the provider's breaker", async () => {
     // Stored before the admin API refused such keys (or written by another tool): a control character.
     const sealed = gw.service.runtime.cipher.encrypt(gw.orgId, 'sk-mistral\u0001broken');

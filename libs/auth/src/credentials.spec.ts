@@ -117,6 +117,14 @@ describe('parseCredentials: retired beta prefixes', () => {
 });
 
 describe('parseCredentials: provider key', () => {
+  it('refuses a gateway key in X-Provider-Key (it would be sent to the provider): 401 invalid_provider_key', () => {
+    for (const key of [GW, 'svc_gw_abc123', 'svc_live_old']) {
+      expect(() => parseCredentials({ headers: { 'x-svc-api-key': GW, 'x-provider-key': key } })).toThrow(
+        expect.objectContaining({ status: 401, body: expect.objectContaining({ code: 'invalid_provider_key', param: 'X-Provider-Key' }) }),
+      );
+    }
+  });
+
   it('X-Provider-Key comes first', () => {
     const creds = parseCredentials({ headers: { 'x-svc-api-key': GW, 'x-provider-key': 'pk-1', authorization: 'Bearer pk-2' } });
     expect(creds).toEqual({

@@ -112,7 +112,10 @@ export function parseCredentials(input: CredentialsInput): RequestCredentials {
 
   const result: RequestCredentials = gatewayKey ? { gatewayKey } : {};
   const explicit = header(input.headers, 'x-provider-key');
-  if (explicit) return { ...result, providerKeyFromRequest: explicit, providerKeyLocation: 'x-provider-key' };
+  if (explicit) {
+    if (hasGatewayPrefix(explicit)) throw gatewayKeyAsProviderKey();
+    return { ...result, providerKeyFromRequest: explicit, providerKeyLocation: 'x-provider-key' };
+  }
   if (providerBearer) return { ...result, providerKeyFromRequest: providerBearer, providerKeyLocation: 'authorization' };
   if (xApiKey && !hasGatewayPrefix(xApiKey)) {
     return { ...result, providerKeyFromRequest: xApiKey, providerKeyLocation: 'x-api-key' };
@@ -143,6 +146,17 @@ function malformedGatewayKey(location: GatewayKeyCredential['location']): Gatewa
     code: 'invalid_api_key',
     gateway_error_code: 'GW_AUTH_001',
     remediation: 'Send the gateway key there, and a provider key (if any) in X-Provider-Key.',
+  });
+}
+
+/** A gateway key in X-Provider-Key would go upstream to the provider: refused before anything is sent. */
+function gatewayKeyAsProviderKey(): GatewayError {
+  return new GatewayError(401, {
+    message: 'X-Provider-Key holds a gateway key (it has a gateway key prefix); the gateway never sends its own keys to a provider.',
+    type: 'authentication_error',
+    code: 'invalid_provider_key',
+    param: 'X-Provider-Key',
+    remediation: "Send the gateway key in X-SVC-API-Key and the provider's own key in X-Provider-Key, or store the provider key with POST /gateway/admin/secrets.",
   });
 }
 
