@@ -16,6 +16,8 @@ const EXPECTED_INGRESS: { path: string; app: ServiceApp }[] = [
   { path: '/gateway/admin/runners', app: 'runner-control-plane' },
   { path: '/gateway/admin', app: 'gateway-admin' },
   { path: '/api/v1', app: 'org-api' },
+  // SPEC.md's /v1/admin/api-keys and /v1/admin/webhooks: served by the gateway admin, not the proxy.
+  { path: '/v1/admin', app: 'gateway-admin' },
 ];
 
 /** Routes for the cluster's own use, not published through the Ingress. */
@@ -41,6 +43,8 @@ describe('the route reader', () => {
     expect(ingressTarget(EXPECTED_INGRESS, '/gateway/admin/runners/r1')?.app).toBe('runner-control-plane');
     expect(ingressTarget(EXPECTED_INGRESS, '/gateway/admin/policies')?.app).toBe('gateway-admin');
     expect(ingressTarget(EXPECTED_INGRESS, '/health')).toBeNull();
+    expect(ingressTarget(EXPECTED_INGRESS, '/v1/admin/api-keys/key_1')?.app).toBe('gateway-admin');
+    expect(ingressTarget(EXPECTED_INGRESS, '/v1/administrator/chat/completions')?.app).toBe('gateway');
   });
 });
 
@@ -67,7 +71,7 @@ describe('probes', () => {
 });
 
 describe('Ingress', () => {
-  it('routes the four prefixes of DECISIONS.md "Running it" to their services, with pathType Prefix', () => {
+  it('routes the prefixes of DECISIONS.md "Running it" and /v1/admin to their services, with pathType Prefix', () => {
     expect(ingress.map(({ path, backend }) => ({ path, app: backend })).sort((a, b) => a.path.localeCompare(b.path))).toEqual(
       [...EXPECTED_INGRESS].sort((a, b) => a.path.localeCompare(b.path)),
     );
@@ -82,7 +86,7 @@ describe('Ingress', () => {
   });
 
   it('sends traffic to the Service port named http, which each Service and container declares', () => {
-    expect((files.get('ingress.yaml') ?? '').match(/port:\n\s+name: http/g)?.length).toBe(4);
+    expect((files.get('ingress.yaml') ?? '').match(/port:\n\s+name: http/g)?.length).toBe(EXPECTED_INGRESS.length);
     for (const { app } of SERVICES) {
       const text = files.get(`${app}.yaml`) ?? '';
       expect(text).toMatch(/- name: http\n\s+port: \{\{ \.Values\.\w+\.port \}\}\n\s+targetPort: http/);

@@ -73,7 +73,7 @@ class GatewayWithAdminModule {}
 export const GATEWAY_WITH_ADMIN: ServiceDefinition = {
   name: 'gateway-with-admin',
   version: SERVICE_VERSION,
-  surfaces: [{ label: 'gateway-admin', module: GatewayWithAdminModule, port: 'GATEWAY_PORT', surface: 'gateway', rawBodyPrefix: '/v1/' }],
+  surfaces: [{ label: 'gateway-admin', module: GatewayWithAdminModule, port: 'GATEWAY_PORT', surface: 'gateway', rawBodyPrefix: '/v1/', parsedBodyPrefixes: ['/v1/admin/'] }],
 };
 
 let sequence = 0;

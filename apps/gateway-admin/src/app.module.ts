@@ -15,7 +15,7 @@ export const SERVICE: ServiceDefinition = {
       module: AppModule,
       port: 'GATEWAY_ADMIN_PORT',
       surface: 'gateway',
-      docs: { title: 'Gateway admin', description: 'Policies, secrets, usage, billing, approvals, targets, aliases and budgets under /gateway/admin' },
+      docs: { title: 'Gateway admin', description: 'Policies, secrets, usage, billing, approvals, targets, aliases and budgets under /gateway/admin; API keys and webhooks under /v1/admin' },
     },
   ],
 };

@@ -1,12 +1,7 @@
 import { asOrgId, hashApiKey } from '@svc/domain';
-import { MockProvider, startMockProvider } from '@svc/mock-provider';
-import { bootService, TestService } from '@svc/testing';
-import { SERVICE } from '../src/app.module';
+import type { TestService } from '@svc/testing';
+import { Json, Standalone } from './standalone.helpers';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
-type Json = Record<string, any>;
-
-const PROVIDER_KEY = 'sk-mock-provider-key';
 const OWNER = { email: 'expiry-owner@example.com', password: 'expiry-owner-password-1' };
 const DAY = 86_400_000;
 
@@ -17,39 +12,17 @@ const DAY = 86_400_000;
  * never extends the old key past it.
  */
 describe('gateway key expiry', () => {
-  let mock: MockProvider;
+  let env: Standalone;
   let service: TestService;
-  let token: string;
   let orgId: string;
 
   beforeAll(async () => {
-    mock = await startMockProvider({ port: 0, record: false });
-    service = await bootService(SERVICE, {
-      REDIS_URL: process.env.TEST_REDIS_URL as string,
-      OPENAI_BASE_URL: `${mock.url}/v1`,
-      BOOTSTRAP_ADMIN_EMAIL: OWNER.email,
-      BOOTSTRAP_ADMIN_PASSWORD: OWNER.password,
-      BOOTSTRAP_ORG_PLAN: 'enterprise',
-    });
-    const login = await call('org-api', 'POST', '/api/v1/auth/login', { body: OWNER });
-    token = login.body.access_token;
-    orgId = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).org_id;
+    env = await Standalone.boot(OWNER, 'enterprise');
+    ({ service, orgId } = env);
   });
-  afterAll(async () => {
-    await service.stop();
-    await mock.close();
-  });
+  afterAll(() => env.stop());
 
-  async function call(surface: 'gateway' | 'org-api', method: string, path: string, options: { body?: unknown; key?: string; bearer?: string } = {}) {
-    const headers: Record<string, string> = { 'X-Provider-Key': PROVIDER_KEY };
-    if (options.key) headers['X-SVC-API-Key'] = options.key;
-    const bearer = options.bearer ?? (options.key ? undefined : token);
-    if (bearer) headers.authorization = `Bearer ${bearer}`;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${service.urls[surface]}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Json, headers: res.headers };
-  }
+  const call = (...args: Parameters<Standalone['call']>) => env.call(...args);
 
   const createKey = (body: Json) => call('org-api', 'POST', '/api/v1/platform/api-keys', { body: { scopes: ['gateway:write', 'gateway:read', 'admin:read', 'keys:read'], ...body } });
   const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();

@@ -27,10 +27,13 @@ export const SERVICE: ServiceDefinition = {
       port: 'GATEWAY_PORT',
       surface: 'gateway',
       rawBodyPrefix: '/v1/',
-      docs: { title: 'Governed LLM gateway', description: 'Proxy routes under /v1 and the admin surface under /gateway/admin' },
+      // The gateway admin's /v1/admin/api-keys and /v1/admin/webhooks take JSON bodies like its other routes.
+      parsedBodyPrefixes: ['/v1/admin/'],
+      docs: { title: 'Governed LLM gateway', description: 'Proxy routes under /v1 and the admin surface under /gateway/admin and /v1/admin' },
       highlights: [
         ['/v1', 'proxy: the SDKs\' baseURL (POST /v1/chat/completions, /v1/messages; GET /v1/models)'],
         ['/gateway/admin', 'admin API (/gateway/admin/policies, /keys, /usage, ...)'],
+        ['/v1/admin', 'admin API: /v1/admin/api-keys, /v1/admin/webhooks'],
       ],
     },
     {

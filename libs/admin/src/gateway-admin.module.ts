@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@svc/auth';
 import { GovernanceModule } from '@svc/governance';
+import { OrgResourcesModule } from '@svc/org-resources';
 import { ModelAliasesController } from './aliases/model-aliases.controller';
 import { ModelAliasesService } from './aliases/model-aliases.service';
 import { ApprovalsController } from './approvals/approvals.controller';
@@ -8,6 +9,7 @@ import { BillingController } from './billing/billing.controller';
 import { BillingService } from './billing/billing.service';
 import { BudgetNodesController } from './budgets/budget-nodes.controller';
 import { BudgetNodesService } from './budgets/budget-nodes.service';
+import { AdminApiKeysController } from './keys/api-keys.controller';
 import { KeysController } from './keys/keys.controller';
 import { RotateKeyUseCase } from './keys/rotate-key.usecase';
 import { LatencyController } from './latency/latency.controller';
@@ -23,15 +25,18 @@ import { DiscoveryController, ProviderTargetsController } from './targets/provid
 import { ProviderTargetsService } from './targets/provider-targets.service';
 import { UsageController } from './usage/usage.controller';
 import { UsageService } from './usage/usage.service';
+import { AdminWebhooksController } from './webhooks/webhooks.controller';
 
 /**
  * The gateway admin API under `/gateway/admin` (docs/admin-api.md): policies and their simulation,
  * key rotation, provider secrets, usage, billing, latency, approvals, provider targets and model
- * discovery, model aliases, budget nodes and rate-limit status. Imported by `apps/gateway-admin`
- * and by `npm start`'s gateway surface. Needs RuntimeModule's shared resources.
+ * discovery, model aliases, budget nodes and rate-limit status; and SPEC.md's `/v1/admin/api-keys`
+ * and `/v1/admin/webhooks` (the organization API's services, @svc/org-resources, in the gateway's
+ * formats). Imported by `apps/gateway-admin` and by `npm start`'s gateway surface. Needs
+ * RuntimeModule's shared resources.
  */
 @Module({
-  imports: [AuthModule, GovernanceModule],
+  imports: [AuthModule, GovernanceModule, OrgResourcesModule],
   controllers: [
     PoliciesController,
     KeysController,
@@ -45,6 +50,8 @@ import { UsageService } from './usage/usage.service';
     ModelAliasesController,
     BudgetNodesController,
     RateLimitsController,
+    AdminApiKeysController,
+    AdminWebhooksController,
   ],
   providers: [
     PoliciesService,

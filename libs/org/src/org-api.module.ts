@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@svc/auth';
+import { OrgResourcesModule } from '@svc/org-resources';
 import { APP_CONFIG, AppConfig, LOGGER, Logger, Redis, REDIS } from '@svc/platform';
 import { AccountController } from './account/account.controller';
 import { AgentsController, RemovedAgentsController } from './agents/agents.controller';
+import { AdminKeysController } from './api-keys/admin-keys.controller';
 import { ApiKeysController } from './api-keys/api-keys.controller';
-import { ApiKeysService } from './api-keys/api-keys.service';
 import { AuthController } from './auth/auth.controller';
 import { AuthService } from './auth/auth.service';
 import { LoginThrottle } from './auth/login-throttle';
@@ -15,6 +16,8 @@ import { AutopilotController } from './autopilot/autopilot.controller';
 import { BudgetEvaluator } from './budgets/budget-evaluator';
 import { BudgetsController } from './budgets/budgets.controller';
 import { BudgetsService } from './budgets/budgets.service';
+import { GatewayPolicyController } from './gateway-policy/gateway-policy.controller';
+import { GatewayPolicyService } from './gateway-policy/gateway-policy.service';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
 import { OrganizationsController } from './organizations/organizations.controller';
@@ -22,18 +25,18 @@ import { OrganizationsService } from './organizations/organizations.service';
 import { RunnersController } from './runners/runners.controller';
 import { ChatIntegrationService } from './webhooks/chat-integration.service';
 import { ChatIntegrationController, WebhooksController, WebhookTestController } from './webhooks/webhooks.controller';
-import { WebhooksService } from './webhooks/webhooks.service';
 
 /**
  * The organization API (`/api/v1`, docs/org-api.md): one module that `apps/org-api` and
  * `apps/standalone` import. Every controller runs behind OrgAuthGuard.
  */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, OrgResourcesModule],
   controllers: [
     AuthController,
     AccountController,
     ApiKeysController,
+    AdminKeysController,
     WebhooksController,
     WebhookTestController,
     ChatIntegrationController,
@@ -44,6 +47,7 @@ import { WebhooksService } from './webhooks/webhooks.service';
     AutopilotController,
     RunnersController,
     OrganizationsController,
+    GatewayPolicyController,
   ],
   providers: [
     OrgJwtStrategy,
@@ -59,13 +63,12 @@ import { WebhooksService } from './webhooks/webhooks.service';
       useFactory: (redis: Redis | null, logger: Logger) => new LoginThrottle(redis, logger),
     },
     AuthService,
-    ApiKeysService,
-    WebhooksService,
     ChatIntegrationService,
     BudgetEvaluator,
     BudgetsService,
     MetricsService,
     OrganizationsService,
+    GatewayPolicyService,
   ],
 })
 export class OrgApiModule {}

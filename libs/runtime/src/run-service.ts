@@ -15,6 +15,8 @@ export interface HttpSurface {
   bodyLimit?: number;
   /** Requests under this prefix get their body unread: the proxy reads it with the org's limit. */
   rawBodyPrefix?: string;
+  /** Prefixes under rawBodyPrefix whose JSON bodies are parsed as usual: another module's routes on the port. */
+  parsedBodyPrefixes?: readonly string[];
   docs?: { title: string; description: string };
   /** Paths worth printing in the banner, relative to the surface's base URL, each with what it is. */
   highlights?: readonly (readonly [path: string, note: string])[];
@@ -86,6 +88,7 @@ export async function startService(
       logger: runtime.logger,
       bodyLimit: surface.bodyLimit,
       rawBodyPrefix: surface.rawBodyPrefix,
+      parsedBodyPrefixes: surface.parsedBodyPrefixes,
       logBodies: config.LOG_BODIES,
       accessLog: config.ACCESS_LOG,
       validation: surface.validation,

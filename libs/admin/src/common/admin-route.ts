@@ -10,7 +10,12 @@ export type AdminScope = 'admin:read' | 'admin:write' | 'billing:read';
  * dashboard access token) and the OpenAPI tag and security schemes.
  */
 export function AdminController(path: string, tag: string): ClassDecorator {
-  return applyDecorators(ApiTags(tag), ApiSecurity('gateway-key'), ApiBearerAuth(), Controller(`gateway/admin/${path}`), UseGuards(GatewayAuthGuard));
+  return AdminControllerAt(`gateway/admin/${path}`, tag);
+}
+
+/** An admin controller at a full path: SPEC.md's `/v1/admin/...` routes, authenticated like every admin route. */
+export function AdminControllerAt(fullPath: string, tag: string): ClassDecorator {
+  return applyDecorators(ApiTags(tag), ApiSecurity('gateway-key'), ApiBearerAuth(), Controller(fullPath), UseGuards(GatewayAuthGuard));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { PolicyOverrides as StoredOverrides, policyOverrides, Repositories } from '@svc/domain';
-import { normalizePolicyInput, PolicyFieldError, PolicyOverrides, resolveTier, TIER_DEFAULTS, TIERS } from '@svc/governance';
+import { describePolicyErrors, normalizePolicyInput, PolicyFieldError, PolicyOverrides, resolveTier, TIER_DEFAULTS, TIERS } from '@svc/governance';
 import { BODY_NOT_OBJECT_MESSAGE, GatewayError, invalidRequest, InvalidationBus, notFound } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { PolicyView, tierOf, toPolicyView } from './policy-view';
@@ -11,9 +11,8 @@ export const PRESET_NAMES = [...TIERS, 'pro', 'team'] as const;
 
 /** 400 naming every rejected field; `param` is the first (prefixed, e.g. `draft_policy.rpm_limit`). */
 export function policyInvalid(errors: PolicyFieldError[], prefix = ''): GatewayError {
-  const name = (field: string) => (field ? `${prefix}${field}` : prefix.replace(/\.$/, ''));
-  const message = errors.map((error) => `${name(error.field) || 'body'}: ${error.message}`).join('; ');
-  return invalidRequest(message, name(errors[0]?.field ?? '') || null);
+  const { message, param } = describePolicyErrors(errors, prefix);
+  return invalidRequest(message, param);
 }
 
 /** Validated overrides in the stored form (`max_reasoning_tokens: null` means "no cap": the default). */

@@ -1,11 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiKeyDto, ApiKeysService, CreateApiKeyDto, CreatedApiKeyDto } from '@svc/org-resources';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
-import { ApiKeysService } from './api-keys.service';
-import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
 const READ = ['keys:read', 'admin:read'];
 const WRITE = ['keys:write', 'admin:write'];

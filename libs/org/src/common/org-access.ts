@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiSecurity } from '@nestjs/swagger';
-import { hasScope, Role } from '@svc/auth';
+import type { Role } from '@svc/auth';
 
 /**
  * Who may call a route of the organization API.
@@ -43,13 +43,8 @@ export function roleAllows(role: Role, level: AccessLevel): boolean {
   return ROLE_LEVELS[level].includes(role);
 }
 
-/** Whether an API key's scopes satisfy a route (any one of `anyOf`; write implies read). */
-export function keyAllows(granted: readonly string[], anyOf: readonly string[]): boolean {
-  if (anyOf.length === 0) return true;
-  return anyOf.some(
-    (scope) => hasScope(granted, scope) || (scope.endsWith(':read') && hasScope(granted, scope.replace(/:read$/, ':write'))),
-  );
-}
+/** Whether an API key's scopes satisfy a route (shared with the API key service, @svc/org-resources). */
+export { keyAllows } from '@svc/org-resources';
 
 /** The OpenAPI description line naming a route's roles and scopes. */
 export function describeAccess(rule: AccessRule): string {

@@ -1,6 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsQueryInt } from './query-int';
 
+/** The collection shape is shared with the gateway admin's organization routes (@svc/org-resources). */
+export { collection, type Collection } from '@svc/org-resources';
+
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
 
@@ -18,19 +21,6 @@ export class PageQueryDto {
   limit?: number;
 }
 
-/** A collection response of the organization API. */
-export interface Collection<T> {
-  items: T[];
-  total: number;
-  offset: number;
-  limit: number;
-}
-
 export function pageOf(query: PageQueryDto): { offset: number; limit: number } {
   return { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_PAGE_LIMIT };
-}
-
-/** Maps a repository page to the API's collection shape. */
-export function collection<E, T>(page: { items: E[]; total: number }, request: { offset: number; limit: number }, map: (item: E) => T): Collection<T> {
-  return { items: page.items.map(map), total: page.total, offset: request.offset, limit: request.limit };
 }

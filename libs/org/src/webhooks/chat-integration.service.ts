@@ -4,9 +4,7 @@ import { APP_CONFIG, AppConfig, HostResolver, OUTBOUND_RESOLVER, outboundResolve
 import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import type { SecretCipher } from '@svc/domain';
 import { orgErrors } from '../common/org-errors';
-import type { ChatIntegrationDto } from './dto/webhook.dto';
-import { canonicalEventTypes } from './event-types';
-import { checkReceiverUrl } from './outbound-url';
+import { canonicalEventTypes, type ChatIntegrationDto, checkReceiverUrl } from '@svc/org-resources';
 
 export interface ChatIntegrationView {
   id: string;

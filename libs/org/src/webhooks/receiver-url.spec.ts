@@ -4,7 +4,7 @@ import { loadConfig, OrgApiError, outboundResolver } from '@svc/platform';
 import { FakeNameServer, startFakeNameServer } from '@svc/test-redis';
 import { BudgetWorld, openBudgetWorld } from '../testing/budget-fixtures';
 import { ChatIntegrationService } from './chat-integration.service';
-import { WebhooksService } from './webhooks.service';
+import { WebhooksService } from '@svc/org-resources';
 
 /**
  * Registration resolves the receiver's host like a delivery does (c-ares, within WEBHOOK_TIMEOUT_MS),

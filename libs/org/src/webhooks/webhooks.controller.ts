@@ -1,13 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { NoBody } from '@svc/platform';
+import { ChatIntegrationDto, CreateWebhookDto, DeliveryDto, QueuedDelivery, TestDeliveryDto, UpdateWebhookDto, WebhookDto, WebhooksService } from '@svc/org-resources';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
 import { ChatIntegrationService, ChatIntegrationView } from './chat-integration.service';
-import { ChatIntegrationDto, CreateWebhookDto, TestDeliveryDto, UpdateWebhookDto, WebhookDto } from './dto/webhook.dto';
-import { DeliveryDto, QueuedDelivery, WebhooksService } from './webhooks.service';
 
 const READ = ['webhooks:read', 'admin:read'];
 const WRITE = ['webhooks:write', 'admin:write'];

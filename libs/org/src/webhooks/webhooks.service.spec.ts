@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SecretCipher } from '@svc/domain';
 import { loadConfig, OrgApiError } from '@svc/platform';
 import { BudgetWorld, openBudgetWorld } from '../testing/budget-fixtures';
-import { WebhooksService } from './webhooks.service';
+import { WebhooksService } from '@svc/org-resources';
 
 /**
  * WEBHOOK_MAX_PER_ORG under parallel creates: each org API process serializes its own creates,

@@ -30,6 +30,8 @@ export interface HttpAppOptions {
   requestIdPrefix?: string;
   /** Requests under this path prefix get their body unread (see useJsonBodies). */
   rawBodyPrefix?: string;
+  /** Prefixes under rawBodyPrefix whose bodies are parsed all the same (see useJsonBodies). */
+  parsedBodyPrefixes?: readonly string[];
   /** `LOG_BODIES`: log request bodies (credentials redacted); only when the logger is at debug or below. */
   logBodies?: boolean;
   /** `ACCESS_LOG`: one info line per request answered (see useAccessLog). */
@@ -62,7 +64,7 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
     bodyParser: false,
   });
   if (accessLogEnabled({ ACCESS_LOG: options.accessLog ?? false }, options.logger)) useAccessLog(app.getHttpAdapter().getInstance(), options.logger);
-  useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix });
+  useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix, parsedBodyPrefixes: options.parsedBodyPrefixes });
   useApiResponseHeaders(app.getHttpAdapter().getInstance());
   if (bodyLoggingEnabled({ LOG_BODIES: options.logBodies ?? false }, options.logger)) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger);
   app.useGlobalFilters(new SurfaceExceptionFilter(options.surface, options.logger));

@@ -10,9 +10,9 @@ describe('useJsonBodies', () => {
 
   beforeAll(async () => {
     app = Fastify();
-    useJsonBodies(app, { rawBodyPrefix: '/raw/' });
-    app.setErrorHandler((error: Error & { status?: number }, _request, reply) => {
-      void reply.status(error.status ?? 500).send({ error: error.name, message: error.message });
+    useJsonBodies(app, { rawBodyPrefix: '/raw/', parsedBodyPrefixes: ['/raw/parsed/'] });
+    app.setErrorHandler((error: Error & { status?: number; statusCode?: number }, _request, reply) => {
+      void reply.status(error.status ?? error.statusCode ?? 500).send({ error: error.name, message: error.message });
     });
     app.post('/echo', async (request) => ({ absent: request.body === undefined, body: request.body ?? null }));
     app.post('/raw/echo', async (request) => {
@@ -20,6 +20,7 @@ describe('useJsonBodies', () => {
       for await (const chunk of request.body as Readable) chunks.push(chunk as Buffer);
       return { stream: request.body instanceof Readable, bytes: Buffer.concat(chunks).length };
     });
+    app.post('/raw/parsed/echo', async (request) => ({ stream: request.body instanceof Readable, body: request.body ?? null }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });
@@ -66,5 +67,12 @@ describe('useJsonBodies', () => {
   it('still hands the raw-body routes their (empty) stream', async () => {
     expect(await (await post('/raw/echo', '')).json()).toEqual({ stream: true, bytes: 0 });
     expect(await (await post('/raw/echo', '{"x":1}')).json()).toEqual({ stream: true, bytes: 7 });
+  });
+
+  it('parses JSON under a parsed prefix inside the raw one (the gateway admin’s /v1/admin/ on the proxy’s port)', async () => {
+    expect(await (await post('/raw/parsed/echo', '{"x":1}')).json()).toEqual({ stream: false, body: { x: 1 } });
+    const malformed = await post('/raw/parsed/echo', '{"x":');
+    expect({ status: malformed.status, error: ((await malformed.json()) as { error: string }).error }).toEqual({ status: 400, error: 'MalformedJsonError' });
+    expect((await post('/raw/parsed/echo', 'x=1', 'text/plain')).status).toBe(415);
   });
 });

@@ -9,6 +9,11 @@ export interface BodyOptions {
    * organization's size limit, after authenticating from the headers.
    */
   rawBodyPrefix?: string;
+  /**
+   * Prefixes under `rawBodyPrefix` whose JSON bodies are parsed as everywhere else: routes of
+   * another module served on the same port (the gateway admin's `/v1/admin/` on `npm start`'s).
+   */
+  parsedBodyPrefixes?: readonly string[];
 }
 
 /**
@@ -18,7 +23,9 @@ export interface BodyOptions {
  * MAX_JSON_DEPTH is a 400.
  */
 export function useJsonBodies(fastify: FastifyInstance, options: BodyOptions = {}): void {
-  const raw = (request: FastifyRequest) => options.rawBodyPrefix !== undefined && request.url.startsWith(options.rawBodyPrefix);
+  const parsed = options.parsedBodyPrefixes ?? [];
+  const raw = (request: FastifyRequest) =>
+    options.rawBodyPrefix !== undefined && request.url.startsWith(options.rawBodyPrefix) && !parsed.some((prefix) => request.url.startsWith(prefix));
   fastify.removeContentTypeParser(['application/json', 'text/plain']);
   fastify.addContentTypeParser('application/json', (request, payload, done) => {
     if (raw(request)) {

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isValidIpEntry, normalizeScopes, unknownScopes } from '@svc/auth';
+import { isValidIpEntry, normalizeScopes, Principal, unknownScopes } from '@svc/auth';
 import { ApiKeyEntity, boundByCallerExpiry, requestedExpiry, DuplicateKeyError, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, OrgId, Repositories } from '@svc/domain';
 import { ConflictError, InvalidationBus } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
-import type { OrgPrincipal } from '../auth/org-principal';
-import { keyAllows } from '../common/org-access';
+import { keyAllows } from '../common/key-allows';
 import { orgErrors } from '../common/org-errors';
 import { collection, Collection } from '../common/pagination';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
@@ -37,7 +36,7 @@ export class ApiKeysService {
     @Inject(INVALIDATION_BUS) private readonly invalidation: InvalidationBus,
   ) {}
 
-  async create(caller: OrgPrincipal, input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  async create(caller: Principal, input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     const unknown = unknownScopes(input.scopes);
     if (unknown.length) throw orgErrors.validation(`Unknown scopes: ${unknown.join(', ')}`, 'scopes', { unknown_scopes: unknown });
     const scopes = normalizeScopes(input.scopes);
