@@ -116,6 +116,14 @@ describe('clientIp', () => {
     expect(clientIp('127.0.0.1', ['198.51.100.1', '203.0.113.7, 10.0.0.2'], trusted)).toBe('203.0.113.7');
   });
 
+  it('reads a hop with the port some load balancers append (IPv4 address:port, [IPv6]:port)', () => {
+    expect(clientIp('127.0.0.1', '203.0.113.7:5555', trusted)).toBe('203.0.113.7');
+    expect(clientIp('127.0.0.1', '[2001:db8::7]:443', trusted)).toBe('2001:db8::7');
+    expect(clientIp('127.0.0.1', '[2001:db8::7]', trusted)).toBe('2001:db8::7');
+    // A trusted hop with a port is still trusted: the client is the hop before it.
+    expect(clientIp('127.0.0.1', '203.0.113.7:5555, 10.0.0.2:80', trusted)).toBe('203.0.113.7');
+  });
+
   it('is the proxy itself when every hop is trusted', () => {
     expect(clientIp('127.0.0.1', '10.0.0.2, 10.0.0.3', trusted)).toBe('127.0.0.1');
   });
@@ -123,7 +131,9 @@ describe('clientIp', () => {
   it('stops at a malformed hop and falls back to the socket address, never trusting garbage', () => {
     expect(clientIp('127.0.0.1', 'unknown', trusted)).toBe('127.0.0.1');
     expect(clientIp('127.0.0.1', '203.0.113.7, not-an-ip', trusted)).toBe('127.0.0.1');
-    expect(clientIp('127.0.0.1', '203.0.113.7:5555', trusted)).toBe('127.0.0.1');
+    expect(clientIp('127.0.0.1', '203.0.113.7:99999', trusted)).toBe('127.0.0.1');
+    expect(clientIp('127.0.0.1', '203.0.113.7:', trusted)).toBe('127.0.0.1');
+    expect(clientIp('127.0.0.1', '2001:db8::7:5555:zz', trusted)).toBe('127.0.0.1');
     expect(clientIp('127.0.0.1', '', trusted)).toBe('127.0.0.1');
     expect(clientIp('127.0.0.1', ' , ', trusted)).toBe('127.0.0.1');
   });

@@ -52,11 +52,17 @@ export function clientIp(socketAddress: string | undefined, forwardedFor: string
     .map((hop) => hop.trim())
     .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = parseIp(hops[i])?.toString();
+    const hop = parseIp(withoutPort(hops[i]))?.toString();
     if (!hop) return socket;
     if (!trusted(hop)) return hop;
   }
   return socket;
+}
+
+/** A forwarded hop's address without the port some load balancers append (`203.0.113.7:5555`, `[2001:db8::7]:443`). */
+function withoutPort(hop: string): string {
+  const match = /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/.exec(hop) ?? /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(hop);
+  return match && (match[2] === undefined || Number(match[2]) <= 65_535) ? match[1] : hop;
 }
 
 /**
