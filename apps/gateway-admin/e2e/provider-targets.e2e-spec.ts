@@ -74,6 +74,10 @@ describe('gateway admin: provider targets', () => {
     [{ name: 'Health', base_url: PUBLIC }, 'provider_id'],
     [{ name: 'x', base_url: PUBLIC, headers: { Authorization: 'Bearer x' } }, 'headers.Authorization'],
     [{ name: 'x', base_url: PUBLIC, headers: { 'X-Goog-Api-Key': 'AIza-secret' } }, 'headers.X-Goog-Api-Key'],
+    // Headers are stored and listed in clear: a credential under any name goes in api_key instead.
+    [{ name: 'x', base_url: PUBLIC, headers: { 'X-Auth-Token': 'tok-secret' } }, 'headers.X-Auth-Token'],
+    [{ name: 'x', base_url: PUBLIC, headers: { 'Ocp-Apim-Subscription-Key': 'sub-secret' } }, 'headers.Ocp-Apim-Subscription-Key'],
+    [{ name: 'x', base_url: PUBLIC, headers: { 'X-Provider-Key': 'sk-secret' } }, 'headers.X-Provider-Key'],
     [{ name: 'x', base_url: PUBLIC, headers: { 'x-ok': 'a\r\nb' } }, 'headers.x-ok'],
     [{ name: 'x', base_url: PUBLIC, headers: { 'bad name': 'v' } }, 'headers.bad name'],
     // Sent in HTTP headers on every call to the target: what a header cannot carry is refused here.
@@ -184,6 +188,7 @@ describe('gateway admin: provider targets', () => {
     it.each([
       [{ headers: { Authorization: 'Bearer x' } }, 'headers.Authorization'],
       [{ headers: { Cookie: 'a=b' } }, 'headers.Cookie'],
+      [{ headers: { 'X-Client-Secret': 'cs-secret' } }, 'headers.X-Client-Secret'],
       [{ headers: { 'x-ok': 'a\r\nb' } }, 'headers.x-ok'],
       [{ headers: { 'x-ok': 'ключ' } }, 'headers.x-ok'],
       [{ api_key: 'patch-key\n-6666' }, 'api_key'],

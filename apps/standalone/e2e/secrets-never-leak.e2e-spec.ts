@@ -111,6 +111,8 @@ describe('secrets never leak', () => {
     targetKey: random(),
     webhookSecret: random(),
     chatSecret: random(),
+    targetHeaderToken: random(),
+    bodyAuthToken: random(),
   };
   /** Secrets the service makes, and the one answer each may appear in (shown once). */
   const shownOnce: Record<string, string> = {};
@@ -234,6 +236,8 @@ describe('secrets never leak', () => {
     expect((await call('target-discover', gw, 'POST', `/gateway/admin/provider-targets/${target.body.id}/discover-models`, admin)).body.error.code).toBe('discovery_failed');
     await call('discovery-history', gw, 'GET', '/gateway/admin/discovery/history', admin);
     expect((await call('target-with-credentials', gw, 'POST', '/gateway/admin/provider-targets', admin, { name: 'Bad', base_url: `http://user:${secrets.targetKey}@127.0.0.1:9/v1` })).status).toBe(400);
+    // Target headers are kept and listed in clear: one that carries a credential is refused (logged redacted).
+    expect((await call('target-header-credential', gw, 'POST', '/gateway/admin/provider-targets', admin, { name: 'Hdr', base_url: `${echo.url}/v1`, headers: { 'X-Auth-Token': secrets.targetHeaderToken } })).status).toBe(400);
 
     const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] };
     const gemini = { model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hello' }] };
@@ -242,6 +246,8 @@ describe('secrets never leak', () => {
     const messages = { model: 'claude-3-5-haiku-latest', max_tokens: 10, messages: [{ role: 'user', content: 'hello' }] };
     expect((await call('proxy-x-api-key', gw, 'POST', '/v1/messages', { ...admin, 'x-api-key': secrets.anthropicKey, 'anthropic-version': '2023-06-01' }, messages)).status).toBe(200);
     expect((await call('proxy-stored', gw, 'POST', '/v1/chat/completions', admin, chat)).status).toBe(200);
+    // A credential field in a forwarded body, under a name no list spells out (LOG_BODIES redacts it by its ending).
+    expect((await call('proxy-body-credential', gw, 'POST', '/v1/chat/completions', admin, { ...chat, metadata: { auth_token: secrets.bodyAuthToken } })).status).toBe(200);
     // Upstreams that fail and echo what they got, the key included: Gemini's `?key=` (stored and the
     // client's, whole and streamed), a provider target's key, a D provider's bearer.
     expect((await call('proxy-gemini-stored', gw, 'POST', '/v1/gemini/chat/completions', admin, gemini)).status).toBe(500);

@@ -17,6 +17,7 @@ import {
   HostResolver,
   invalidRequest,
   InvalidationBus,
+  isSensitiveLogKey,
   notFound,
   OUTBOUND_RESOLVER,
   OutboundBlockedError,
@@ -48,6 +49,13 @@ const FORBIDDEN_HEADERS = new Set([
   'x-goog-api-key',
   'cookie',
 ]);
+/**
+ * Names that carry a credential however a server spells them (`X-Auth-Token`, `X-Access-Token`,
+ * `Ocp-Apim-Subscription-Key`, `X-Functions-Key`, `X-Client-Secret`): refused like `Authorization`,
+ * since headers are stored and listed in clear. Also every name the logger redacts (`isSensitiveLogKey`).
+ */
+const CREDENTIAL_HEADER = /auth|key|token|secret|passw|credential|cookie|signature/i;
+const isCredentialHeader = (name: string) => CREDENTIAL_HEADER.test(name) || isSensitiveLogKey(name);
 
 export function toTargetView(target: ProviderTargetEntity): ProviderTargetView {
   const kind = target.kind ?? 'openai_compatible';
@@ -210,8 +218,8 @@ export class ProviderTargetsService {
     const out: Record<string, string> = {};
     for (const [name, value] of entries) {
       if (!HEADER_NAME.test(name)) throw invalidRequest(`headers: '${name.slice(0, 64)}' is not a valid header name`, `headers.${name.slice(0, 64)}`);
-      if (FORBIDDEN_HEADERS.has(name.toLowerCase())) {
-        throw invalidRequest(`headers: ${name} cannot be set here${/auth|key|cookie/i.test(name) ? '; send the credential as api_key (stored encrypted)' : ''}`, `headers.${name}`);
+      if (FORBIDDEN_HEADERS.has(name.toLowerCase()) || isCredentialHeader(name)) {
+        throw invalidRequest(`headers: ${name} cannot be set here${isCredentialHeader(name) ? '; send the credential as api_key (stored encrypted)' : ''}`, `headers.${name}`);
       }
       if (typeof value !== 'string' || value.length > 4096 || !isHeaderSafe(value)) {
         throw invalidRequest(`headers: the value of ${name} must be a single-line string of printable ASCII, at most 4096 characters`, `headers.${name}`);

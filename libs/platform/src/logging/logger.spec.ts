@@ -40,6 +40,19 @@ describe('createLogger', () => {
     expect(text()).toContain('gpt-4o');
   });
 
+  it('redacts credentials named by their ending, not only the listed names; counters stay', () => {
+    const { stream, text } = capture();
+    createLogger({ LOG_LEVEL: 'info' }, 'test', stream).info({
+      headers: { 'X-Auth-Token': 'sec-1', 'X-Access-Token': 'sec-2' },
+      body: { auth_token: 'sec-3', apiToken: 'sec-4', aws_secret_access_key: 'sec-5', app_secret: 'sec-6', admin_password: 'sec-7', credentials: { user: 'sec-8' } },
+      input_tokens: 12,
+      max_tokens: 34,
+      key_id: 'key_1',
+    });
+    expect(text()).not.toMatch(SECRET);
+    expect(JSON.parse(text())).toMatchObject({ input_tokens: 12, max_tokens: 34, key_id: 'key_1', body: { auth_token: CENSOR, credentials: CENSOR } });
+  });
+
   it('redacts header names in any letter case, as clients send them', () => {
     const { stream, text } = capture();
     createLogger({ LOG_LEVEL: 'info' }, 'test', stream).warn({

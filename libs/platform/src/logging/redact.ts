@@ -24,6 +24,13 @@ export const SENSITIVE_LOG_KEYS: readonly string[] = [
 
 const normalize = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
 const SENSITIVE = new Set(SENSITIVE_LOG_KEYS.map(normalize));
+/**
+ * Endings (of the normalized name) that mark a credential whatever comes before them: `auth_token`,
+ * `api_token`, `X-Auth-Token`, `x-access-token`, `aws_session_token`, `secret_access_key`,
+ * `admin_password`, `app_secret`, `credentials`. Never a counter: `input_tokens`, `max_tokens` end
+ * with `tokens`, and `key_id` / `token_hash` end otherwise.
+ */
+const SENSITIVE_ENDINGS = ['token', 'secret', 'password', 'passwd', 'apikey', 'accesskey', 'secretkey', 'privatekey', 'credential', 'credentials'];
 /** String fields holding a URL or request target: their credential query values are masked. */
 const URL_KEYS = new Set(['url', 'originalurl', 'href', 'path', 'target', 'location', 'referer', 'referrer', 'baseurl']);
 /** String fields holding error text: URLs inside them are masked (`scrubEmbeddedUrls`). */
@@ -31,7 +38,8 @@ const ERROR_TEXT_KEYS = new Set(['error', 'reason', 'message', 'trace', 'stack',
 const MAX_DEPTH = 8;
 
 export function isSensitiveLogKey(key: string): boolean {
-  return SENSITIVE.has(normalize(key));
+  const name = normalize(key);
+  return SENSITIVE.has(name) || SENSITIVE_ENDINGS.some((ending) => name.endsWith(ending));
 }
 
 function isWalkable(value: object): boolean {
