@@ -136,5 +136,18 @@ describe('stage 4, PII scan', () => {
       expect((await piiStage(contextFor({ input: { body: chatBody(`card ${CARD}`) } }), failing)).outcome).toBe('BLOCK');
       expect(failing.nerErrors).toHaveLength(1);
     });
+
+    it('never follows a redirect: the prompt goes nowhere else, and the patterns decide', async () => {
+      const elsewhere = await startJsonServer(() => ({ body: [] }));
+      try {
+        answer = { status: 307, body: {}, headers: { location: `${elsewhere.url}/analyze` } };
+        const redirected = deps(new PresidioNerClient(analyzer.url, { timeoutMs: 2000 }));
+        expect((await piiStage(contextFor({ input: { body: chatBody('John Smith') } }), redirected)).outcome).toBe('ALLOW');
+        expect(redirected.nerErrors).toHaveLength(1);
+        expect(elsewhere.requests).toEqual([]);
+      } finally {
+        await elsewhere.close();
+      }
+    });
   });
 });

@@ -122,4 +122,17 @@ describe('stages 4.5, 4.6 and 4.7: content safety, security scanner, classifier'
     expect(down.result.outcome).toBe('BLOCK');
     expect(down.errors).toHaveLength(1);
   });
+
+  it('never follows a redirect of the external classifier: the excerpts go nowhere else, and the built-in decision stands', async () => {
+    const elsewhere = await startJsonServer(() => ({ body: { verdicts: [] } }));
+    const server = await startJsonServer(() => ({ status: 308, body: {}, headers: { location: elsewhere.url } }));
+    try {
+      const redirected = await chain(INJECTION, { contentSafety: true, securityScanner: false }, new HttpSafetyClassifier(server.url, 2000));
+      expect(redirected.result.outcome).toBe('BLOCK');
+      expect(redirected.errors).toHaveLength(1);
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await Promise.all([server.close(), elsewhere.close()]);
+    }
+  });
 });

@@ -17,6 +17,8 @@ export class HttpSafetyClassifier implements ExternalSafetyClassifier {
     const response = await fetch(this.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
+      // A redirect would re-send the prompt wherever it points: an error, which the stage fails open on.
+      redirect: 'error',
       body: JSON.stringify(request),
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });

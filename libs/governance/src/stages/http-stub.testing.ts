@@ -7,7 +7,7 @@ export interface JsonServer {
   close(): Promise<void>;
 }
 
-export async function startJsonServer(handler: (body: unknown) => { status?: number; body: unknown; delayMs?: number }): Promise<JsonServer> {
+export async function startJsonServer(handler: (body: unknown) => { status?: number; body: unknown; delayMs?: number; headers?: Record<string, string> }): Promise<JsonServer> {
   const requests: unknown[] = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
@@ -17,7 +17,7 @@ export async function startJsonServer(handler: (body: unknown) => { status?: num
       requests.push({ path: req.url, body });
       const answer = handler(body);
       setTimeout(() => {
-        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' });
+        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
         res.end(JSON.stringify(answer.body));
       }, answer.delayMs ?? 0);
     });

@@ -38,6 +38,8 @@ export class PresidioNerClient implements PiiNerClient {
     const response = await fetch(this.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
+      // A redirect would re-send the prompt wherever it points: an error, which the stage fails open on.
+      redirect: 'error',
       body: JSON.stringify({ text, language: this.language }),
       signal: AbortSignal.timeout(this.timeoutMs),
     });
