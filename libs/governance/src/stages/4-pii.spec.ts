@@ -107,7 +107,7 @@ describe('stage 4, PII scan', () => {
 
   describe('with a Presidio-compatible analyzer', () => {
     let analyzer: JsonServer;
-    let answer: { status?: number; body: unknown; delayMs?: number };
+    let answer: { status?: number; body: unknown; delayMs?: number; headers?: Record<string, string> };
     beforeAll(async () => {
       analyzer = await startJsonServer(() => answer);
     });
