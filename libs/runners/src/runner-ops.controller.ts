@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, GatewayAuthGuard, Principal } from '@svc/auth';
 import { AnswersWhenRunnersDisabled, RequireRunnerPermission, RunnerAccessGuard } from './access/runner-access.guard';
@@ -30,6 +30,7 @@ export class RunnerOpsController {
 
   @Get('prerequisites')
   @ApiSecurity('gateway-key')
+  @ApiBearerAuth()
   @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
   @RequireRunnerPermission('runner:read')
   @AnswersWhenRunnersDisabled()
@@ -40,6 +41,7 @@ export class RunnerOpsController {
 
   @Post('canary')
   @ApiSecurity('gateway-key')
+  @ApiBearerAuth()
   @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
   @RequireRunnerPermission('runner:create', 'runner:start_session', 'runner:exec', 'runner:stop_session')
   @ApiOperation({ summary: 'Lifecycle test on the fake provider: create, start, exec, stop (then cleanup); 200 passed, 503 failed' })
@@ -51,6 +53,7 @@ export class RunnerOpsController {
 
   @Post('byovm/register')
   @ApiSecurity('gateway-key')
+  @ApiBearerAuth()
   @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
   @RequireRunnerPermission('runner:create')
   @ApiOperation({ summary: 'Register a self-hosted machine as a runner (409 runner_already_registered for a known machine_id)' })
@@ -61,6 +64,7 @@ export class RunnerOpsController {
   @Delete('byovm/:runner_id')
   @HttpCode(200)
   @ApiSecurity('gateway-key')
+  @ApiBearerAuth()
   @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
   @RequireRunnerPermission('runner:terminate')
   @ApiOperation({ summary: 'Deregister a self-hosted runner (terminated; its machine id may register again)' })

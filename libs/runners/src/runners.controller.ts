@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, GatewayAuthGuard, hasScope, Principal } from '@svc/auth';
 import { RequireRunnerPermission, RunnerAccessGuard } from './access/runner-access.guard';
 import { NoBody } from '@svc/platform';
@@ -34,6 +34,7 @@ const DEFAULT_EVENTS_LIMIT = 50;
 /** SPEC.md "Managed runner endpoints": runners, their sessions, commands and audit events. */
 @ApiTags('runners')
 @ApiSecurity('gateway-key')
+@ApiBearerAuth()
 @Controller('gateway/admin/runners')
 @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
 export class RunnersController {

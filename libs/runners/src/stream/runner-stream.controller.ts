@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal, GatewayAuthGuard, Principal } from '@svc/auth';
 import { RequireRunnerPermission, RunnerAccessGuard } from '../access/runner-access.guard';
@@ -9,6 +9,7 @@ import { RunnerStreamService } from './runner-stream.service';
 
 @ApiTags('runners')
 @ApiSecurity('gateway-key')
+@ApiBearerAuth()
 @Controller('gateway/admin/runners')
 @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
 export class RunnerStreamController {
