@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, spawnNode, WORKSPACE_ROOT } from '@svc/testing';
@@ -98,6 +99,43 @@ describe('bad configuration', () => {
     expect(await run.exited).toBe(1);
     expect(run.output()).toMatch(message);
   });
+
+  it('a port in use stops the start naming its variable, and a first start still shows the password it generated', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-busy-'));
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const busyPort = (busy.address() as AddressInfo).port;
+    const env = { SWC_NODE_PROJECT: 'tsconfig.base.json', DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+    try {
+      // The gateway surface listens first; the org API's port is taken.
+      const run = spawnNode(['-r', '@swc-node/register', 'apps/standalone/src/main.ts'], { ...env, GATEWAY_PORT: String(await freePort()), ORG_API_PORT: String(busyPort) });
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toContain(`ORG_API_PORT: port ${busyPort} is already in use on 127.0.0.1`);
+      expect(run.output()).not.toMatch(/\n\s+at /);
+      const password = /generated password \(shown once\): (\w{24})/.exec(run.output())?.[1];
+      expect(password).toBeDefined();
+
+      // The account it announced was kept: the next start creates none, and that password logs in.
+      const orgPort = await freePort();
+      const next = spawnNode(['-r', '@swc-node/register', 'apps/standalone/src/main.ts'], { ...env, GATEWAY_PORT: String(await freePort()), ORG_API_PORT: String(orgPort) });
+      try {
+        await next.waitFor('is running', 120_000);
+        expect(next.output()).not.toContain('generated password');
+        const login = await fetch(`http://127.0.0.1:${orgPort}/api/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'admin@example.com', password }),
+        });
+        expect(login.status).toBe(200);
+      } finally {
+        next.child.kill('SIGTERM');
+      }
+      expect(await next.exited).toBe(0);
+    } finally {
+      busy.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 
   it('refuses to start in production without the master key and JWT secret', async () => {
     const run = spawnNode(['-r', '@swc-node/register', 'apps/standalone/src/main.ts'], {

@@ -81,6 +81,25 @@ export async function startService(
   const runtime = await createRuntime(definition.name, config, { bootstrap: definition.bootstrap, logDestination: options.logDestination });
   const apps: NestFastifyApplication[] = [];
   const urls: Record<string, string> = {};
+  try {
+    await startSurfaces(definition, config, runtime, apps, urls);
+  } catch (error) {
+    // The bootstrap already ran: its account is written before the process exits, and a generated
+    // password is shown now, or it would be the only way in and never seen.
+    await closeAll(apps, [...runtime.resources].reverse()).catch(() => undefined);
+    printBootstrap(runtime, {}, process.stderr);
+    throw error;
+  }
+  const resources = [...runtime.resources].reverse();
+  const close =
+    options.handleSignals === false
+      ? () => closeAll(apps, resources)
+      : handleShutdown(apps, resources, runtime.logger, config.SHUTDOWN_TIMEOUT_MS);
+  if (options.banner !== false) printBanner(definition, runtime, urls);
+  return { runtime, apps, urls, close };
+}
+
+async function startSurfaces(definition: ServiceDefinition, config: AppConfig, runtime: Runtime, apps: NestFastifyApplication[], urls: Record<string, string>): Promise<void> {
   for (const surface of definition.surfaces) {
     const app = await createHttpApp(rootModule(runtime, surface.module) as unknown as Type<unknown>, {
       name: `${definition.name}:${surface.label}`,
@@ -94,19 +113,22 @@ export async function startService(
       validation: surface.validation,
       docs: surface.docs && { ...surface.docs, version: definition.version },
     });
-    await app.listen({ port: config[surface.port], host: config.HOST });
     apps.push(app);
+    await app.listen({ port: config[surface.port], host: config.HOST }).catch((error: unknown) => {
+      throw portProblem(error, surface.port, config[surface.port], config.HOST) ?? error;
+    });
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : config[surface.port];
     urls[surface.label] = `http://localhost:${port}`;
   }
-  const resources = [...runtime.resources].reverse();
-  const close =
-    options.handleSignals === false
-      ? () => closeAll(apps, resources)
-      : handleShutdown(apps, resources, runtime.logger, config.SHUTDOWN_TIMEOUT_MS);
-  if (options.banner !== false) printBanner(definition, runtime, urls);
-  return { runtime, apps, urls, close };
+}
+
+/** A port that cannot be listened on, as the configuration problem it is (no stack trace), naming its variable. */
+function portProblem(error: unknown, variable: string, port: number, host: string): ConfigError | undefined {
+  const code = (error as { code?: string }).code;
+  if (code === 'EADDRINUSE') return new ConfigError([{ variable, message: `port ${port} is already in use on ${host}: stop what listens there, or set ${variable} to a free port` }]);
+  if (code === 'EACCES') return new ConfigError([{ variable, message: `port ${port} needs privileges this process lacks on ${host}: set ${variable} to a port above 1023` }]);
+  return undefined;
 }
 
 async function closeAll(apps: NestFastifyApplication[], resources: { close(): unknown }[]): Promise<void> {
@@ -135,15 +157,20 @@ export function printBanner(
     }
     for (const [store, detail] of Object.entries(runtime.storesInUse())) lines.push(`  ${store.padEnd(14)} ${detail}`);
   }
-  const boot = runtime.bootstrap;
-  if (boot?.created && (!silent || boot.generatedPassword)) {
-    lines.push(`  bootstrap      created the first organization (${boot.orgId}) and its Owner ${boot.email}`);
-    if (boot.generatedPassword) {
-      lines.push(`                 generated password (shown once): ${boot.generatedPassword}`);
-      lines.push(`                 log in: POST ${urls['org-api'] ?? ''}/api/v1/auth/login`);
-    }
-  }
   if (lines.length) out.write(`${lines.join('\n')}\n`);
+  printBootstrap(runtime, urls, out);
+}
+
+/** The bootstrap's lines of the banner: the first organization and, when generated, its Owner's password. */
+function printBootstrap(runtime: Pick<Runtime, 'config' | 'bootstrap'>, urls: Record<string, string>, out: Pick<NodeJS.WritableStream, 'write'>): void {
+  const boot = runtime.bootstrap;
+  if (!boot?.created || (runtime.config.LOG_LEVEL === 'silent' && !boot.generatedPassword)) return;
+  const lines = [`  bootstrap      created the first organization (${boot.orgId}) and its Owner ${boot.email}`];
+  if (boot.generatedPassword) {
+    lines.push(`                 generated password (shown once): ${boot.generatedPassword}`);
+    lines.push(`                 log in: POST ${urls['org-api'] ?? ''}/api/v1/auth/login`);
+  }
+  out.write(`${lines.join('\n')}\n`);
 }
 
 /** Entry point of every app: validates config (exit 1 naming the variable), then starts. */
