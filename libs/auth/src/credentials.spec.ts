@@ -1,6 +1,7 @@
 import { GatewayError } from '@svc/platform';
 import {
   classifyGatewayToken,
+  DASHBOARD_TOKEN_HINT,
   header,
   missingGatewayKey,
   parseCredentials,
@@ -81,6 +82,21 @@ describe('parseCredentials: gateway key locations', () => {
     expect(error.body.message).toContain('X-SVC-API-Key');
     expect(error.body.message).toContain('Authorization: Bearer');
     expect(error.body.message).toContain('api_key');
+  });
+
+  it('adds a hint to the 401 when the Authorization bearer is shaped like a JWT (a dashboard login token), never quoting it', () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl';
+    const plain = missingGatewayKey().body.message;
+    for (const authorization of [`Bearer ${jwt}`, `bearer ${jwt}`, `Bearer sk-provider, Bearer ${jwt}`]) {
+      const error = missingGatewayKey({ headers: { authorization } });
+      expect(error.status).toBe(401);
+      expect(error.body).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', gateway_error_code: 'GW_AUTH_001' });
+      expect(error.body.message).toBe(`${plain} ${DASHBOARD_TOKEN_HINT}`);
+      expect(error.body.message).not.toContain(jwt);
+    }
+    for (const authorization of ['Bearer sk-provider-key', 'Bearer a.b', 'Bearer a.b.c.d', 'Basic a.b.c', 'Bearer a+b.c.d']) {
+      expect(missingGatewayKey({ headers: { authorization } }).body.message).toBe(plain);
+    }
   });
 
   it('takes the first value of a repeated header', () => {

@@ -123,14 +123,25 @@ export function parseCredentials(input: CredentialsInput): RequestCredentials {
   return result;
 }
 
+/** Appended to the 401 for a missing gateway key when the Authorization bearer is a JWT (SPEC.md "Dashboard JWT fallback": admin endpoints only). */
+export const DASHBOARD_TOKEN_HINT =
+  'The Authorization bearer looks like a dashboard login token (JWT): the gateway accepts one on /gateway/admin only; ' +
+  'this route needs a gateway key (create one with POST /api/v1/platform/api-keys or in the dashboard).';
+
+/** Three base64url parts: the shape of a JWT, neither decoded nor verified. */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
 /**
  * 401 GW_AUTH_001 for a request without a gateway key; the message names the locations accepted
- * there (`readXApiKey`: a B route, where `x-api-key` is one).
+ * there (`readXApiKey`: a B route, where `x-api-key` is one). `headers`: the request's, read only
+ * here, on the refusal: a Bearer token shaped like a JWT (a dashboard login token) adds a hint.
  */
-export function missingGatewayKey(options: { readXApiKey?: boolean } = {}): GatewayError {
+export function missingGatewayKey(options: { readXApiKey?: boolean; headers?: HeaderBag } = {}): GatewayError {
   const locations = options.readXApiKey ? GATEWAY_KEY_LOCATIONS_WITH_X_API_KEY : GATEWAY_KEY_LOCATIONS;
+  const authorization = options.headers ? header(options.headers, 'authorization') : undefined;
+  const dashboardToken = authorization !== undefined && bearerTokens(authorization).some((token) => token !== undefined && JWT_SHAPE.test(token));
   return new GatewayError(401, {
-    message: `Missing gateway API key. Send it in ${locations}.`,
+    message: `Missing gateway API key. Send it in ${locations}.${dashboardToken ? ` ${DASHBOARD_TOKEN_HINT}` : ''}`,
     type: 'authentication_error',
     code: 'invalid_api_key',
     gateway_error_code: 'GW_AUTH_001',

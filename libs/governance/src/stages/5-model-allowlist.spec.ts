@@ -27,4 +27,24 @@ describe('stage 5, model allowlist', () => {
       data: { guardrail: 'model_blocked', model: 'gpt-4o-mini', details: { findings: [{ category: 'model_not_allowed', severity: 'high', count: 1 }] } },
     });
   });
+
+  it('says a D catch-all call names no model (and what to add) when it is checked as the provider id', () => {
+    const refuse = (body: unknown) => {
+      const result = modelAllowlistStage(contextFor({ profile: { policy: { allowed_models: ['gpt-4o'] } }, input: { model: 'mistral', provider: 'mistral', endpoint: 'passthrough', body } }));
+      if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+      return result.error;
+    };
+    for (const body of [undefined, {}, { model: '' }, { model: 42 }]) {
+      const error = refuse(body);
+      expect(error.status).toBe(403);
+      expect(error.body).toMatchObject({ type: 'permission_error', code: 'model_not_allowed', gateway_error_code: 'GW_MODEL_001', param: 'model' });
+      expect(error.body.message).toMatch(/^This call names no model the gateway can read .* checked as provider mistral, .*\(gpt-4o\)\.$/);
+      expect(error.body.remediation).toContain('mistral/*');
+    }
+    // A passthrough body that names the model keeps the usual message.
+    expect(refuse({ model: 'mistral' }).body.message).toBe("The model mistral is not in the organization's allowed models (gpt-4o).");
+    // What the remediation says to add lets the call through.
+    const allowed = modelAllowlistStage(contextFor({ profile: { policy: { allowed_models: ['mistral/*'] } }, input: { model: 'mistral', provider: 'mistral', endpoint: 'passthrough' } }));
+    expect(allowed.outcome).toBe('ALLOW');
+  });
 });

@@ -18,6 +18,33 @@ export function modelAllowed(allowed: readonly string[], ctx: ChainContext): boo
   });
 }
 
+/**
+ * A D catch-all call whose body names no model the gateway can read (no JSON body, say a GET or a
+ * multipart upload, or no `model` in it): the proxy checks it as the provider id. Still refused
+ * (a multipart body may carry a model the gateway cannot read), with a message saying so.
+ */
+function namesNoModel(ctx: ChainContext): boolean {
+  if (ctx.input.endpoint !== 'passthrough') return false;
+  const body = ctx.input.body;
+  const model = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).model : undefined;
+  return typeof model !== 'string' || model === '';
+}
+
+/** The refusal's message and remediation; built only when the stage refuses. */
+function refusalText(ctx: ChainContext, shown: string): { message: string; remediation: string } {
+  const { provider, model } = ctx.input;
+  if (namesNoModel(ctx)) {
+    return {
+      message: `This call names no model the gateway can read (no JSON body with a model field), so it is checked as provider ${provider}, which is not in the organization's allowed models (${shown}).`,
+      remediation: `Add ${provider}/* (or the ${provider} models this call uses) to allowed_models, or send a JSON body with model.`,
+    };
+  }
+  return {
+    message: `The model ${model} is not in the organization's allowed models (${shown}).`,
+    remediation: 'Use one of the allowed models, or ask an admin to add this model to allowed_models.',
+  };
+}
+
 export function modelAllowlistStage(ctx: ChainContext): StageResult {
   const allowed = ctx.policy.allowed_models;
   if (modelAllowed(allowed, ctx)) return ALLOW;
@@ -25,12 +52,11 @@ export function modelAllowlistStage(ctx: ChainContext): StageResult {
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {
-      message: `The model ${ctx.input.model} is not in the organization's allowed models (${shown}).`,
+      ...refusalText(ctx, shown),
       type: 'permission_error',
       code: 'model_not_allowed',
       gateway_error_code: 'GW_MODEL_001',
       param: 'model',
-      remediation: 'Use one of the allowed models, or ask an admin to add this model to allowed_models.',
     }),
     events: [
       {

@@ -119,7 +119,7 @@ export class ProxyService implements OnModuleDestroy {
     options: { credentials?: RequestCredentials; readXApiKey?: boolean } = {},
   ): Promise<Principal> {
     const credentials = options.credentials ?? parseCredentials({ headers: source.headers, query: source.query, readXApiKey: options.readXApiKey });
-    if (!credentials.gatewayKey) throw missingGatewayKey({ readXApiKey: options.readXApiKey });
+    if (!credentials.gatewayKey) throw missingGatewayKey({ readXApiKey: options.readXApiKey, headers: source.headers });
     const ip = clientIp(source.remoteAddress, source.headers['x-forwarded-for'], this.config.TRUSTED_PROXIES);
     const principal = await this.authenticator.authenticate(credentials.gatewayKey, ip);
     setHeader('X-Gateway-Org', principal.orgId);
