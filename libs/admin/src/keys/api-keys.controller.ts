@@ -1,6 +1,7 @@
 import { Body, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
+import { ApiCollectionResponse } from '@svc/platform';
 import { ApiKeyDto, ApiKeysService, CreateApiKeyDto, CreatedApiKeyDto } from '@svc/org-resources';
 import { AdminPage, PageQuery } from '../common/admin-query';
 import { AdminControllerAt, AdminRoute } from '../common/admin-route';
@@ -16,7 +17,7 @@ export class AdminApiKeysController {
 
   @Get()
   @AdminRoute('admin:read', "List the organization's gateway keys (metadata only, never the key)", '`offset`, `limit` 1–1000 (default 20), newest first.')
-  @ApiOkResponse({ description: '`{items, total, offset, limit}` of keys' })
+  @ApiCollectionResponse(ApiKeyDto, 'Keys (never the key itself)')
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<AdminPage<ApiKeyDto>> {
     return asGatewayCall(this.keys.list(principal.orgId, { offset: query.offset ?? 0, limit: query.limit ?? 20 }));
   }

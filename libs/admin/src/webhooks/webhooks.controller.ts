@@ -1,6 +1,7 @@
 import { Body, Get, Param, Patch, Put, Query } from '@nestjs/common';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
+import { ApiCollectionResponse } from '@svc/platform';
 import { UpdateWebhookDto, WebhookDto, WebhooksService } from '@svc/org-resources';
 import { AdminPage, PageQuery } from '../common/admin-query';
 import { AdminControllerAt, AdminRoute } from '../common/admin-route';
@@ -21,7 +22,7 @@ export class AdminWebhooksController {
 
   @Get()
   @AdminRoute('admin:read', "List the organization's webhooks (never their secrets)", '`offset`, `limit` 1–1000 (default 20).')
-  @ApiOkResponse({ description: '`{items, total, offset, limit}` of webhooks' })
+  @ApiCollectionResponse(WebhookDto, 'Webhooks; secrets are never returned')
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<AdminPage<WebhookDto>> {
     return asGatewayCall(this.webhooks.list(principal.orgId, { offset: query.offset ?? 0, limit: query.limit ?? 20 }));
   }

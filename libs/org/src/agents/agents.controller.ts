@@ -1,6 +1,7 @@
 import { All, Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiGoneResponse, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IS_PROVIDER_CALL, OrgId, Repositories } from '@svc/domain';
+import { ApiCollectionResponse } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
@@ -9,6 +10,7 @@ import { orgErrors } from '../common/org-errors';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
 import { IsQueryInt } from '../common/query-int';
 import { AgentHealth, agentHealth, agentsHealth, AgentSample, UNATTRIBUTED_AGENT } from './agent-health';
+import { AgentHealthDto } from './dto/agent-health.dto';
 
 /** At most this many recent usage records are read for agent health. */
 const MAX_SAMPLES = 50_000;
@@ -39,7 +41,7 @@ export class AgentsController {
 
   @Get('health')
   @OrgRoute({ summary: 'Health of every agent', level: 'read', scopes: SCOPES, description: DESCRIPTION })
-  @ApiOkResponse({ description: '`{items, total, offset, limit}` of agents, busiest first' })
+  @ApiCollectionResponse(AgentHealthDto, 'Agents, busiest first')
   async list(@Caller() caller: OrgPrincipal, @Query() query: AgentHealthQueryDto): Promise<Collection<AgentHealth>> {
     const page = pageOf(query);
     const all = agentsHealth(await this.samples(caller.orgId, query.window_hours ?? 24));
@@ -48,7 +50,7 @@ export class AgentsController {
 
   @Get(':agent_name/health')
   @OrgRoute({ summary: "One agent's health", level: 'read', scopes: SCOPES, description: `${DESCRIPTION} 404 when the agent has no requests in the window.` })
-  @ApiOkResponse({ description: 'score, status, p50/p95 latency, error rate' })
+  @ApiOkResponse({ type: AgentHealthDto })
   async one(@Caller() caller: OrgPrincipal, @Param('agent_name') name: string, @Query() query: AgentWindowQueryDto): Promise<AgentHealth> {
     const samples = (await this.samples(caller.orgId, query.window_hours ?? 24)).filter((s) => (s.agent ?? UNATTRIBUTED_AGENT) === name);
     if (samples.length === 0) throw orgErrors.notFound('Agent', name);

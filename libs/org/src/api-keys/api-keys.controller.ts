@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCollectionResponse } from '@svc/platform';
 import { ApiKeyDto, ApiKeysService, CreateApiKeyDto, CreatedApiKeyDto } from '@svc/org-resources';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
@@ -33,7 +34,7 @@ export class ApiKeysController {
 
   @Get()
   @OrgRoute({ summary: "List the organization's API keys (never the key itself)", level: 'read', scopes: READ })
-  @ApiOkResponse({ description: '`{items, total, offset, limit}` of keys, newest first' })
+  @ApiCollectionResponse(ApiKeyDto, 'Keys, newest first')
   list(@Caller() caller: OrgPrincipal, @Query() query: PageQueryDto): Promise<Collection<ApiKeyDto>> {
     return this.keys.list(caller.orgId, pageOf(query));
   }

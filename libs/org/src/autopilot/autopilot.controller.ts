@@ -1,9 +1,11 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCollectionResponse } from '@svc/platform';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { OrgRoute } from '../common/org-access';
 import { orgErrors } from '../common/org-errors';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
+import { AutopilotTemplateDto } from './dto/autopilot-template.dto';
 import { AUTOPILOT_TEMPLATES, AutopilotTemplate } from './templates';
 
 @ApiTags('autopilot')
@@ -12,7 +14,7 @@ import { AUTOPILOT_TEMPLATES, AutopilotTemplate } from './templates';
 export class AutopilotController {
   @Get()
   @OrgRoute({ summary: 'Ready-made governance policy templates', level: 'read', scopes: [], description: 'Each template holds gateway policy fields, named budgets and the events worth subscribing to.' })
-  @ApiOkResponse({ description: '`{items, total, offset, limit}` of templates' })
+  @ApiCollectionResponse(AutopilotTemplateDto)
   list(@Query() query: PageQueryDto): Collection<AutopilotTemplate> {
     const page = pageOf(query);
     return { items: AUTOPILOT_TEMPLATES.slice(page.offset, page.offset + page.limit), total: AUTOPILOT_TEMPLATES.length, ...page };
@@ -20,7 +22,7 @@ export class AutopilotController {
 
   @Get(':template_id')
   @OrgRoute({ summary: 'One template', level: 'read', scopes: [] })
-  @ApiOkResponse({ description: 'The template' })
+  @ApiOkResponse({ type: AutopilotTemplateDto })
   get(@Param('template_id') id: string): AutopilotTemplate {
     const template = AUTOPILOT_TEMPLATES.find((t) => t.id === id);
     if (!template) throw orgErrors.notFound('Template', id);

@@ -1,5 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiSecurity } from '@nestjs/swagger';
 import type { Role } from '@svc/auth';
 
 /**
@@ -57,15 +57,24 @@ export function describeAccess(rule: AccessRule): string {
   return `${LEVEL_TEXT[rule.level]}${keys}`;
 }
 
+/** SPEC.md "Organization API tokens": the organization context header, read by OrgAuthGuard on every authenticated route. */
+const ORG_ID_HEADER = ApiHeader({
+  name: 'X-Org-ID',
+  required: false,
+  description:
+    "The organization to act for. Optional: the access token's `org_id` claim or the API key's organization comes first; " +
+    'naming another organization is 403 `FORBIDDEN` (`details.reason` `org_mismatch`).',
+});
+
 /**
  * Declares a route's access rule and documents it: the OpenAPI description starts with the roles
- * and API key scopes the route needs, followed by `description`.
+ * and API key scopes the route needs, followed by `description`; authenticated routes list `X-Org-ID`.
  */
 export function OrgRoute(options: { summary: string; description?: string; level: AccessLevel; scopes?: string[] }) {
   const rule: AccessRule = { level: options.level, scopes: options.scopes ?? [] };
   const text = [describeAccess(rule), options.description].filter(Boolean).join('\n\n');
   const decorators = [SetMetadata(ORG_ACCESS, rule), ApiOperation({ summary: options.summary, description: text })];
-  if (rule.level !== 'public') decorators.push(ApiBearerAuth());
+  if (rule.level !== 'public') decorators.push(ApiBearerAuth(), ORG_ID_HEADER);
   if (rule.level !== 'public' && rule.level !== 'user') decorators.push(ApiSecurity('gateway-key'));
   return applyDecorators(...decorators);
 }

@@ -4,6 +4,7 @@ import type { PolicyView } from '@svc/governance';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
+import { PolicyViewDto } from './dto/policy-view.dto';
 import { GatewayPolicyService } from './gateway-policy.service';
 
 /** SPEC.md "Gateway admin endpoints", "Also referenced": the gateway policy from the organization API. */
@@ -33,7 +34,7 @@ export class GatewayPolicyController {
       example: { rpm_limit: 120 },
     },
   })
-  @ApiOkResponse({ description: '`{org_id, tier, effective, custom, tier_defaults, overridden_fields, preset, has_custom_policy, created_at, updated_at}`' })
+  @ApiOkResponse({ type: PolicyViewDto, description: 'The policy as `GET /gateway/admin/policies` shows it' })
   patch(@Caller() caller: OrgPrincipal, @Body() body: unknown): Promise<PolicyView> {
     return this.policies.patch(caller, body);
   }

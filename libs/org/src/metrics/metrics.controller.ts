@@ -5,6 +5,7 @@ import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
 import { CostReport, Granularity, GRANULARITIES, Period, PERIODS } from './cost-report';
+import { CostReportDto } from './dto/cost-report.dto';
 import { MetricsService } from './metrics.service';
 
 export class CostQueryDto {
@@ -39,7 +40,7 @@ export class MetricsController {
       '(dated by its Monday) of the period, zeros included. `monthly_estimate` = average daily cost × 30; `trend` compares the two halves of the ' +
       'period (±10 %); `budget_utilization` = monthly estimate as a percentage of the effective monthly budget.',
   })
-  @ApiOkResponse({ description: '`{period, total_cost, by_provider, by_agent, time_series, projections}`' })
+  @ApiOkResponse({ type: CostReportDto })
   costOptimization(@Caller() caller: OrgPrincipal, @Query() query: CostQueryDto): Promise<CostReport> {
     return this.metrics.costOptimization(caller.organization, caller.orgId, query.period ?? '7d', query.granularity ?? 'daily');
   }

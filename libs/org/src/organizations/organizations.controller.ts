@@ -4,7 +4,8 @@ import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
-import { AddMemberDto, UpdateOrganizationDto } from './dto/organization.dto';
+import { ApiCollectionResponse } from '@svc/platform';
+import { AddMemberDto, MemberDto, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto';
 import { MemberView, OrganizationsService, OrganizationView } from './organizations.service';
 
 const CONTEXT = '`{org_id}` must be the caller\'s organization (404 otherwise).';
@@ -17,7 +18,7 @@ export class OrganizationsController {
 
   @Get()
   @OrgRoute({ summary: 'The organization', level: 'read', scopes: ['admin:read'], description: CONTEXT })
-  @ApiOkResponse({ description: '`{id, name, plan, subscription_status, created_at, updated_at}`' })
+  @ApiOkResponse({ type: OrganizationDto })
   get(@Caller() caller: OrgPrincipal): Promise<OrganizationView> {
     return this.organizations.get(caller.orgId);
   }
@@ -29,7 +30,7 @@ export class OrganizationsController {
     scopes: ['admin:write'],
     description: `${CONTEXT} \`plan\` and \`subscription_status\` need PLAN_ADMIN_ENABLED=true (403 \`FEATURE_DISABLED\` otherwise); the change reaches every replica's caches at once.`,
   })
-  @ApiOkResponse({ description: 'The organization' })
+  @ApiOkResponse({ type: OrganizationDto, description: 'The organization' })
   update(@Caller() caller: OrgPrincipal, @Body() body: UpdateOrganizationDto): Promise<OrganizationView> {
     return this.organizations.update(caller.orgId, body);
   }
@@ -42,14 +43,14 @@ export class OrganizationsController {
     scopes: ['admin:write'],
     description: `${CONTEXT} Only a signed-in Owner can add an Owner (API keys cannot: 403). A taken e-mail (in any organization): 409 \`resource_already_exists\`.`,
   })
-  @ApiCreatedResponse({ description: '`{id, email, name, role, created_at, last_login_at}`' })
+  @ApiCreatedResponse({ type: MemberDto })
   addMember(@Caller() caller: OrgPrincipal, @Body() body: AddMemberDto): Promise<MemberView> {
     return this.organizations.addMember(caller, body);
   }
 
   @Get('members')
   @OrgRoute({ summary: 'List members, oldest first', level: 'read', scopes: ['admin:read'], description: CONTEXT })
-  @ApiOkResponse({ description: '`{items, total, offset, limit}`' })
+  @ApiCollectionResponse(MemberDto, 'Members, oldest first')
   members(@Caller() caller: OrgPrincipal, @Query() query: PageQueryDto): Promise<Collection<MemberView>> {
     return this.organizations.members(caller.orgId, pageOf(query));
   }

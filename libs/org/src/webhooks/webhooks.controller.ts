@@ -1,12 +1,24 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { NoBody } from '@svc/platform';
-import { ChatIntegrationDto, CreateWebhookDto, DeliveryDto, QueuedDelivery, TestDeliveryDto, UpdateWebhookDto, WebhookDto, WebhooksService } from '@svc/org-resources';
+import { ApiCollectionResponse, NoBody } from '@svc/platform';
+import {
+  ChatIntegrationDto,
+  CreateWebhookDto,
+  DeliveryDto,
+  QueuedDelivery,
+  QueuedDeliveryDto,
+  TestDeliveryDto,
+  UpdateWebhookDto,
+  WebhookDeliveryDto,
+  WebhookDto,
+  WebhooksService,
+} from '@svc/org-resources';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
 import { ChatIntegrationService, ChatIntegrationView } from './chat-integration.service';
+import { ChatIntegrationViewDto } from './dto/chat-integration-view.dto';
 
 const READ = ['webhooks:read', 'admin:read'];
 const WRITE = ['webhooks:write', 'admin:write'];
@@ -39,7 +51,7 @@ export class WebhooksController {
 
   @Get()
   @OrgRoute({ summary: 'List webhooks', level: 'read', scopes: READ })
-  @ApiOkResponse({ description: '`{items, total, offset, limit}`; secrets are never returned' })
+  @ApiCollectionResponse(WebhookDto, 'Secrets are never returned')
   list(@Caller() caller: OrgPrincipal, @Query() query: PageQueryDto): Promise<Collection<WebhookDto>> {
     return this.webhooks.list(caller.orgId, pageOf(query));
   }
@@ -75,7 +87,7 @@ export class WebhooksController {
 
   @Get(':id/deliveries')
   @OrgRoute({ summary: 'Delivery attempts of a webhook, newest first', level: 'read', scopes: READ })
-  @ApiOkResponse({ description: '`{items, total, offset, limit}` with status code, latency and retry count' })
+  @ApiCollectionResponse(WebhookDeliveryDto, 'Newest first, with status code, latency and retry count')
   deliveries(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Query() query: PageQueryDto): Promise<Collection<DeliveryDto>> {
     return this.webhooks.deliveries(caller.orgId, id, pageOf(query));
   }
@@ -91,7 +103,7 @@ export class WebhooksController {
       '503 `SERVICE_UNAVAILABLE` when the queue does not take the job within 2 s (it stays a dead letter). ' +
       'Takes no body (none, or `{}`): any field is 400 `VALIDATION_ERROR` naming it.',
   })
-  @ApiAcceptedResponse({ description: '`{status: queued, webhook_id, event_id, event_type, job_id, delivery_id}`' })
+  @ApiAcceptedResponse({ type: QueuedDeliveryDto, description: 'Queued again, with `delivery_id`' })
   retry(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Param('delivery_id') deliveryId: string, @NoBody() _body: undefined): Promise<QueuedDelivery> {
     return this.webhooks.retryDeadLetter(caller.orgId, id, deliveryId);
   }
@@ -115,7 +127,7 @@ export class WebhookTestController {
       'The event `data` is `payload`, or a sample marked `test: true`. A disabled webhook: 409 `WEBHOOK_DISABLED` (re-enable it first). ' +
       '503 `SERVICE_UNAVAILABLE` when the queue does not take the job within 2 s.',
   })
-  @ApiAcceptedResponse({ description: '`{status: queued, webhook_id, event_id, event_type, job_id}`' })
+  @ApiAcceptedResponse({ type: QueuedDeliveryDto, description: 'Queued (no `delivery_id`)' })
   deliver(@Caller() caller: OrgPrincipal, @Body() body: TestDeliveryDto): Promise<QueuedDelivery> {
     return this.webhooks.testDelivery(caller.orgId, body);
   }
@@ -134,14 +146,14 @@ export class ChatIntegrationController {
     scopes: WRITE,
     description: 'A Slack-compatible incoming-webhook URL, same outbound rules as webhooks; stored encrypted, shown only as `url_hint`. Replaces any previous one.',
   })
-  @ApiOkResponse({ description: 'The integration' })
+  @ApiOkResponse({ type: ChatIntegrationViewDto, description: 'The integration' })
   put(@Caller() caller: OrgPrincipal, @Body() body: ChatIntegrationDto): Promise<ChatIntegrationView> {
     return this.chat.put(caller.orgId, body);
   }
 
   @Get()
   @OrgRoute({ summary: 'The team-chat integration', level: 'read', scopes: READ })
-  @ApiOkResponse({ description: 'The integration; 404 when none is set' })
+  @ApiOkResponse({ type: ChatIntegrationViewDto, description: 'The integration; 404 when none is set' })
   get(@Caller() caller: OrgPrincipal): Promise<ChatIntegrationView> {
     return this.chat.get(caller.orgId);
   }

@@ -6,7 +6,7 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 @Controller()
 export class LivenessController {
   @Get('health')
-  @ApiOkResponse({ description: 'The process is running', schema: { example: { status: 'ok' } } })
+  @ApiOkResponse({ description: 'The process is running', schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] } }, example: { status: 'ok' } } })
   health(): { status: 'ok' } {
     return { status: 'ok' };
   }

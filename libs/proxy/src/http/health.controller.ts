@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { DocumentStore } from '@svc/domain';
 import { GOVERNANCE, GovernanceService } from '@svc/governance';
@@ -109,7 +109,11 @@ export class GatewayHealthController {
   }
 
   @Get('metrics')
-  @ApiExcludeEndpoint()
+  @ApiOperation({
+    summary: 'Prometheus exposition',
+    description: 'Request counts by provider, model and status; latency histograms; governance block counts by reason; cost by provider; circuit-breaker state changes.',
+  })
+  @ApiOkResponse({ description: 'Prometheus text format', content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } } })
   async prometheus(@Res() reply: FastifyReply) {
     await reply.header('content-type', this.metrics.contentType).send(await this.metrics.exposition());
   }

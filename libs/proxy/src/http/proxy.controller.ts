@@ -1,20 +1,20 @@
 import { All, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiExcludeEndpoint, ApiHeader, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiHeader, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { ProxyCall, ProxyService } from '../pipeline/proxy.service';
 import { noSuchRoute } from '../pipeline/route-refusals';
 import { hijackReply, proxyRequestOf } from './proxy-io';
+import { CHAT_COMPLETIONS_DOCS, EMBEDDINGS_DOCS, MESSAGES_DOCS } from './proxy.openapi';
 
 const GATEWAY_KEY = ApiHeader({ name: 'X-SVC-API-Key', required: false, description: 'Gateway key (or Authorization: Bearer svc_..., or ?api_key=). Scope gateway:write.' });
 const PROVIDER_KEY = ApiHeader({ name: 'X-Provider-Key', required: false, description: 'Upstream provider key; not needed when a secret is stored or the deployment sets <PROVIDER>_API_KEY.' });
-const PASSTHROUGH_BODY = ApiBody({ schema: { type: 'object', additionalProperties: true }, description: 'The provider format body; fields the gateway does not read are forwarded unchanged.' });
 
 /**
  * SPEC.md "Endpoints: Gateway proxy": the routes and their OpenAPI documentation. At run time
  * ProxyRoutes takes these routes over in an `onRequest` hook, before Nest's pipeline; the handlers
  * below serve the same calls when the hook is not installed. Bodies are read by the pipeline
- * itself, with the organization's size limit.
+ * itself, with the organization's size limit; the body schemas (proxy.openapi.ts) only document them.
  */
 @ApiTags('proxy')
 @ApiSecurity('gateway-key')
@@ -32,7 +32,7 @@ export class ProxyController {
   @GATEWAY_KEY
   @PROVIDER_KEY
   @ApiHeader({ name: 'Idempotency-Key', required: false })
-  @PASSTHROUGH_BODY
+  @CHAT_COMPLETIONS_DOCS
   chat(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.forward({ kind: 'chat' }, request, reply);
   }
@@ -42,7 +42,7 @@ export class ProxyController {
   @ApiOperation({ summary: 'Embeddings (format A)', description: 'Scope: gateway:write.' })
   @GATEWAY_KEY
   @PROVIDER_KEY
-  @PASSTHROUGH_BODY
+  @EMBEDDINGS_DOCS
   embeddings(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.forward({ kind: 'embeddings' }, request, reply);
   }
@@ -52,7 +52,7 @@ export class ProxyController {
   @ApiOperation({ summary: 'Messages (format B)', description: 'Scope: gateway:write. The gateway sends x-api-key and anthropic-version 2023-06-01 upstream.' })
   @GATEWAY_KEY
   @PROVIDER_KEY
-  @PASSTHROUGH_BODY
+  @MESSAGES_DOCS
   messages(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.forward({ kind: 'messages', endpointProvider: 'anthropic' }, request, reply);
   }
@@ -63,7 +63,7 @@ export class ProxyController {
   @ApiParam({ name: 'provider', example: 'openai' })
   @GATEWAY_KEY
   @PROVIDER_KEY
-  @PASSTHROUGH_BODY
+  @CHAT_COMPLETIONS_DOCS
   providerChat(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.forward({ kind: 'chat', endpointProvider: provider }, request, reply);
   }
@@ -74,7 +74,7 @@ export class ProxyController {
   @ApiParam({ name: 'provider', example: 'openai' })
   @GATEWAY_KEY
   @PROVIDER_KEY
-  @PASSTHROUGH_BODY
+  @EMBEDDINGS_DOCS
   providerEmbeddings(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.forward({ kind: 'embeddings', endpointProvider: provider }, request, reply);
   }
@@ -85,7 +85,7 @@ export class ProxyController {
   @ApiParam({ name: 'provider', example: 'anthropic' })
   @GATEWAY_KEY
   @PROVIDER_KEY
-  @PASSTHROUGH_BODY
+  @MESSAGES_DOCS
   providerMessages(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.forward({ kind: 'messages', endpointProvider: provider }, request, reply);
   }
@@ -96,7 +96,7 @@ export class ProxyController {
   @ApiParam({ name: 'provider', example: 'anthropic' })
   @GATEWAY_KEY
   @PROVIDER_KEY
-  @PASSTHROUGH_BODY
+  @MESSAGES_DOCS
   sdkMessages(@Param('provider') provider: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.forward({ kind: 'messages', endpointProvider: provider }, request, reply);
   }

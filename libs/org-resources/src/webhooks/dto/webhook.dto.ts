@@ -127,3 +127,31 @@ export class WebhookDto {
   @ApiProperty({ nullable: true, type: String }) last_delivery_at!: string | null;
   @ApiPropertyOptional({ description: 'Only on create, and only when the secret was generated' }) secret?: string;
 }
+
+/** One delivery attempt record of a webhook (`GET /api/v1/admin/webhooks/{id}/deliveries`). */
+export class WebhookDeliveryDto {
+  @ApiProperty({ example: 'dlv_...' }) id!: string;
+  @ApiProperty() webhook_id!: string;
+  @ApiProperty({ example: 'evt_...' }) event_id!: string;
+  @ApiProperty({ example: 'budget.exceeded' }) event_type!: string;
+  @ApiProperty({ enum: ['pending', 'succeeded', 'failed', 'dead_letter'] }) status!: string;
+  @ApiProperty({ nullable: true, type: Number, description: 'HTTP status of the last attempt; null when it got no response' }) status_code!: number | null;
+  @ApiProperty({ nullable: true, type: Number }) latency_ms!: number | null;
+  @ApiProperty({ description: 'Retries made after the first attempt' }) retry_count!: number;
+  @ApiProperty({ nullable: true, type: String }) error!: string | null;
+  @ApiProperty() dead_letter!: boolean;
+  @ApiProperty() created_at!: string;
+  @ApiProperty({ nullable: true, type: String }) last_attempt_at!: string | null;
+  @ApiProperty({ nullable: true, type: String }) next_attempt_at!: string | null;
+  @ApiProperty({ nullable: true, type: String }) delivered_at!: string | null;
+}
+
+/** 202 of a test delivery or a dead-letter retry: the event is on the delivery queue. */
+export class QueuedDeliveryDto {
+  @ApiProperty({ enum: ['queued'] }) status!: 'queued';
+  @ApiProperty() webhook_id!: string;
+  @ApiProperty({ example: 'evt_...' }) event_id!: string;
+  @ApiProperty() event_type!: string;
+  @ApiProperty() job_id!: string;
+  @ApiPropertyOptional({ description: 'Only on a dead-letter retry: the delivery put back on the queue' }) delivery_id?: string;
+}

@@ -45,3 +45,23 @@ export class UpdateOrganizationDto {
   @IsIn(SUBSCRIPTION_STATUSES)
   subscription_status?: SubscriptionStatus;
 }
+
+/** `GET /api/v1/organizations/{org_id}` (OrganizationView). */
+export class OrganizationDto {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: ['free', 'starter', 'growth', 'enterprise'] }) plan!: string;
+  @ApiProperty({ enum: SUBSCRIPTION_STATUSES }) subscription_status!: string;
+  @ApiProperty() created_at!: string;
+  @ApiProperty() updated_at!: string;
+}
+
+/** A member of the organization (MemberView); never the password. */
+export class MemberDto {
+  @ApiProperty() id!: string;
+  @ApiProperty() email!: string;
+  @ApiProperty({ nullable: true, type: String }) name!: string | null;
+  @ApiProperty({ enum: ORG_ROLES }) role!: string;
+  @ApiProperty() created_at!: string;
+  @ApiProperty({ nullable: true, type: String }) last_login_at!: string | null;
+}

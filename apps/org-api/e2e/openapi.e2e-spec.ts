@@ -1,0 +1,149 @@
+import { asOrgId } from '@svc/domain';
+import { createEvent, EVENT_SOURCES } from '@svc/events';
+import { Json, OrgApi, Session, usageRecord } from './org-api.helpers';
+
+type Schema = Json;
+
+/** The schema behind a `$ref` (components.schemas), or the schema itself. */
+function resolve(doc: Json, schema: Schema | undefined): Schema | undefined {
+  let current = schema;
+  while (current?.$ref) current = doc.components.schemas[String(current.$ref).split('/').pop() as string];
+  return current;
+}
+
+function typeOf(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/**
+ * Where a real answer departs from its documented schema: a required property missing, a value of
+ * another type, or a property the schema does not declare (on objects that list their properties
+ * and allow no others). Walks arrays, nested objects, `$ref`s and `additionalProperties` schemas.
+ */
+function departures(doc: Json, declared: Schema | undefined, value: unknown, at: string): string[] {
+  const schema = resolve(doc, declared);
+  if (!schema || (value === null && schema.nullable)) return [];
+  if (schema.type && !(schema.type === typeOf(value) || (schema.type === 'number' && typeOf(value) === 'integer'))) {
+    return [`${at}: ${typeOf(value)} where the schema says ${schema.type}`];
+  }
+  if (schema.enum && !schema.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`];
+  if (Array.isArray(value)) return value.flatMap((item, index) => departures(doc, schema.items, item, `${at}[${index}]`));
+  if (typeof value !== 'object' || value === null) return [];
+  const properties: Record<string, Schema> = schema.properties ?? {};
+  const found: string[] = [];
+  for (const [name, property] of Object.entries(properties)) {
+    if (name in value) found.push(...departures(doc, property, (value as Json)[name], `${at}.${name}`));
+    else if ((schema.required ?? []).includes(name)) found.push(`${at}.${name}: missing`);
+  }
+  for (const [name, item] of Object.entries(value)) {
+    if (name in properties) continue;
+    if (typeof schema.additionalProperties === 'object') found.push(...departures(doc, schema.additionalProperties, item, `${at}.${name}`));
+    else if (schema.additionalProperties !== true && schema.properties) found.push(`${at}.${name}: not in the schema`);
+  }
+  return found;
+}
+
+/** The 2xx JSON schema of an operation. */
+function successSchema(operation: Json): Schema | undefined {
+  const [, response] = Object.entries((operation.responses ?? {}) as Record<string, Json>).find(([status]) => /^2\d\d$/.test(status)) ?? [];
+  return response?.content?.['application/json']?.schema;
+}
+
+describe('organization API OpenAPI document', () => {
+  let api: OrgApi;
+  let owner: Session;
+  let doc: Json;
+
+  beforeAll(async () => {
+    api = await OrgApi.boot();
+    owner = await api.loginOwner();
+    doc = (await api.call('GET', '/docs/json')).body;
+  });
+  afterAll(() => api.stop());
+
+  const operations = () =>
+    Object.entries(doc.paths as Record<string, Record<string, Json>>).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
+
+  it('gives every operation that answers a JSON body a response schema', () => {
+    const answered = operations().filter(({ operation }) => Object.keys(operation.responses ?? {}).some((status) => /^2\d\d$/.test(status) && status !== '204'));
+    expect(answered.length).toBeGreaterThan(30);
+    const missing = answered.filter(({ operation }) => {
+      const schema = resolve(doc, successSchema(operation));
+      return !schema?.properties;
+    });
+    expect(missing.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+  });
+
+  it('documents the cost-optimization report field by field (SPEC.md "Costs and budgets")', () => {
+    const report = resolve(doc, successSchema(doc.paths['/api/v1/admin/metrics/cost-optimization'].get)) as Schema;
+    expect(report.required).toEqual(expect.arrayContaining(['period', 'total_cost', 'by_provider', 'by_agent', 'time_series', 'projections']));
+    expect(report.properties.total_cost.type).toBe('number');
+    expect(Object.keys(resolve(doc, report.properties.by_provider.additionalProperties)?.properties)).toEqual(['cost', 'requests', 'avg_cost_per_request']);
+    expect(Object.keys(resolve(doc, report.properties.by_agent.additionalProperties)?.properties)).toEqual(['cost', 'executions', 'avg_latency_ms']);
+    expect(Object.keys(resolve(doc, report.properties.time_series.items)?.properties)).toEqual(['date', 'cost', 'requests']);
+    const projections = resolve(doc, report.properties.projections) as Schema;
+    expect(projections.properties).toMatchObject({ monthly_estimate: { type: 'number' }, trend: { enum: ['increasing', 'stable', 'decreasing'] }, budget_utilization: { type: 'number' } });
+  });
+
+  it('lists the optional X-Org-ID header on every route that reads it (SPEC.md "Organization API tokens")', () => {
+    const authenticated = operations().filter(({ operation }) => operation.security?.length);
+    expect(authenticated.length).toBeGreaterThan(30);
+    const headerOf = (operation: Json) => (operation.parameters ?? []).find((parameter: Json) => parameter.in === 'header' && parameter.name === 'X-Org-ID');
+    expect(authenticated.filter(({ operation }) => !headerOf(operation)).map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    expect(headerOf(doc.paths['/api/v1/admin/webhooks'].get)).toMatchObject({ required: false, schema: { type: 'string' } });
+    // Login takes no credentials, so no organization context either.
+    expect(headerOf(doc.paths['/api/v1/auth/login'].post)).toBeUndefined();
+  });
+
+  it('answers every documented route with a body its schema describes', async () => {
+    const org = asOrgId(owner.orgId);
+    await api.createKey(owner, ['admin:read']);
+    await api.repos.usage.recordBatch([
+      usageRecord(owner.orgId, { provider: 'openai', agent: 'support-bot', cost: 0.3, latency_ms: 200, created_at: new Date(Date.now() - 60_000) }),
+      usageRecord(owner.orgId, { provider: 'anthropic', agent: null, cost: 0.1, latency_ms: 100, status_code: 502, created_at: new Date(Date.now() - 120_000) }),
+    ]);
+    const webhook = (await api.call('POST', '/api/v1/admin/webhooks', { token: owner.token, body: { url: 'https://8.8.8.8/hooks/openapi', events: ['budget.exceeded'] } })).body;
+    const event = createEvent('budget.exceeded', owner.orgId, { blocked_by: 'daily_budget', daily_spent: 10, daily_budget: 10, model: 'gpt-4o', estimated_cost: 0.1, timestamp: new Date().toISOString() }, EVENT_SOURCES.gateway);
+    const dead = await api.repos.webhookDeliveries.create(org, { webhook_id: webhook.id, event_id: event.id, event_type: event.type, url: webhook.url, payload: JSON.stringify(event) });
+    await api.repos.webhookDeliveries.recordAttempt(org, dead._id, { status: 'failed', status_code: 500, latency_ms: 42, error: 'HTTP 500', retry_count: 5 });
+    await api.repos.webhookDeliveries.markDeadLetter(org, dead._id);
+
+    const calls: [string, string, string, unknown?][] = [
+      ['get', '/health', '/health'],
+      ['get', '/api/v1/platform/api-keys', '/api/v1/platform/api-keys'],
+      ['get', '/api/v1/admin/webhooks', '/api/v1/admin/webhooks'],
+      ['get', '/api/v1/admin/webhooks/{id}/deliveries', `/api/v1/admin/webhooks/${webhook.id}/deliveries`],
+      ['post', '/api/v1/admin/webhooks/{id}/deliveries/{delivery_id}/retry', `/api/v1/admin/webhooks/${webhook.id}/deliveries/${dead._id}/retry`],
+      ['post', '/api/v1/webhooks/deliver', '/api/v1/webhooks/deliver', { webhook_id: webhook.id }],
+      ['put', '/api/v1/admin/integrations/chat', '/api/v1/admin/integrations/chat', { url: 'https://8.8.8.8/services/T000/B000/XXXX' }],
+      ['get', '/api/v1/admin/integrations/chat', '/api/v1/admin/integrations/chat'],
+      ['get', '/api/v1/admin/metrics/cost-optimization', '/api/v1/admin/metrics/cost-optimization'],
+      ['get', '/api/v1/agents/health', '/api/v1/agents/health'],
+      ['get', '/api/v1/agents/{agent_name}/health', '/api/v1/agents/support-bot/health'],
+      ['get', '/api/v1/autopilot/templates', '/api/v1/autopilot/templates'],
+      ['get', '/api/v1/autopilot/templates/{template_id}', '/api/v1/autopilot/templates/cost-guardrails'],
+      ['get', '/api/v1/organizations/{org_id}', `/api/v1/organizations/${owner.orgId}`],
+      ['patch', '/api/v1/organizations/{org_id}', `/api/v1/organizations/${owner.orgId}`, { name: 'Renamed Org' }],
+      ['post', '/api/v1/organizations/{org_id}/members', `/api/v1/organizations/${owner.orgId}/members`, { email: 'openapi-member@example.com', password: 'member-password-123', role: 'Member' }],
+      ['get', '/api/v1/organizations/{org_id}/members', `/api/v1/organizations/${owner.orgId}/members`],
+      ['patch', '/api/v1/admin/gateway/policy/{org_id}', `/api/v1/admin/gateway/policy/${owner.orgId}`, { rpm_limit: 120 }],
+    ];
+    for (const [method, template, path, body] of calls) {
+      const operation = doc.paths[template]?.[method];
+      const schema = operation && successSchema(operation);
+      const res = await api.call(method.toUpperCase(), path, { token: owner.token, body });
+      const answer = res.body as Json;
+      // A collection has at least one item here, so the items' schema is checked too.
+      const empty = Array.isArray(answer.items) && answer.items.length === 0;
+      expect({ route: `${method} ${template}`, documented: Boolean(schema), status: res.status, empty, departures: departures(doc, schema, answer, 'body') }).toEqual({
+        route: `${method} ${template}`,
+        documented: true,
+        status: Number(Object.keys(operation.responses).find((status) => /^2\d\d$/.test(status))),
+        empty: false,
+        departures: [],
+      });
+    }
+  });
+});
