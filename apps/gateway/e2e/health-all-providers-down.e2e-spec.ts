@@ -1,5 +1,5 @@
 import { providerRegistry } from '@svc/proxy';
-import { freePort } from '@svc/testing';
+import { checkAnswer, freePort } from '@svc/testing';
 import { GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
 
 /**
@@ -40,6 +40,10 @@ describe('gateway health with every provider down', () => {
     expect(detailed.status).toBe(503);
     const body = (await detailed.json()) as Json;
     expect(body.overall_status).toBe('unhealthy');
+    // The 503 body is the one /docs/json describes, open breakers' records (retry_after_seconds set) included.
+    const doc = (await (await fetch(`${gw.url}/docs/json`)).json()) as Json;
+    expect(checkAnswer(doc, 'get', '/v1/health/detailed', 503, body)).toEqual({ route: 'get /v1/health/detailed 503', documented: true, departures: [] });
+    expect(checkAnswer(doc, 'get', '/v1/providers/health', 200, health)).toEqual({ route: 'get /v1/providers/health 200', documented: true, departures: [] });
     expect(Object.values(body.providers).map((entry) => (entry as Json).status)).toEqual(providers.map(() => 'unhealthy'));
 
     const v1 = await fetch(`${gw.url}/v1/health`);

@@ -1,4 +1,5 @@
 import { asOrgId } from '@svc/domain';
+import { checkAnswer, headerParameter, openApiOperations, resolveSchema, responseSchema } from '@svc/testing';
 import { GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
 
 /** Headers SPEC.md "Response headers on proxied responses" lists for every proxied answer. */
@@ -105,5 +106,71 @@ describe('gateway OpenAPI document', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')?.split(';')[0]).toBe(contentType.split(';')[0]);
     expect(await res.text()).toContain('# TYPE');
+  });
+
+  it('documents the health, service, model and approval answers (SPEC.md "Health and service endpoints", "Approval polling"), and real answers fit them', async () => {
+    const health = resolveSchema(doc, responseSchema(doc.paths['/v1/health'].get)) as Json;
+    expect(health.required).toEqual(['status', 'service', 'version', 'timestamp', 'redis', 'mongodb', 'degraded']);
+    expect(health.properties.mongodb.enum).toEqual(['connected', 'disconnected', 'not_configured']);
+    expect(resolveSchema(doc, responseSchema(doc.paths['/v1/providers/health'].get))?.properties.status.enum).toEqual(['healthy', 'degraded', 'unhealthy']);
+    const detailed = doc.paths['/v1/health/detailed'].get;
+    expect(responseSchema(detailed, 503)).toEqual(responseSchema(detailed, 200));
+    expect(responseSchema(detailed, 200)?.required).toEqual(['overall_status', 'timestamp', 'uptime_seconds', 'components', 'providers', 'metrics', 'cost', 'alerts', 'rate_limits']);
+
+    // A call first, so the detailed health has a breaker with a success, counters and a busiest organization.
+    expect((await postJson(`${gw.url}/v1/chat/completions`, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, auth())).status).toBe(200);
+    const key = { 'X-SVC-API-Key': gw.key };
+    const calls: [string, string][] = [
+      ['/health', '/health'],
+      ['/v1/health', '/v1/health'],
+      ['/v1/providers/health', '/v1/providers/health'],
+      ['/v1/health/detailed', '/v1/health/detailed'],
+      ['/', '/'],
+      ['/v1/models', '/v1/models'],
+      ['/v1/models/{model}', '/v1/models/gpt-4o'],
+      ['/v1/{provider}/models', '/v1/openai/models'],
+      ['/v1/{provider}/models/{model}', '/v1/openai/models/gpt-4o'],
+      ['/v1/{provider}/v1/models', '/v1/anthropic/v1/models'],
+      ['/v1/{provider}/v1/models', '/v1/openai/v1/models'],
+      ['/v1/{provider}/v1/models/{model}', '/v1/anthropic/v1/models/claude-sonnet-4-5'],
+      ['/v1/{provider}/v1/models/{model}', '/v1/openai/v1/models/gpt-4o'],
+    ];
+    for (const [template, path] of calls) {
+      const res = await fetch(`${gw.url}${path}`, { headers: key });
+      expect(checkAnswer(doc, 'get', template, res.status, await res.json())).toEqual({ route: `get ${template} 200`, documented: true, departures: [] });
+    }
+
+    await gw.repos.policies.replace(asOrgId(gw.orgId), { hitl_cost_threshold: 0.0000001 });
+    await gw.service.runtime.invalidation.publish('policy', gw.orgId);
+    try {
+      const pending = await postJson(`${gw.url}/v1/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'poll me' }] }, auth());
+      expect(pending.status).toBe(202);
+      const status = `${gw.url}/v1/approvals/${pending.body.approval_id}/status`;
+      const before = await fetch(status, { headers: key });
+      expect(checkAnswer(doc, 'get', '/v1/approvals/{approval_id}/status', before.status, await before.json())).toEqual({ route: 'get /v1/approvals/{approval_id}/status 200', documented: true, departures: [] });
+      await gw.repos.approvals.approve(asOrgId(gw.orgId), pending.body.approval_id, 'reviewer@example.com');
+      const after = await fetch(status, { headers: key });
+      const approved = await after.json();
+      expect(approved).toMatchObject({ status: 'approved', approved_by: 'reviewer@example.com', approved_at: expect.any(String) });
+      expect(checkAnswer(doc, 'get', '/v1/approvals/{approval_id}/status', after.status, approved)).toEqual({ route: 'get /v1/approvals/{approval_id}/status 200', documented: true, departures: [] });
+    } finally {
+      await gw.repos.policies.delete(asOrgId(gw.orgId));
+      await gw.service.runtime.invalidation.publish('policy', gw.orgId);
+    }
+  });
+
+  it('lists the optional X-Org-ID header on every /v1 key route, as the gateway reads it (403 org_mismatch for another organization)', async () => {
+    const keyRoutes = openApiOperations(doc).filter(({ path, operation }) => path.startsWith('/v1/') && operation.security?.length);
+    expect(keyRoutes.length).toBeGreaterThanOrEqual(14);
+    expect(keyRoutes.filter(({ operation }) => !headerParameter(operation, 'X-Org-ID')).map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    expect(headerParameter(doc.paths['/v1/models'].get, 'X-Org-ID')).toMatchObject({ required: false, schema: { type: 'string' } });
+    // The health routes take no credentials, so no organization either.
+    expect(headerParameter(doc.paths['/v1/health'].get, 'X-Org-ID')).toBeUndefined();
+
+    const other = await fetch(`${gw.url}/v1/models`, { headers: { 'X-SVC-API-Key': gw.key, 'X-Org-ID': 'org_someone_else' } });
+    expect(other.status).toBe(403);
+    expect(((await other.json()) as Json).error.code).toBe('org_mismatch');
+    const own = await fetch(`${gw.url}/v1/models`, { headers: { 'X-SVC-API-Key': gw.key, 'X-Org-ID': gw.orgId } });
+    expect(own.status).toBe(200);
   });
 });

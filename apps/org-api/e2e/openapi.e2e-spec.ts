@@ -1,55 +1,9 @@
 import { asOrgId } from '@svc/domain';
 import { createEvent, EVENT_SOURCES } from '@svc/events';
+import { responseSchema, resolveSchema, schemaDepartures } from '@svc/testing';
 import { Json, OrgApi, Session, usageRecord } from './org-api.helpers';
 
 type Schema = Json;
-
-/** The schema behind a `$ref` (components.schemas), or the schema itself. */
-function resolve(doc: Json, schema: Schema | undefined): Schema | undefined {
-  let current = schema;
-  while (current?.$ref) current = doc.components.schemas[String(current.$ref).split('/').pop() as string];
-  return current;
-}
-
-function typeOf(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
-}
-
-/**
- * Where a real answer departs from its documented schema: a required property missing, a value of
- * another type, or a property the schema does not declare (on objects that list their properties
- * and allow no others). Walks arrays, nested objects, `$ref`s and `additionalProperties` schemas.
- */
-function departures(doc: Json, declared: Schema | undefined, value: unknown, at: string): string[] {
-  const schema = resolve(doc, declared);
-  if (!schema || (value === null && schema.nullable)) return [];
-  if (schema.type && !(schema.type === typeOf(value) || (schema.type === 'number' && typeOf(value) === 'integer'))) {
-    return [`${at}: ${typeOf(value)} where the schema says ${schema.type}`];
-  }
-  if (schema.enum && !schema.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`];
-  if (Array.isArray(value)) return value.flatMap((item, index) => departures(doc, schema.items, item, `${at}[${index}]`));
-  if (typeof value !== 'object' || value === null) return [];
-  const properties: Record<string, Schema> = schema.properties ?? {};
-  const found: string[] = [];
-  for (const [name, property] of Object.entries(properties)) {
-    if (name in value) found.push(...departures(doc, property, (value as Json)[name], `${at}.${name}`));
-    else if ((schema.required ?? []).includes(name)) found.push(`${at}.${name}: missing`);
-  }
-  for (const [name, item] of Object.entries(value)) {
-    if (name in properties) continue;
-    if (typeof schema.additionalProperties === 'object') found.push(...departures(doc, schema.additionalProperties, item, `${at}.${name}`));
-    else if (schema.additionalProperties !== true && schema.properties) found.push(`${at}.${name}: not in the schema`);
-  }
-  return found;
-}
-
-/** The 2xx JSON schema of an operation. */
-function successSchema(operation: Json): Schema | undefined {
-  const [, response] = Object.entries((operation.responses ?? {}) as Record<string, Json>).find(([status]) => /^2\d\d$/.test(status)) ?? [];
-  return response?.content?.['application/json']?.schema;
-}
 
 describe('organization API OpenAPI document', () => {
   let api: OrgApi;
@@ -70,20 +24,20 @@ describe('organization API OpenAPI document', () => {
     const answered = operations().filter(({ operation }) => Object.keys(operation.responses ?? {}).some((status) => /^2\d\d$/.test(status) && status !== '204'));
     expect(answered.length).toBeGreaterThan(30);
     const missing = answered.filter(({ operation }) => {
-      const schema = resolve(doc, successSchema(operation));
+      const schema = resolveSchema(doc, responseSchema(operation));
       return !schema?.properties;
     });
     expect(missing.map(({ method, path }) => `${method} ${path}`)).toEqual([]);
   });
 
   it('documents the cost-optimization report field by field (SPEC.md "Costs and budgets")', () => {
-    const report = resolve(doc, successSchema(doc.paths['/api/v1/admin/metrics/cost-optimization'].get)) as Schema;
+    const report = resolveSchema(doc, responseSchema(doc.paths['/api/v1/admin/metrics/cost-optimization'].get)) as Schema;
     expect(report.required).toEqual(expect.arrayContaining(['period', 'total_cost', 'by_provider', 'by_agent', 'time_series', 'projections']));
     expect(report.properties.total_cost.type).toBe('number');
-    expect(Object.keys(resolve(doc, report.properties.by_provider.additionalProperties)?.properties)).toEqual(['cost', 'requests', 'avg_cost_per_request']);
-    expect(Object.keys(resolve(doc, report.properties.by_agent.additionalProperties)?.properties)).toEqual(['cost', 'executions', 'avg_latency_ms']);
-    expect(Object.keys(resolve(doc, report.properties.time_series.items)?.properties)).toEqual(['date', 'cost', 'requests']);
-    const projections = resolve(doc, report.properties.projections) as Schema;
+    expect(Object.keys(resolveSchema(doc, report.properties.by_provider.additionalProperties)?.properties)).toEqual(['cost', 'requests', 'avg_cost_per_request']);
+    expect(Object.keys(resolveSchema(doc, report.properties.by_agent.additionalProperties)?.properties)).toEqual(['cost', 'executions', 'avg_latency_ms']);
+    expect(Object.keys(resolveSchema(doc, report.properties.time_series.items)?.properties)).toEqual(['date', 'cost', 'requests']);
+    const projections = resolveSchema(doc, report.properties.projections) as Schema;
     expect(projections.properties).toMatchObject({ monthly_estimate: { type: 'number' }, trend: { enum: ['increasing', 'stable', 'decreasing'] }, budget_utilization: { type: 'number' } });
   });
 
@@ -132,12 +86,12 @@ describe('organization API OpenAPI document', () => {
     ];
     for (const [method, template, path, body] of calls) {
       const operation = doc.paths[template]?.[method];
-      const schema = operation && successSchema(operation);
+      const schema = operation && responseSchema(operation);
       const res = await api.call(method.toUpperCase(), path, { token: owner.token, body });
       const answer = res.body as Json;
       // A collection has at least one item here, so the items' schema is checked too.
       const empty = Array.isArray(answer.items) && answer.items.length === 0;
-      expect({ route: `${method} ${template}`, documented: Boolean(schema), status: res.status, empty, departures: departures(doc, schema, answer, 'body') }).toEqual({
+      expect({ route: `${method} ${template}`, documented: Boolean(schema), status: res.status, empty, departures: schemaDepartures(doc, schema, answer, 'body') }).toEqual({
         route: `${method} ${template}`,
         documented: true,
         status: Number(Object.keys(operation.responses).find((status) => /^2\d\d$/.test(status))),

@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiSecurity, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, GatewayAuthGuard, Principal } from '@svc/auth';
 import { AnswersWhenRunnersDisabled, RequireRunnerPermission, RunnerAccessGuard } from './access/runner-access.guard';
-import { NoBody } from '@svc/platform';
+import { ApiOrgIdHeader, NoBody } from '@svc/platform';
 import { RegisterByovmDto } from './dto/requests';
+import { CanaryReportResponse, RUNNER_OPS_EXTRA_MODELS, RunnerHealthResponse, RunnerPrerequisitesResponse } from './dto/ops-responses';
 import { RunnerResponse, toRunnerResponse } from './dto/responses';
 import { actorOf } from './runner-records';
 import { RunnerHealth, RunnerPrerequisites, RunnerStatus } from './runner-status';
@@ -13,6 +14,7 @@ import { CanaryReport, RunCanaryUseCase } from './usecases/run-canary.usecase';
 
 /** Health, prerequisites, canary and self-hosted (BYOVM) registration of the runner control plane. */
 @ApiTags('runners')
+@ApiExtraModels(...RUNNER_OPS_EXTRA_MODELS)
 @Controller('gateway/admin/runners')
 export class RunnerOpsController {
   constructor(
@@ -24,6 +26,7 @@ export class RunnerOpsController {
   /** No authentication, like every health endpoint; answers with the flag off too. */
   @Get('health')
   @ApiOperation({ summary: 'Runner subsystem health: {status, provider, subsystems{feature_flag, provider_available}}' })
+  @ApiOkResponse({ type: RunnerHealthResponse })
   health(): Promise<RunnerHealth> {
     return this.status.health();
   }
@@ -31,10 +34,12 @@ export class RunnerOpsController {
   @Get('prerequisites')
   @ApiSecurity('gateway-key')
   @ApiBearerAuth()
+  @ApiOrgIdHeader()
   @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
   @RequireRunnerPermission('runner:read')
   @AnswersWhenRunnersDisabled()
   @ApiOperation({ summary: 'What is configured and what is missing for managed runners' })
+  @ApiOkResponse({ type: RunnerPrerequisitesResponse })
   prerequisites(): Promise<RunnerPrerequisites> {
     return this.status.prerequisites();
   }
@@ -42,9 +47,12 @@ export class RunnerOpsController {
   @Post('canary')
   @ApiSecurity('gateway-key')
   @ApiBearerAuth()
+  @ApiOrgIdHeader()
   @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
   @RequireRunnerPermission('runner:create', 'runner:start_session', 'runner:exec', 'runner:stop_session')
   @ApiOperation({ summary: 'Lifecycle test on the fake provider: create, start, exec, stop (then cleanup); 200 passed, 503 failed' })
+  @ApiOkResponse({ type: CanaryReportResponse, description: 'Every step passed' })
+  @ApiServiceUnavailableResponse({ type: CanaryReportResponse, description: 'A step failed' })
   async runCanary(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply, @NoBody() _body: undefined): Promise<CanaryReport> {
     const report = await this.canary.execute(principal.orgId, actorOf(principal));
     reply.status(report.status === 'passed' ? 200 : 503);
@@ -54,9 +62,11 @@ export class RunnerOpsController {
   @Post('byovm/register')
   @ApiSecurity('gateway-key')
   @ApiBearerAuth()
+  @ApiOrgIdHeader()
   @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
   @RequireRunnerPermission('runner:create')
   @ApiOperation({ summary: 'Register a self-hosted machine as a runner (409 runner_already_registered for a known machine_id)' })
+  @ApiCreatedResponse({ type: RunnerResponse })
   async register(@CurrentPrincipal() principal: Principal, @Body() body: RegisterByovmDto): Promise<RunnerResponse> {
     return toRunnerResponse(await this.byovm.register(principal.orgId, actorOf(principal), body), null);
   }
@@ -65,9 +75,11 @@ export class RunnerOpsController {
   @HttpCode(200)
   @ApiSecurity('gateway-key')
   @ApiBearerAuth()
+  @ApiOrgIdHeader()
   @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
   @RequireRunnerPermission('runner:terminate')
   @ApiOperation({ summary: 'Deregister a self-hosted runner (terminated; its machine id may register again)' })
+  @ApiOkResponse({ type: RunnerResponse })
   async deregister(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string): Promise<RunnerResponse> {
     return toRunnerResponse(await this.byovm.deregister(principal.orgId, actorOf(principal), runnerId), null);
   }

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, GatewayAuthGuard, hasScope, Principal } from '@svc/auth';
 import { RequireRunnerPermission, RunnerAccessGuard } from './access/runner-access.guard';
-import { NoBody } from '@svc/platform';
+import { ApiOrgIdHeader, NoBody } from '@svc/platform';
 import { CreateRunnerDto, EventsQuery, ExecDto, ListRunnersQuery, SessionQuery, StartSessionDto } from './dto/requests';
 import {
   CommandResponse,
@@ -35,6 +35,7 @@ const DEFAULT_EVENTS_LIMIT = 50;
 @ApiTags('runners')
 @ApiSecurity('gateway-key')
 @ApiBearerAuth()
+@ApiOrgIdHeader()
 @Controller('gateway/admin/runners')
 @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
 export class RunnersController {
@@ -52,6 +53,7 @@ export class RunnersController {
   @ApiOperation({
     summary: 'Create a runner (answers once provisioning ended: ready, or 502 provider_error); a local runner beyond the locked profile needs runner:terminate',
   })
+  @ApiCreatedResponse({ type: RunnerResponse })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateRunnerDto): Promise<RunnerResponse> {
     const mayRunHostPrograms = hasScope(principal.scopes, 'runner:terminate');
     const runner = await this.createRunner.execute(principal.orgId, actorOf(principal), body, { mayRunHostPrograms });
@@ -61,6 +63,7 @@ export class RunnersController {
   @Get(COLLECTION_ROOT)
   @RequireRunnerPermission('runner:read')
   @ApiOperation({ summary: 'List runners, newest first' })
+  @ApiOkResponse({ type: RunnerListResponse })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListRunnersQuery): Promise<RunnerListResponse> {
     const page = await this.records.repos.runners.listRunners(principal.orgId, {
       state: query.state,
@@ -73,6 +76,7 @@ export class RunnersController {
   @Get(':runner_id')
   @RequireRunnerPermission('runner:read')
   @ApiOperation({ summary: 'A runner with its live session' })
+  @ApiOkResponse({ type: RunnerResponse, description: 'With `session`: the live session, or null' })
   async get(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string): Promise<RunnerResponse> {
     const runner = await this.records.loadRunner(principal.orgId, runnerId);
     return toRunnerResponse(runner, await this.records.liveSession(principal.orgId, runner));
@@ -82,6 +86,7 @@ export class RunnersController {
   @HttpCode(200)
   @RequireRunnerPermission('runner:start_session')
   @ApiOperation({ summary: 'Start a session on a ready runner; the runner token and X-Runner-Proof are shown once' })
+  @ApiOkResponse({ type: StartedSessionResponse })
   start(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @Body() body: StartSessionDto): Promise<StartedSessionResponse> {
     return this.startSession.execute(principal.orgId, actorOf(principal), runnerId, body.ttl_override);
   }
@@ -90,6 +95,7 @@ export class RunnersController {
   @HttpCode(200)
   @RequireRunnerPermission('runner:stop_session')
   @ApiOperation({ summary: 'Stop the active session; the runner is ready again' })
+  @ApiOkResponse({ type: SessionResponse })
   async stop(
     @CurrentPrincipal() principal: Principal,
     @Param('runner_id') runnerId: string,
@@ -103,6 +109,7 @@ export class RunnersController {
   @HttpCode(200)
   @RequireRunnerPermission('runner:exec')
   @ApiOperation({ summary: 'Run a command (argv, no shell) in the active session' })
+  @ApiOkResponse({ type: CommandResponse })
   async exec(
     @CurrentPrincipal() principal: Principal,
     @Param('runner_id') runnerId: string,
@@ -117,6 +124,7 @@ export class RunnersController {
   @HttpCode(200)
   @RequireRunnerPermission('runner:terminate')
   @ApiOperation({ summary: 'Terminate a runner and all its sessions' })
+  @ApiOkResponse({ type: RunnerResponse })
   async terminate(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @NoBody() _body: undefined): Promise<RunnerResponse> {
     return toRunnerResponse(await this.terminateRunner.execute(principal.orgId, actorOf(principal), runnerId), null);
   }
@@ -124,6 +132,7 @@ export class RunnersController {
   @Get(':runner_id/events')
   @RequireRunnerPermission('runner:read')
   @ApiOperation({ summary: "The runner's audit events, newest first" })
+  @ApiOkResponse({ type: RunnerEventsResponse })
   async events(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @Query() query: EventsQuery): Promise<RunnerEventsResponse> {
     const runner = await this.records.loadRunner(principal.orgId, runnerId);
     const { events, total } = await this.records.repos.runnerEvents.listByRunner(principal.orgId, runner._id, query.limit ?? DEFAULT_EVENTS_LIMIT);

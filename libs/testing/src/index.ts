@@ -4,3 +4,4 @@ export * from './process';
 export { RedisProcess, startRedisProcess } from '@svc/test-redis';
 /** Seeded usage per cost-anomaly rule (like RecordingPublisher in @svc/events). */
 export * as anomalyScenarios from './anomaly-usage';
+export * from './openapi';

@@ -1,13 +1,14 @@
 import { applyDecorators, Controller, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { GatewayAuthGuard, RequireScopes } from '@svc/auth';
+import { ApiOrgIdHeader } from '@svc/platform';
 
 /** The scopes of the admin surface (SPEC.md "Gateway key" scopes, docs/admin-api.md). */
 export type AdminScope = 'admin:read' | 'admin:write' | 'billing:read';
 
 /**
  * An admin controller: the full path under `/gateway/admin`, GatewayAuthGuard (a gateway key or a
- * dashboard access token) and the OpenAPI tag and security schemes.
+ * dashboard access token) and the OpenAPI tag, security schemes and optional `X-Org-ID` header.
  */
 export function AdminController(path: string, tag: string): ClassDecorator {
   return AdminControllerAt(`gateway/admin/${path}`, tag);
@@ -15,7 +16,7 @@ export function AdminController(path: string, tag: string): ClassDecorator {
 
 /** An admin controller at a full path: SPEC.md's `/v1/admin/...` routes, authenticated like every admin route. */
 export function AdminControllerAt(fullPath: string, tag: string): ClassDecorator {
-  return applyDecorators(ApiTags(tag), ApiSecurity('gateway-key'), ApiBearerAuth(), Controller(fullPath), UseGuards(GatewayAuthGuard));
+  return applyDecorators(ApiTags(tag), ApiSecurity('gateway-key'), ApiBearerAuth(), ApiOrgIdHeader(), Controller(fullPath), UseGuards(GatewayAuthGuard));
 }
 
 /**

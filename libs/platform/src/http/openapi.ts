@@ -1,5 +1,5 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHeader, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
 
 /**
  * 200 with a collection of `item` (SPEC.md "Collections and pagination"): `{items[], total, offset,
@@ -22,4 +22,20 @@ export function ApiCollectionResponse(item: Type<unknown>, description?: string)
       },
     }),
   );
+}
+
+/**
+ * The optional `X-Org-ID` header of the gateway surface's authenticated routes (the admin, runner
+ * and `/v1` key routes; `checkOrgHeader` in @svc/auth reads it): a key or a token acts for its own
+ * organization, and naming another one is refused. On a controller or on one route.
+ */
+export function ApiOrgIdHeader() {
+  return ApiHeader({
+    name: 'X-Org-ID',
+    required: false,
+    schema: { type: 'string' },
+    description:
+      "The organization to act for. Optional: the gateway key's (or access token's) organization is used; " +
+      'naming another organization is 403 `org_mismatch` (`type` `permission_error`).',
+  });
 }

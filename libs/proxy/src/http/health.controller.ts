@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { DocumentStore } from '@svc/domain';
 import { GOVERNANCE, GovernanceService } from '@svc/governance';
@@ -8,6 +8,7 @@ import { DOCUMENT_STORE } from '@svc/runtime';
 import { BreakerRegistry } from '../breaker/breaker-registry';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
 import { providerRegistry } from '../providers';
+import { DETAILED_HEALTH_RESPONSE, HEALTH_RESPONSE, PROVIDERS_HEALTH_RESPONSE, ROOT_RESPONSE } from './service.openapi';
 
 const STARTED = Date.now();
 
@@ -25,7 +26,7 @@ export class GatewayHealthController {
 
   @Get('v1/health')
   @ApiOperation({ summary: 'Health: always 200; `degraded` when a backing service is unreachable' })
-  @ApiOkResponse({ schema: { example: { status: 'ok', service: 'svc-gateway', version: SERVICE_VERSION, timestamp: '2026-01-01T00:00:00.000Z', redis: 'not_configured', mongodb: 'not_configured', degraded: false } } })
+  @ApiOkResponse({ schema: { ...HEALTH_RESPONSE, example: { status: 'ok', service: 'svc-gateway', version: SERVICE_VERSION, timestamp: '2026-01-01T00:00:00.000Z', redis: 'not_configured', mongodb: 'not_configured', degraded: false } } })
   health() {
     const redis = redisStatus(this.redis);
     const mongodb = this.store.kind === 'mongodb' ? this.store.status() : 'not_configured';
@@ -42,12 +43,15 @@ export class GatewayHealthController {
 
   @Get('v1/providers/health')
   @ApiOperation({ summary: 'Circuit breakers: healthy when all closed, degraded when some open or half-open, unhealthy when all open' })
+  @ApiOkResponse({ schema: PROVIDERS_HEALTH_RESPONSE })
   providers() {
     return { status: this.breakers.overall(), timestamp: new Date().toISOString(), providers: this.breakers.records() };
   }
 
   @Get('v1/health/detailed')
   @ApiOperation({ summary: 'Detailed health: 200 when healthy or degraded, 503 when every provider is down' })
+  @ApiOkResponse({ description: 'Healthy or degraded', schema: DETAILED_HEALTH_RESPONSE })
+  @ApiServiceUnavailableResponse({ description: 'Unhealthy: every provider is down', schema: DETAILED_HEALTH_RESPONSE })
   async detailed(@Res() reply: FastifyReply) {
     const [metrics, cost, busiest] = await Promise.all([this.metrics.snapshot(), this.governance.todayCost(), this.governance.busiestOrgs(5)]);
     // Read after the counters: a Redis that stopped answering is found by those reads (within their
@@ -82,6 +86,7 @@ export class GatewayHealthController {
 
   @Get()
   @ApiOperation({ summary: 'Service description and route map' })
+  @ApiOkResponse({ schema: ROOT_RESPONSE })
   root() {
     return {
       service: 'svc-gateway',

@@ -2,6 +2,7 @@ import { All, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common
 import { ApiExcludeEndpoint, ApiHeader, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
+import { ApiOrgIdHeader } from '@svc/platform';
 import { ProxyCall, ProxyService } from '../pipeline/proxy.service';
 import { noSuchRoute } from '../pipeline/route-refusals';
 import { hijackReply, proxyRequestOf } from './proxy-io';
@@ -18,6 +19,7 @@ const PROVIDER_KEY = ApiHeader({ name: 'X-Provider-Key', required: false, descri
  */
 @ApiTags('proxy')
 @ApiSecurity('gateway-key')
+@ApiOrgIdHeader()
 @Controller('v1')
 export class ProxyController {
   constructor(private readonly proxy: ProxyService) {}

@@ -1,65 +1,135 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { RUNNER_STATES, SESSION_STATES, TOOL_PROFILES } from '@svc/domain';
 import type { RunnerCommandEntity, RunnerEntity, RunnerEventEntity, RunnerSessionEntity, RunnerState, SessionState } from '@svc/domain';
 
-/** SPEC.md "Runner, session, command, event": the response shapes, field for field. */
-export interface SessionResponse {
-  session_id: string;
-  runner_id: string;
-  state: SessionState;
-  started_at: string;
-  expires_at: string | null;
+/**
+ * SPEC.md "Runner, session, command, event": the response shapes, field for field. Classes so the
+ * OpenAPI document describes them; the controllers return plain objects of these shapes.
+ */
+export class SessionResponse {
+  @ApiProperty()
+  session_id!: string;
+
+  @ApiProperty()
+  runner_id!: string;
+
+  @ApiProperty({ enum: SESSION_STATES })
+  state!: SessionState;
+
+  @ApiProperty({ format: 'date-time' })
+  started_at!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  expires_at!: string | null;
 }
 
 /** The start response: the session plus its credentials, shown once (only their hash is stored). */
-export interface StartedSessionResponse extends SessionResponse {
+export class StartedSessionResponse extends SessionResponse {
   /** `svc_rt_...`: a gateway key for LLM calls made from the session, valid while it is active. */
-  runner_token: string;
+  @ApiProperty({ description: '`svc_rt_...`: a gateway key for LLM calls made from the session, valid while it is active; shown once' })
+  runner_token!: string;
+
   /** The `X-Runner-Proof` token bound to this runner and session. */
-  runner_proof: string;
+  @ApiProperty({ description: 'The `X-Runner-Proof` token bound to this runner and session; shown once' })
+  runner_proof!: string;
 }
 
-export interface RunnerResponse {
-  runner_id: string;
-  org_id: string;
-  state: RunnerState;
-  provider_type: string;
-  tool_profile: string;
-  ttl_seconds: number;
-  version: number;
-  created_at: string;
-  updated_at: string;
+export class RunnerResponse {
+  @ApiProperty()
+  runner_id!: string;
+
+  @ApiProperty()
+  org_id!: string;
+
+  @ApiProperty({ enum: RUNNER_STATES })
+  state!: RunnerState;
+
+  @ApiProperty()
+  provider_type!: string;
+
+  @ApiProperty({ enum: TOOL_PROFILES })
+  tool_profile!: string;
+
+  @ApiProperty({ type: 'integer' })
+  ttl_seconds!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Bumped by every transition' })
+  version!: number;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+
   /** The live session; omitted in lists. */
+  @ApiPropertyOptional({ type: () => SessionResponse, nullable: true, description: 'The live session (null when none); omitted in lists' })
   session?: SessionResponse | null;
 }
 
-export interface RunnerListResponse {
-  runners: RunnerResponse[];
-  total: number;
-  limit: number;
-  offset: number;
+export class RunnerListResponse {
+  @ApiProperty({ type: () => [RunnerResponse] })
+  runners!: RunnerResponse[];
+
+  @ApiProperty({ type: 'integer' })
+  total!: number;
+
+  @ApiProperty({ type: 'integer' })
+  limit!: number;
+
+  @ApiProperty({ type: 'integer' })
+  offset!: number;
 }
 
-export interface CommandResponse {
-  command_id: string;
-  session_id: string;
-  exit_code: number | null;
-  stdout: string | null;
-  stderr: string | null;
+export class CommandResponse {
+  @ApiProperty()
+  command_id!: string;
+
+  @ApiProperty()
+  session_id!: string;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  exit_code!: number | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  stdout!: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  stderr!: string | null;
 }
 
-export interface EventResponse {
-  event_id: string;
-  event_type: string;
-  runner_id: string;
-  session_id: string | null;
-  actor: string;
-  detail: Record<string, unknown>;
-  timestamp: string;
+export class EventResponse {
+  @ApiProperty()
+  event_id!: string;
+
+  @ApiProperty({ description: 'SPEC.md "Runner audit events"' })
+  event_type!: string;
+
+  @ApiProperty()
+  runner_id!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  session_id!: string | null;
+
+  @ApiProperty()
+  actor!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  detail!: Record<string, unknown>;
+
+  @ApiProperty({ format: 'date-time' })
+  timestamp!: string;
 }
 
-export interface RunnerEventsResponse {
-  runner_id: string;
-  events: EventResponse[];
-  total: number;
+export class RunnerEventsResponse {
+  @ApiProperty()
+  runner_id!: string;
+
+  @ApiProperty({ type: () => [EventResponse] })
+  events!: EventResponse[];
+
+  @ApiProperty({ type: 'integer' })
+  total!: number;
 }
 
 export function toSessionResponse(session: RunnerSessionEntity): SessionResponse {

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/comm
 import { ApiBearerAuth, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal, GatewayAuthGuard, Principal } from '@svc/auth';
+import { ApiOrgIdHeader } from '@svc/platform';
 import { RequireRunnerPermission, RunnerAccessGuard } from '../access/runner-access.guard';
 import { StreamQuery } from '../dto/requests';
 import { RunnerRecords } from '../runner-records';
@@ -10,6 +11,7 @@ import { RunnerStreamService } from './runner-stream.service';
 @ApiTags('runners')
 @ApiSecurity('gateway-key')
 @ApiBearerAuth()
+@ApiOrgIdHeader()
 @Controller('gateway/admin/runners')
 @UseGuards(GatewayAuthGuard, RunnerAccessGuard)
 export class RunnerStreamController {
