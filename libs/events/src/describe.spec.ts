@@ -59,8 +59,23 @@ describe('describeEvent', () => {
     expect(text.endsWith('…')).toBe(true);
   });
 
-  it('prints small amounts with enough precision', () => {
-    const data = { ...SAMPLE_DATA['approval.requested'], estimated_cost: 0.0042, hitl_threshold: 0.001 };
-    expect(describeEvent(eventOf('approval.requested', data))).toContain('estimated $0.0042 is above the $0.0010 threshold');
+  it('prints small amounts with enough precision (formatUsd)', () => {
+    const approval = (estimated_cost: number, hitl_threshold: number) =>
+      describeEvent(eventOf('approval.requested', { ...SAMPLE_DATA['approval.requested'], estimated_cost, hitl_threshold }));
+    expect(approval(0.0042, 0.001)).toContain('estimated $0.0042 is above the $0.001 threshold');
+    // Below a millionth: never $0.0000.
+    expect(approval(0.00000025, 0.0000001)).toContain('estimated $0.00000025 is above the $0.0000001 threshold');
+    // A cent up to a dollar keeps up to 4 decimals: not "$0.02 is above the $0.02 threshold".
+    expect(approval(0.0151, 0.015)).toContain('estimated $0.0151 is above the $0.015 threshold');
+    const spend = { ...SAMPLE_DATA.budget_hierarchy_alert, spent: 0.0000008, budget_limit: 0.000001 };
+    expect(describeEvent(eventOf('budget_hierarchy_alert', spend))).toContain('limit: $0.0000008 of $0.000001 spent');
+  });
+
+  it('shows the USD values of the cost anomalies as dollars, tiny ones included, and the others as numbers', () => {
+    const drift = { ...SAMPLE_DATA['cost_anomaly.model_drift'], current_value: 0.0000015, threshold_value: 0.000001, multiplier: 7.5 };
+    expect(describeEvent(eventOf('cost_anomaly.model_drift', drift))).toContain('[current $0.0000015, threshold $0.000001, x7.5]');
+    expect(describeEvent(eventOf('cost_anomaly.hourly_spike'))).toContain('[current $42.00, threshold $12.00, x3.5]');
+    expect(describeEvent(eventOf('cost_anomaly.runaway_agent'))).toContain('[current 60, threshold 50, x1.2]');
+    expect(describeEvent(eventOf('cost_anomaly.volume_surge'))).toContain('[current 5200, threshold 1000, x5.2]');
   });
 });

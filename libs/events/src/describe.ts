@@ -1,4 +1,5 @@
-import type { CostAnomalyData, GuardrailTriggeredData } from './catalog';
+import { formatUsd } from '@svc/domain';
+import type { CostAnomalyData, CostAnomalyType, GuardrailTriggeredData } from './catalog';
 import type { GatewayEvent } from './cloud-event';
 
 /** Longest summary `describeEvent` returns. */
@@ -18,15 +19,15 @@ function summary(event: GatewayEvent): string {
     case 'budget.exceeded': {
       const d = event.data;
       return (
-        `Budget exceeded (${d.blocked_by}): daily spend ${usd(d.daily_spent)} of ${usd(d.daily_budget)}; ` +
-        `request for ${d.model} (estimated ${usd(d.estimated_cost)}) was blocked`
+        `Budget exceeded (${d.blocked_by}): daily spend ${formatUsd(d.daily_spent)} of ${formatUsd(d.daily_budget)}; ` +
+        `request for ${d.model} (estimated ${formatUsd(d.estimated_cost)}) was blocked`
       );
     }
     case 'budget.warning': {
       const d = event.data;
       const which = d.budget_name === undefined ? d.budget_type : `${d.budget_type} budget "${d.budget_name}"`;
       return (
-        `Budget warning: ${which} spend ${usd(d.spent)} of ${usd(d.budget)} ` +
+        `Budget warning: ${which} spend ${formatUsd(d.spent)} of ${formatUsd(d.budget)} ` +
         `(${pct(d.utilization_pct)} used) crossed the ${pct(d.threshold_pct)} threshold`
       );
     }
@@ -36,7 +37,7 @@ function summary(event: GatewayEvent): string {
       const d = event.data;
       return (
         `Approval requested (${d.approval_id}): request ${d.request_id} for ${d.model}, ` +
-        `estimated ${usd(d.estimated_cost)} is above the ${usd(d.hitl_threshold)} threshold`
+        `estimated ${formatUsd(d.estimated_cost)} is above the ${formatUsd(d.hitl_threshold)} threshold`
       );
     }
     case 'agent.failed': {
@@ -53,7 +54,7 @@ function summary(event: GatewayEvent): string {
       const d = event.data;
       return (
         `Budget node "${d.name}" (${d.level}) crossed ${pct(d.threshold_pct)} of its ${d.reset_period} ` +
-        `limit: ${usd(d.spent)} of ${usd(d.budget_limit)} spent`
+        `limit: ${formatUsd(d.spent)} of ${formatUsd(d.budget_limit)} spent`
       );
     }
     default:
@@ -77,17 +78,15 @@ function describeGuardrail(d: GuardrailTriggeredData): string {
   }
 }
 
+/** The rules whose `current_value` / `threshold_value` are USD (docs/webhooks.md); the others count percent or requests. */
+const USD_ANOMALIES: ReadonlySet<CostAnomalyType> = new Set<CostAnomalyType>(['hourly_spike', 'model_drift']);
+
 function describeAnomaly(d: CostAnomalyData): string {
+  const value = USD_ANOMALIES.has(d.anomaly_type) ? formatUsd : num;
   return (
     `Cost anomaly ${d.anomaly_type} (${d.severity}): ${d.message} ` +
-    `[current ${num(d.current_value)}, threshold ${num(d.threshold_value)}, x${num(d.multiplier)}]`
+    `[current ${value(d.current_value)}, threshold ${value(d.threshold_value)}, x${num(d.multiplier)}]`
   );
-}
-
-function usd(value: number): string {
-  if (!Number.isFinite(value)) return String(value);
-  const digits = value !== 0 && Math.abs(value) < 0.01 ? 4 : 2;
-  return `${value < 0 ? '-' : ''}$${Math.abs(value).toFixed(digits)}`;
 }
 
 function pct(value: number): string {

@@ -18,3 +18,24 @@ export function roundUsd(value: number, decimals = USD_DECIMALS): number {
   // `toFixed` rounds the exact binary value: no intermediate product (value × 10^n) adds noise of its own.
   return Number(Number(value.toPrecision(15)).toFixed(decimals)) || 0;
 }
+
+/**
+ * A USD amount for human-readable text (refusal and approval messages, event summaries, anomaly
+ * alerts): a dollar or more with cents (`$12.50`), a cent up to a dollar with up to 4 decimals
+ * (`$0.25`, `$0.0123`), below a cent with up to 6 (`$0.000062`), and below a millionth with 3
+ * significant digits (`$0.0000001`, `$0.000000123`), so an amount above 0 never reads as `$0.00`.
+ * Trailing zeros past the cents are dropped. A negative amount keeps its sign (`-$0.50`); what is
+ * not a finite number prints as it is (`NaN`). Text only: headers, JSON numbers and CSV cells
+ * carry the amount itself (`roundUsd`).
+ */
+export function formatUsd(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  const amount = Math.abs(value);
+  if (amount === 0) return '$0.00';
+  const sign = value < 0 ? '-' : '';
+  if (amount >= 1) return `${sign}$${amount.toFixed(2)}`;
+  const digits = amount >= 0.01 ? 4 : Math.max(6, 2 - Math.floor(Math.log10(amount)));
+  // Beyond what toFixed can write (an absurd value such as 1e-200): exponent notation.
+  if (digits > 100) return `${sign}$${Number(amount.toPrecision(3))}`;
+  return `${sign}$${amount.toFixed(digits).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
+}

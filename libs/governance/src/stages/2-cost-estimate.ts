@@ -1,8 +1,7 @@
 import { GatewayError } from '@svc/platform';
-import { roundUsd } from '@svc/domain';
+import { formatUsd, roundUsd } from '@svc/domain';
 import { CostEstimate, estimateCost, estimatePassthroughCost } from '../cost/estimate';
 import { ALLOW, ChainContext, StageResult } from '../chain/context';
-import { usd } from '../chain/format';
 
 /**
  * Stage 2, cost estimate. In process: input tokens with the model family's tokenizer, output from
@@ -22,7 +21,7 @@ export function estimateStage(ctx: ChainContext): StageResult {
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {
-      message: `Estimated cost ${usd(estimate.estimated_cost)} (${estimate.input_tokens} input${writeNote(estimate.cache_write)} + ${estimate.output_tokens} max output tokens${longContextNote(estimate.long_context)}) exceeds the per-request limit of ${usd(cap)}.`,
+      message: `Estimated cost ${formatUsd(estimate.estimated_cost)} (${estimate.input_tokens} input${writeNote(estimate.cache_write)} + ${estimate.output_tokens} max output tokens${longContextNote(estimate.long_context)}) exceeds the per-request limit of ${formatUsd(cap)}.`,
       type: 'permission_error',
       code: 'cost_limit',
       gateway_error_code: 'GW_COST_001',
@@ -53,20 +52,20 @@ export interface BudgetState {
 export function budgetRefusal(ctx: ChainContext, kind: BudgetRefusalKind, state: BudgetState): StageResult {
   const estimate = ctx.estimate?.estimated_cost ?? 0;
   const policy = ctx.policy;
-  const inFlight = (reserved: number) => (reserved > 0 ? ` and ${usd(reserved)} in flight` : '');
+  const inFlight = (reserved: number) => (reserved > 0 ? ` and ${formatUsd(reserved)} in flight` : '');
   let message: string;
   let dailyBudget = policy.daily_budget;
   let remediation = 'Wait for the budget period to reset, lower the request cost, or ask an admin to raise the budget.';
   if (kind === 'daily_budget') {
-    message = `Daily budget of ${usd(policy.daily_budget)} would be exceeded: ${usd(state.daySpent)} spent${inFlight(state.dayReserved)} today, this request is estimated at ${usd(estimate)}.`;
+    message = `Daily budget of ${formatUsd(policy.daily_budget)} would be exceeded: ${formatUsd(state.daySpent)} spent${inFlight(state.dayReserved)} today, this request is estimated at ${formatUsd(estimate)}.`;
     remediation = 'The daily budget resets at 00:00 UTC; lower max_tokens or use a cheaper model, or ask an admin to raise daily_budget.';
   } else if (kind === 'auto_stop') {
     const budget = [...ctx.profile.autoStopBudgets].sort((a, b) => a.limit - b.limit)[0];
     dailyBudget = budget?.limit ?? policy.daily_budget;
-    message = `Daily budget "${budget?.name ?? 'auto-stop'}" of ${usd(dailyBudget)} is reached (auto_stop): ${usd(state.daySpent)} spent${inFlight(state.dayReserved)} today.`;
+    message = `Daily budget "${budget?.name ?? 'auto-stop'}" of ${formatUsd(dailyBudget)} is reached (auto_stop): ${formatUsd(state.daySpent)} spent${inFlight(state.dayReserved)} today.`;
     remediation = 'Requests resume at 00:00 UTC; an admin can raise the named budget or turn off its auto_stop.';
   } else {
-    message = `Monthly budget of ${usd(policy.monthly_budget)} would be exceeded: ${usd(state.monthSpent)} spent${inFlight(state.monthReserved)} this month, this request is estimated at ${usd(estimate)}.`;
+    message = `Monthly budget of ${formatUsd(policy.monthly_budget)} would be exceeded: ${formatUsd(state.monthSpent)} spent${inFlight(state.monthReserved)} this month, this request is estimated at ${formatUsd(estimate)}.`;
     remediation = 'The monthly budget resets on the 1st (UTC); lower the request cost, or ask an admin to raise monthly_budget.';
   }
   const code = kind === 'monthly_budget' ? 'monthly_budget' : 'daily_budget';

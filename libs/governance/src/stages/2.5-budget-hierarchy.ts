@@ -1,7 +1,6 @@
-import { BudgetNodeEntity, roundUsd } from '@svc/domain';
+import { BudgetNodeEntity, formatUsd, roundUsd } from '@svc/domain';
 import { GatewayError } from '@svc/platform';
 import { ChainContext, StageResult } from '../chain/context';
-import { usd } from '../chain/format';
 
 /**
  * Stage 2.5, hierarchical budgets (DECISIONS.md): a request is charged to the org node, its key's
@@ -29,7 +28,7 @@ export function hierarchyRefusal(ctx: ChainContext, node: BudgetNodeEntity, used
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {
-      message: `The ${node.level} budget "${node.name}" of ${usd(node.budget_limit)} (${node.reset_period}) would be exceeded: ${usd(usedUsd)} used ${PERIOD_WORD[node.reset_period]}, this request is estimated at ${usd(estimate)}.`,
+      message: `The ${node.level} budget "${node.name}" of ${formatUsd(node.budget_limit)} (${node.reset_period}) would be exceeded: ${formatUsd(usedUsd)} used ${PERIOD_WORD[node.reset_period]}, this request is estimated at ${formatUsd(estimate)}.`,
       type: 'permission_error',
       code: 'budget_hierarchy_exceeded',
       gateway_error_code: 'GW_BUDGET_HIERARCHY_001',

@@ -1,6 +1,6 @@
 import { GatewayError } from '@svc/platform';
+import { formatUsd } from '@svc/domain';
 import { ChainContext, ResolvedSession, StageResult } from '../chain/context';
-import { usd } from '../chain/format';
 
 /**
  * Stage 3, runner session budget (DECISIONS.md "Runner session budget (3)"). It runs when the
@@ -49,7 +49,7 @@ export function sessionRefusal(ctx: ChainContext, session: ResolvedSession, used
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {
-      message: `Runner session ${session.sessionId} would exceed its budget of ${usd(session.budgetUsd)}: ${usd(usedUsd)} used, this request is estimated at ${usd(estimate)}.`,
+      message: `Runner session ${session.sessionId} would exceed its budget of ${formatUsd(session.budgetUsd)}: ${formatUsd(usedUsd)} used, this request is estimated at ${formatUsd(estimate)}.`,
       type: 'permission_error',
       code: 'session_budget_exceeded',
       gateway_error_code: 'GW_SESSION_BUDGET_001',

@@ -1,9 +1,8 @@
 import { GatewayError } from '@svc/platform';
-import { roundUsd } from '@svc/domain';
+import { formatUsd, roundUsd } from '@svc/domain';
 import { ApprovalsService } from '../approvals/approvals.service';
 import { requestHash } from '../approvals/request-hash';
 import { ALLOW, ChainContext, StageResult } from '../chain/context';
-import { usd } from '../chain/format';
 
 /**
  * Stage 6, HITL gate. An estimate above `hitl_cost_threshold` needs a reviewer's approval bound to
@@ -65,7 +64,7 @@ export async function hitlStage(ctx: ChainContext, approvals: HitlApprovals): Pr
       status: 'pending_approval',
       approval_id: approval._id,
       retry_after_seconds: retryAfter,
-      message: `The estimated cost of ${usd(estimate)} is above the approval threshold of ${usd(threshold)}. Poll GET /v1/approvals/${approval._id}/status and send the same request again once it is approved.`,
+      message: `The estimated cost of ${formatUsd(estimate)} is above the approval threshold of ${formatUsd(threshold)}. Poll GET /v1/approvals/${approval._id}/status and send the same request again once it is approved.`,
       estimated_cost: roundUsd(estimate),
       model: input.model,
     },

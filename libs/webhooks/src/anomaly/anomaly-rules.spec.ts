@@ -112,7 +112,16 @@ describe('anomaly rules', () => {
           baseline_models: [{ model: 'gpt-4o-mini', requests: 20, avg_cost: 0.01 }],
         },
       });
-      expect(finding?.message).toBe('Agent "summarizer" switched to gpt-4o from gpt-4o-mini: $0.1000 per request in the last hour, 10x the $0.0100 before');
+      expect(finding?.message).toBe('Agent "summarizer" switched to gpt-4o from gpt-4o-mini: $0.10 per request in the last hour, 10x the $0.01 before');
+    });
+
+    it('writes micro-dollar costs per request with their digits in the message, not $0.0000', () => {
+      // Short gpt-4o-mini requests at $0.0000002, then gpt-4o at $0.0000015.
+      const finding = modelDrift(
+        snapshot({ current: [group('summarizer', 0.000009, 6, 'gpt-4o')], previousDay: [group('summarizer', 0.000004, 20, 'gpt-4o-mini')] }),
+      );
+      expect(finding).toMatchObject({ current_value: 0.0000015, threshold_value: 0.000001, multiplier: 7.5 });
+      expect(finding?.message).toBe('Agent "summarizer" switched to gpt-4o from gpt-4o-mini: $0.0000015 per request in the last hour, 7.5x the $0.0000002 before');
     });
 
     it('stays quiet when the same model gets heavier prompts, however much the cost per request rose', () => {

@@ -1,4 +1,4 @@
-import { roundUsd } from '@svc/domain';
+import { formatUsd, roundUsd } from '@svc/domain';
 import type { CostAnomalyType, Severity } from '@svc/events';
 import { AgentUsage, HOUR_MS, ModelUsage, totalOf, UsageSnapshot } from './usage-snapshot';
 
@@ -50,7 +50,7 @@ export function hourlySpike(s: UsageSnapshot): AnomalyFinding | null {
     current_value: roundUsd(current),
     threshold_value: roundUsd(threshold),
     multiplier: round(multiplier, 2),
-    message: `Cost of the last hour (${usd(current)}) is ${round(multiplier, 1)}x the 7-day hourly average (${usd(average)})`,
+    message: `Cost of the last hour (${formatUsd(current)}) is ${round(multiplier, 1)}x the 7-day hourly average (${formatUsd(average)})`,
     details: {
       ...windowOf(s),
       baseline_hourly_average: roundUsd(average),
@@ -78,7 +78,7 @@ export function runawayAgent(s: UsageSnapshot): AnomalyFinding | null {
     current_value: round(worst.share, 1),
     threshold_value: rule.budgetSharePct,
     multiplier: round(worst.share / rule.budgetSharePct, 2),
-    message: `Agent "${worst.agent}" spent ${usd(worst.cost)}, ${round(worst.share, 1)}% of the ${usd(budget)} daily budget, in the last hour`,
+    message: `Agent "${worst.agent}" spent ${formatUsd(worst.cost)}, ${round(worst.share, 1)}% of the ${formatUsd(budget)} daily budget, in the last hour`,
     details: {
       ...windowOf(s),
       agent: worst.agent,
@@ -127,7 +127,7 @@ export function modelDrift(s: UsageSnapshot): AnomalyFinding | null {
     multiplier: round(worst.multiplier, 2),
     message:
       `${who} switched to ${names(worst.newModels).join(', ')} from ${names(worst.previousModels).join(', ')}: ` +
-      `${usd(worst.current)} per request in the last hour, ${round(worst.multiplier, 1)}x the ${usd(worst.baseline)} before`,
+      `${formatUsd(worst.current)} per request in the last hour, ${round(worst.multiplier, 1)}x the ${formatUsd(worst.baseline)} before`,
     details: {
       ...windowOf(s),
       agent: worst.now.agent,
@@ -198,8 +198,4 @@ function windowOf(s: UsageSnapshot): { window_start: string; window_end: string 
 function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
-}
-
-function usd(value: number): string {
-  return `$${value.toFixed(value !== 0 && Math.abs(value) < 0.1 ? 4 : 2)}`;
 }
