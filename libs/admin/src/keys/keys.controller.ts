@@ -1,4 +1,5 @@
 import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { DEFAULT_GRACE_HOURS, RotatedKeyResponse, RotateKeyDto, RotateKeyQuery } from './dto/rotate-key.dto';
@@ -19,6 +20,7 @@ export class KeysController {
       'A calling key that expires bounds it by its own: absent is capped at it, null or later is 403 `insufficient_lifetime`. ' +
       '409 for a revoked, expired or already rotated key.',
   )
+  @ApiOkResponse({ type: RotatedKeyResponse })
   rotate(@CurrentPrincipal() principal: Principal, @Param('key_id') keyId: string, @Body() body: RotateKeyDto, @Query() query: RotateKeyQuery): Promise<RotatedKeyResponse> {
     return this.rotateKey.execute(principal, keyId, body.grace_period_hours ?? query.grace_period_hours ?? DEFAULT_GRACE_HOURS, body.expires_at);
   }

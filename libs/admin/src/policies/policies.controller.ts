@@ -1,5 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiBody } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { AdminController, AdminRoute } from '../common/admin-route';
@@ -18,6 +18,7 @@ export class PoliciesController {
 
   @Get()
   @AdminRoute('admin:read', 'The policy in force, the custom overrides and the tier defaults side by side')
+  @ApiOkResponse({ type: PolicyView })
   get(@CurrentPrincipal() principal: Principal): Promise<PolicyView> {
     return this.policies.view(principal);
   }
@@ -29,6 +30,8 @@ export class PoliciesController {
     'Create or replace the policy',
     'The body is the whole policy: absent fields revert to the tier defaults. `rate_limit_rpm` is accepted for `rpm_limit`; `max_body_bytes` is at most 200 MB. 201 when created, 200 when replaced; it applies from the next request.',
   )
+  @ApiCreatedResponse({ type: PolicyView, description: 'Created' })
+  @ApiOkResponse({ type: PolicyView, description: 'Replaced' })
   async replace(@CurrentPrincipal() principal: Principal, @Body() body: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): Promise<PolicyView> {
     const { view, created } = await this.policies.replace(principal, body);
     reply.status(created ? 201 : 200);
@@ -38,6 +41,7 @@ export class PoliciesController {
   @Post('apply-preset')
   @HttpCode(200)
   @AdminRoute('admin:write', 'Apply a tier preset', 'Sets RPM, cost cap, budgets, HITL threshold and body size to the preset tier (`free`, `starter`, `growth`, `enterprise`; `pro`, `team`); other overrides stay.')
+  @ApiOkResponse({ type: PolicyView })
   applyPreset(@CurrentPrincipal() principal: Principal, @Body() body: ApplyPresetDto): Promise<PolicyView> {
     return this.policies.applyPreset(principal, body.preset);
   }
@@ -49,6 +53,7 @@ export class PoliciesController {
     'Simulate a draft policy on recent traffic',
     'Replays the governance decisions of the last `replay_hours` (1–720, default 24: usage records of requests the chain decided on, not idempotent replays or refusals before governance) through the policy-dependent stages with `draft_policy` over the current policy; returns the refusals by stage with example request ids. Read-only.',
   )
+  @ApiOkResponse({ type: SimulationResponse })
   simulate(@CurrentPrincipal() principal: Principal, @Body() body: SimulatePolicyDto): Promise<SimulationResponse> {
     return this.simulation.execute(principal, body.draft_policy, body.replay_hours ?? DEFAULT_REPLAY_HOURS);
   }

@@ -1,7 +1,8 @@
 import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { AdminController, AdminRoute } from '../common/admin-route';
-import { SecretView, StoreSecretDto } from './dto/secret.dto';
+import { SecretList, SecretView, StoreSecretDto } from './dto/secret.dto';
 import { SecretsService } from './secrets.service';
 
 /** Stored provider keys: write-only values, metadata listings. */
@@ -11,19 +12,22 @@ export class SecretsController {
 
   @Post()
   @AdminRoute('admin:write', 'Store a provider key (encrypted)', '`provider`, `plaintext_key` (or `secret`), optional `label`. 409 `secret_already_stored` when the provider has one.')
+  @ApiCreatedResponse({ type: SecretView })
   store(@CurrentPrincipal() principal: Principal, @Body() body: StoreSecretDto): Promise<SecretView> {
     return this.secrets.store(principal, body);
   }
 
   @Get()
   @AdminRoute('admin:read', 'List stored provider keys (metadata and last four characters only)')
-  list(@CurrentPrincipal() principal: Principal): Promise<{ items: SecretView[]; total: number }> {
+  @ApiOkResponse({ type: SecretList })
+  list(@CurrentPrincipal() principal: Principal): Promise<SecretList> {
     return this.secrets.list(principal);
   }
 
   @Post('rotate')
   @HttpCode(200)
   @AdminRoute('admin:write', 'Replace the stored key of a provider', 'The provider goes in the body. 404 when none is stored.')
+  @ApiOkResponse({ type: SecretView })
   rotate(@CurrentPrincipal() principal: Principal, @Body() body: StoreSecretDto): Promise<SecretView> {
     return this.secrets.rotate(principal, body);
   }

@@ -6,7 +6,7 @@ import { providerRegistry } from '@svc/proxy';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { iso } from '../common/admin-query';
 import { assertHeaderSafeKey } from '../common/header-safe';
-import { SecretView, StoreSecretDto } from './dto/secret.dto';
+import { SecretList, SecretView, StoreSecretDto } from './dto/secret.dto';
 
 export function toSecretView(secret: ProviderSecretEntity): SecretView {
   return {
@@ -34,7 +34,7 @@ export class SecretsService {
     @Inject(INVALIDATION_BUS) private readonly invalidation: InvalidationBus,
   ) {}
 
-  async list(principal: Principal): Promise<{ items: SecretView[]; total: number }> {
+  async list(principal: Principal): Promise<SecretList> {
     const items = (await this.repositories.providerSecrets.listAll(principal.orgId)).map(toSecretView);
     return { items, total: items.length };
   }

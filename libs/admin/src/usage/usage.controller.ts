@@ -1,11 +1,12 @@
 import { Get, Inject, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { LOGGER, Logger } from '@svc/platform';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { attachment } from '../common/csv';
-import { DailyUsageReport, UsageDaysQuery, UsageListQuery, UsagePage, UsageRecordView } from './dto/usage.dto';
+import { DailyUsageReport, UsageDaysQuery, UsageListQuery, UsagePage, UsageRecordDetails } from './dto/usage.dto';
 import { DEFAULT_DAILY_DAYS, DEFAULT_USAGE_DAYS, lastDays, UsageService } from './usage.service';
 
 /** SPEC.md usage routes: records, one record, the daily breakdown and the CSV export. */
@@ -22,12 +23,14 @@ export class UsageController {
     'Usage records, newest first (paginated)',
     '`days` 1–90 (default 7), `limit` 1–1000 (default 100); `offset`, or `cursor` = the previous page’s `next_cursor`. 400 outside the bounds.',
   )
+  @ApiOkResponse({ type: UsagePage })
   list(@CurrentPrincipal() principal: Principal, @Query() query: UsageListQuery): Promise<UsagePage> {
     return this.usage.list(principal, query);
   }
 
   @Get('daily')
   @AdminRoute('admin:read', 'Daily cost breakdown', '`days` 1–90 (default 30): UTC calendar days, today included, zero-filled.')
+  @ApiOkResponse({ type: DailyUsageReport })
   daily(@CurrentPrincipal() principal: Principal, @Query() query: UsageDaysQuery): Promise<DailyUsageReport> {
     return this.usage.daily(principal, query.days ?? DEFAULT_DAILY_DAYS);
   }
@@ -54,7 +57,8 @@ export class UsageController {
 
   @Get(':request_id')
   @AdminRoute('admin:read', 'One usage record with its replay data', '404 `not_found` (param `request_id`) for an unknown id or another organization’s.')
-  get(@CurrentPrincipal() principal: Principal, @Param('request_id') requestId: string): Promise<UsageRecordView & { replay: unknown }> {
+  @ApiOkResponse({ type: UsageRecordDetails })
+  get(@CurrentPrincipal() principal: Principal, @Param('request_id') requestId: string): Promise<UsageRecordDetails> {
     return this.usage.get(principal, requestId);
   }
 }

@@ -4,7 +4,7 @@ import { OrgId, Repositories, roundUsd, TimeRange } from '@svc/domain';
 import { invalidRequest, notFound } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { csvRow } from '../common/csv';
-import { DailyUsage, DailyUsageReport, USAGE_COLUMNS, UsageListQuery, UsagePage, UsageRecordView } from './dto/usage.dto';
+import { DailyUsage, DailyUsageReport, USAGE_COLUMNS, UsageListQuery, UsagePage, UsageRecordDetails } from './dto/usage.dto';
 import { DAY_MS, decodeCursor, encodeCursor, startOfUtcDay, toUsageView, utcDays } from './usage-view';
 
 export const DEFAULT_USAGE_DAYS = 7;
@@ -55,7 +55,7 @@ export class UsageService {
     };
   }
 
-  async get(principal: Principal, requestId: string): Promise<UsageRecordView & { replay: unknown }> {
+  async get(principal: Principal, requestId: string): Promise<UsageRecordDetails> {
     const record = await this.repositories.usage.findById(principal.orgId, requestId);
     if (!record) throw notFound('Usage record', 'request_id');
     return { ...toUsageView(record), replay: record.replay ?? null };

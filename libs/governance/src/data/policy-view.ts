@@ -1,29 +1,40 @@
+import { ApiProperty } from '@nestjs/swagger';
 import type { Principal } from '@svc/auth';
 import { PolicyEntity, policyOverrides } from '@svc/domain';
 import { defaultPolicy, effectivePolicy, GovernancePolicy, PolicyOverrides } from './policy';
 import type { PolicyFieldError } from './policy-input';
-import { resolveTier, Tier } from './tiers';
+import { resolveTier, Tier, TIERS } from './tiers';
 
 /**
  * An organization's governance policy as the admin surfaces show it (`GET /gateway/admin/policies`,
  * the organization API's `PATCH /api/v1/admin/gateway/policy/{org_id}`): the policy in force, the
  * organization's overrides and its tier's defaults side by side.
  */
-export interface PolicyView {
-  org_id: string;
+export class PolicyView {
+  @ApiProperty()
+  org_id!: string;
   /** The organization's plan tier, whose defaults apply to every field not overridden. */
-  tier: Tier;
+  @ApiProperty({ enum: TIERS, description: "The organization's plan tier, whose defaults apply to every field not overridden" })
+  tier!: Tier;
   /** What the governance chain applies on the next request. */
-  effective: GovernancePolicy;
+  @ApiProperty({ type: () => GovernancePolicy, description: 'What the governance chain applies on the next request' })
+  effective!: GovernancePolicy;
   /** Only the stored overrides. */
-  custom: PolicyOverrides;
-  tier_defaults: GovernancePolicy;
-  overridden_fields: string[];
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Only the stored overrides (any subset of the policy fields)' })
+  custom!: PolicyOverrides;
+  @ApiProperty({ type: () => GovernancePolicy, description: "The tier's defaults" })
+  tier_defaults!: GovernancePolicy;
+  @ApiProperty({ type: [String] })
+  overridden_fields!: string[];
   /** The preset last applied with apply-preset, if the policy came from one. */
-  preset: string | null;
-  has_custom_policy: boolean;
-  created_at: string | null;
-  updated_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The preset last applied with apply-preset, if the policy came from one' })
+  preset!: string | null;
+  @ApiProperty()
+  has_custom_policy!: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  created_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  updated_at!: string | null;
 }
 
 export function tierOf(principal: Pick<Principal, 'organization'>): Tier {

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { ABSOLUTE_MAX_BODY_BYTES, DEFAULT_BUDGET_WARNING_THRESHOLDS } from './limits';
 import { Tier, TIER_DEFAULTS, resolveTier } from './tiers';
 
@@ -10,24 +11,36 @@ export type PiiAction = (typeof PII_ACTIONS)[number];
  * DECISIONS.md fields (`max_reasoning_tokens`, `allowed_skills`, `budget_warning_thresholds`)
  * and the per-organization body size override. Money is USD.
  */
-export interface GovernancePolicy {
-  rpm_limit: number;
-  daily_budget: number;
-  monthly_budget: number;
-  max_cost_per_request: number;
-  pii_scan_enabled: boolean;
-  pii_action: PiiAction;
+export class GovernancePolicy {
+  @ApiProperty({ type: 'integer', description: 'Requests per minute' })
+  rpm_limit!: number;
+  @ApiProperty({ description: 'USD' })
+  daily_budget!: number;
+  @ApiProperty({ description: 'USD' })
+  monthly_budget!: number;
+  @ApiProperty({ description: 'USD, cap on one request estimate' })
+  max_cost_per_request!: number;
+  @ApiProperty()
+  pii_scan_enabled!: boolean;
+  @ApiProperty({ enum: PII_ACTIONS })
+  pii_action!: PiiAction;
   /** Empty: every model is allowed. */
-  allowed_models: string[];
-  hitl_cost_threshold: number;
+  @ApiProperty({ type: [String], description: 'Empty: every model is allowed' })
+  allowed_models!: string[];
+  @ApiProperty({ description: 'USD; an estimate above it needs approval' })
+  hitl_cost_threshold!: number;
   /** null: no reasoning token cap (stage 1.7). */
-  max_reasoning_tokens: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null: no reasoning token cap' })
+  max_reasoning_tokens!: number | null;
   /** Empty: every skill (tool name) is allowed (stage 5.5). */
-  allowed_skills: string[];
+  @ApiProperty({ type: [String], description: 'Empty: every skill (tool name) is allowed' })
+  allowed_skills!: string[];
   /** Percentages of a budget, ascending; each fires once per period. */
-  budget_warning_thresholds: number[];
+  @ApiProperty({ type: [Number], description: 'Percentages of a budget, ascending; each fires once per period' })
+  budget_warning_thresholds!: number[];
   /** Capped at ABSOLUTE_MAX_BODY_BYTES. */
-  max_body_bytes: number;
+  @ApiProperty({ type: 'integer', description: 'Request body cap in bytes' })
+  max_body_bytes!: number;
 }
 
 export const POLICY_FIELDS: readonly (keyof GovernancePolicy)[] = Object.freeze([

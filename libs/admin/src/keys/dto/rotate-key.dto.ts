@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsNumber, IsOptional, Max, Min } from 'class-validator';
 import { apiKeyExpiryProblem, MAX_API_KEY_LIFETIME_DAYS } from '@svc/domain';
@@ -51,19 +51,30 @@ export class RotateKeyQuery extends AdminQuery {
 }
 
 /** The replacement key: `key` is its plaintext, shown this once. */
-export interface RotatedKeyResponse {
-  id: string;
-  name: string;
-  key: string;
-  key_prefix: string;
-  last_four: string;
-  scopes: string[];
-  created_at: string;
+export class RotatedKeyResponse {
+  @ApiProperty()
+  id!: string;
+  @ApiProperty()
+  name!: string;
+  @ApiProperty({ description: 'The plaintext of the replacement key, shown this once' })
+  key!: string;
+  @ApiProperty()
+  key_prefix!: string;
+  @ApiProperty()
+  last_four!: string;
+  @ApiProperty({ type: [String] })
+  scopes!: string[];
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
   /** When the replacement stops working (ISO), null = never. */
-  expires_at: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the replacement stops working; null = never' })
+  expires_at!: string | null;
   /** The rotated key, now deprecated. */
-  previous_key_id: string;
-  grace_period_hours: number;
+  @ApiProperty({ description: 'The rotated key, now deprecated' })
+  previous_key_id!: string;
+  @ApiProperty()
+  grace_period_hours!: number;
   /** When the previous key stops working (401 `key_rotated` after): never later than its own expires_at. */
-  previous_key_expires_at: string;
+  @ApiProperty({ format: 'date-time', description: 'When the previous key stops working (401 `key_rotated` after): never later than its own expires_at' })
+  previous_key_expires_at!: string;
 }

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import type { UsageRecordEntity } from '@svc/domain';
 import { costOf, GovernancePolicy, PII_TYPES, PiiType, pricedModel, StageId, STAGE_ORDER } from '@svc/governance';
 
@@ -184,35 +185,51 @@ export function replayRecord(record: ReplayRecord, policy: GovernancePolicy, sta
   return { outcome: 'allowed', stage: null, code: null };
 }
 
-export interface Examples {
-  count: number;
-  example_request_ids: string[];
+export class Examples {
+  @ApiProperty({ type: 'integer' })
+  count!: number;
+  @ApiProperty({ type: [String], description: 'Up to five request ids (usage record ids)' })
+  example_request_ids!: string[];
 }
 
-export interface StageReport extends Examples {
-  stage: StageId;
-  name: string;
+export class StageReport extends Examples {
+  @ApiProperty({ enum: STAGE_ORDER })
+  stage!: StageId;
+  @ApiProperty()
+  name!: string;
   /** Refusals by code, e.g. `{ daily_budget: 3, cost_limit: 1 }`. */
-  codes: Record<string, number>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, description: 'Refusals by code, e.g. `{ "daily_budget": 3 }`' })
+  codes!: Record<string, number>;
   /** Whether the stage was re-evaluated with the draft (false: the recorded decision was kept). */
-  replayed: boolean;
+  @ApiProperty({ description: 'Whether the stage was re-evaluated with the draft (false: the recorded decision was kept)' })
+  replayed!: boolean;
 }
 
-export interface SimulationTotals {
-  allowed: number;
-  blocked: number;
-  needs_approval: number;
+export class SimulationTotals {
+  @ApiProperty({ type: 'integer' })
+  allowed!: number;
+  @ApiProperty({ type: 'integer' })
+  blocked!: number;
+  @ApiProperty({ type: 'integer' })
+  needs_approval!: number;
 }
 
-export interface SimulationResult {
-  records_replayed: number;
-  current: SimulationTotals;
-  simulated: SimulationTotals;
+export class SimulationResult {
+  @ApiProperty({ type: 'integer' })
+  records_replayed!: number;
+  @ApiProperty({ type: () => SimulationTotals, description: 'Outcomes under the policy in force' })
+  current!: SimulationTotals;
+  @ApiProperty({ type: () => SimulationTotals, description: 'Outcomes under the draft' })
+  simulated!: SimulationTotals;
   /** Refusals under the draft, in stage order (stages that refuse nothing are left out). */
-  blocked_by_stage: StageReport[];
-  needs_approval: Examples;
-  newly_blocked: Examples;
-  newly_allowed: Examples;
+  @ApiProperty({ type: () => [StageReport], description: 'Refusals under the draft, in stage order (stages that refuse nothing are left out)' })
+  blocked_by_stage!: StageReport[];
+  @ApiProperty({ type: () => Examples })
+  needs_approval!: Examples;
+  @ApiProperty({ type: () => Examples })
+  newly_blocked!: Examples;
+  @ApiProperty({ type: () => Examples })
+  newly_allowed!: Examples;
 }
 
 function note(target: Examples, id: string, max: number): void {

@@ -1,7 +1,8 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { policyOverrides, Repositories } from '@svc/domain';
-import { effectivePolicy, GovernancePolicy } from '@svc/governance';
+import { effectivePolicy, GovernancePolicy, STAGE_ORDER } from '@svc/governance';
 import { notFound } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { validPolicy } from '../policies.service';
@@ -11,19 +12,33 @@ import { ReplayState, simulate, SimulationResult, STAGE_NAMES, REPLAYED_STAGES }
 /** Most records one simulation replays (the oldest of a larger window are left out). */
 export const MAX_REPLAYED_RECORDS = 50_000;
 
-export interface SimulationResponse extends SimulationResult {
-  replay_hours: number;
-  from: string;
-  to: string;
+class ReplayedStage {
+  @ApiProperty({ enum: STAGE_ORDER })
+  stage!: string;
+  @ApiProperty()
+  name!: string;
+}
+
+export class SimulationResponse extends SimulationResult {
+  @ApiProperty({ type: 'integer' })
+  replay_hours!: number;
+  @ApiProperty({ format: 'date-time' })
+  from!: string;
+  @ApiProperty({ format: 'date-time' })
+  to!: string;
   /**
    * True when the window held more than MAX_REPLAYED_RECORDS records: only the newest were
    * replayed, and the spend before the oldest replayed record seeds the budgets.
    */
-  truncated: boolean;
+  @ApiProperty({ description: 'True when the window held more records than one simulation replays: only the newest were replayed' })
+  truncated!: boolean;
   /** The policy replayed: the policy in force with the draft's fields over it. */
-  draft_policy: GovernancePolicy;
-  current_policy: GovernancePolicy;
-  replayed_stages: { stage: string; name: string }[];
+  @ApiProperty({ type: () => GovernancePolicy, description: "The policy replayed: the policy in force with the draft's fields over it" })
+  draft_policy!: GovernancePolicy;
+  @ApiProperty({ type: () => GovernancePolicy })
+  current_policy!: GovernancePolicy;
+  @ApiProperty({ type: () => [ReplayedStage] })
+  replayed_stages!: { stage: string; name: string }[];
 }
 
 const startOfDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));

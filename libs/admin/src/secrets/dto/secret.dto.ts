@@ -30,12 +30,27 @@ export class StoreSecretDto {
 }
 
 /** Metadata of a stored provider key: never the key, at most its last four characters. */
-export interface SecretView {
-  id: string;
-  provider: string;
-  label: string | null;
-  last_four: string;
-  created_at: string;
-  updated_at: string;
-  rotated_at: string | null;
+export class SecretView {
+  @ApiProperty()
+  id!: string;
+  @ApiProperty()
+  provider!: string;
+  @ApiProperty({ type: String, nullable: true })
+  label!: string | null;
+  @ApiProperty({ description: 'The last four characters of the stored key' })
+  last_four!: string;
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  rotated_at!: string | null;
+}
+
+/** `GET /secrets`: every stored provider key of the organization (not paginated). */
+export class SecretList {
+  @ApiProperty({ type: () => [SecretView] })
+  items!: SecretView[];
+  @ApiProperty({ type: 'integer' })
+  total!: number;
 }

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import type { UsageSource } from '@svc/domain';
@@ -40,30 +40,52 @@ export class UsageListQuery extends UsageDaysQuery {
 }
 
 /** One usage record (DECISIONS.md "Usage record"); CSV columns are these fields in this order. */
-export interface UsageRecordView {
-  request_id: string;
-  created_at: string;
-  org_id: string;
-  key_id: string | null;
-  team_id: string | null;
-  agent: string | null;
-  provider: string;
-  model: string;
-  endpoint: string;
-  stream: boolean;
-  status_code: number;
-  blocked_by: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  estimated_cost: number;
-  cost: number;
+export class UsageRecordView {
+  @ApiProperty({ type: String })
+  request_id!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: string;
+  @ApiProperty({ type: String })
+  org_id!: string;
+  @ApiProperty({ type: String, nullable: true })
+  key_id!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  team_id!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  agent!: string | null;
+  @ApiProperty({ type: String })
+  provider!: string;
+  @ApiProperty({ type: String })
+  model!: string;
+  @ApiProperty({ type: String })
+  endpoint!: string;
+  @ApiProperty({ type: Boolean })
+  stream!: boolean;
+  @ApiProperty({ type: 'integer' })
+  status_code!: number;
+  @ApiProperty({ type: String, nullable: true })
+  blocked_by!: string | null;
+  @ApiProperty({ type: 'integer' })
+  input_tokens!: number;
+  @ApiProperty({ type: 'integer' })
+  output_tokens!: number;
+  @ApiProperty({ type: Number })
+  estimated_cost!: number;
+  @ApiProperty({ type: Number })
+  cost!: number;
   /** Basis of the tokens and `cost`: `provider` (reported usage), `estimate` (the gateway's count), `none` (nothing answered), `replay` (an idempotent replay, cost 0). */
-  usage_source: UsageSource;
-  latency_ms: number;
-  upstream_latency_ms: number | null;
-  governance_ms: number;
-  runner_id: string | null;
-  session_id: string | null;
+  @ApiProperty({ enum: ['provider', 'estimate', 'none', 'replay'] })
+  usage_source!: UsageSource;
+  @ApiProperty({ type: Number })
+  latency_ms!: number;
+  @ApiProperty({ type: Number, nullable: true })
+  upstream_latency_ms!: number | null;
+  @ApiProperty({ type: Number })
+  governance_ms!: number;
+  @ApiProperty({ type: String, nullable: true })
+  runner_id!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  session_id!: string | null;
 }
 
 export const USAGE_COLUMNS: readonly (keyof UsageRecordView)[] = [
@@ -91,35 +113,62 @@ export const USAGE_COLUMNS: readonly (keyof UsageRecordView)[] = [
   'session_id',
 ];
 
-export interface UsagePage {
-  items: UsageRecordView[];
-  total: number;
-  limit: number;
+export class UsagePage {
+  @ApiProperty({ type: () => [UsageRecordView] })
+  items!: UsageRecordView[];
+  @ApiProperty({ type: 'integer' })
+  total!: number;
+  @ApiProperty({ type: 'integer' })
+  limit!: number;
   /** Null when the page was asked by cursor. */
-  offset: number | null;
+  @ApiProperty({ type: 'integer', nullable: true })
+  offset!: number | null;
   /** Pass as `cursor` for the next (older) page; null on the last page. */
-  next_cursor: string | null;
-  days: number;
-  from: string;
-  to: string;
+  @ApiProperty({ type: String, nullable: true })
+  next_cursor!: string | null;
+  @ApiProperty({ type: 'integer' })
+  days!: number;
+  @ApiProperty({ type: String, format: 'date-time' })
+  from!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  to!: string;
 }
 
 /** `GET /usage/daily`. */
-export interface DailyUsageReport {
-  days: number;
-  from: string;
-  to: string;
-  items: DailyUsage[];
-  total_cost: number;
-  total_requests: number;
+export class DailyUsageReport {
+  @ApiProperty({ type: 'integer' })
+  days!: number;
+  @ApiProperty({ type: String, format: 'date-time' })
+  from!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  to!: string;
+  @ApiProperty({ type: () => [DailyUsage] })
+  items!: DailyUsage[];
+  @ApiProperty({ type: Number })
+  total_cost!: number;
+  @ApiProperty({ type: 'integer' })
+  total_requests!: number;
 }
 
-export interface DailyUsage {
-  date: string;
-  requests: number;
-  blocked: number;
-  cost: number;
-  estimated_cost: number;
-  input_tokens: number;
-  output_tokens: number;
+export class DailyUsage {
+  @ApiProperty({ type: String, format: 'date' })
+  date!: string;
+  @ApiProperty({ type: 'integer' })
+  requests!: number;
+  @ApiProperty({ type: 'integer' })
+  blocked!: number;
+  @ApiProperty({ type: Number })
+  cost!: number;
+  @ApiProperty({ type: Number })
+  estimated_cost!: number;
+  @ApiProperty({ type: 'integer' })
+  input_tokens!: number;
+  @ApiProperty({ type: 'integer' })
+  output_tokens!: number;
+}
+
+/** `GET /usage/{request_id}`: the record and what a replay of the request needs. */
+export class UsageRecordDetails extends UsageRecordView {
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'What the governance chain read from the request (token estimates, body size, findings, skills); null on records written before it existed' })
+  replay!: unknown;
 }
