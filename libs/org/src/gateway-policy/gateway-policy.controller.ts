@@ -1,10 +1,9 @@
 import { Body, Controller, HttpCode, Patch, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { PolicyView } from '@svc/governance';
+import { PolicyView } from '@svc/governance';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
-import { PolicyViewDto } from './dto/policy-view.dto';
 import { GatewayPolicyService } from './gateway-policy.service';
 
 /** SPEC.md "Gateway admin endpoints", "Also referenced": the gateway policy from the organization API. */
@@ -34,7 +33,7 @@ export class GatewayPolicyController {
       example: { rpm_limit: 120 },
     },
   })
-  @ApiOkResponse({ type: PolicyViewDto, description: 'The policy as `GET /gateway/admin/policies` shows it' })
+  @ApiOkResponse({ type: PolicyView, description: 'The policy as `GET /gateway/admin/policies` shows it' })
   patch(@Caller() caller: OrgPrincipal, @Body() body: unknown): Promise<PolicyView> {
     return this.policies.patch(caller, body);
   }
