@@ -5,7 +5,6 @@ import { ApiCollectionResponse } from '@svc/platform';
 import { ApiKeyDto, ApiKeysService, CreateApiKeyDto, CreatedApiKeyDto } from '@svc/org-resources';
 import { AdminPage, PageQuery } from '../common/admin-query';
 import { AdminControllerAt, AdminRoute } from '../common/admin-route';
-import { asGatewayCall } from '../common/org-api-errors';
 
 /**
  * SPEC.md's conflict examples `/v1/admin/api-keys` (list, create, delete by id): the organization's
@@ -19,7 +18,7 @@ export class AdminApiKeysController {
   @AdminRoute('admin:read', "List the organization's gateway keys (metadata only, never the key)", '`offset`, `limit` 1–1000 (default 20), newest first.')
   @ApiCollectionResponse(ApiKeyDto, 'Keys (never the key itself)')
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<AdminPage<ApiKeyDto>> {
-    return asGatewayCall(this.keys.list(principal.orgId, { offset: query.offset ?? 0, limit: query.limit ?? 20 }));
+    return this.keys.list(principal.orgId, { offset: query.offset ?? 0, limit: query.limit ?? 20 });
   }
 
   @Post()
@@ -33,7 +32,7 @@ export class AdminApiKeysController {
   )
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
-    return asGatewayCall(this.keys.create(principal, body));
+    return this.keys.create(principal, body);
   }
 
   @Delete(':id')
@@ -41,6 +40,6 @@ export class AdminApiKeysController {
   @AdminRoute('admin:write', 'Revoke a gateway key', 'Takes effect on every replica at once; revoking a revoked key is a 204 again. 404 `not_found` for an id the organization does not own.')
   @ApiNoContentResponse()
   async revoke(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
-    await asGatewayCall(this.keys.revoke(principal.orgId, id));
+    await this.keys.revoke(principal.orgId, id);
   }
 }

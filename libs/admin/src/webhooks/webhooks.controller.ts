@@ -5,7 +5,6 @@ import { ApiCollectionResponse } from '@svc/platform';
 import { UpdateWebhookDto, WebhookDto, WebhooksService } from '@svc/org-resources';
 import { AdminPage, PageQuery } from '../common/admin-query';
 import { AdminControllerAt, AdminRoute } from '../common/admin-route';
-import { asGatewayCall } from '../common/org-api-errors';
 
 const UPDATE_TEXT =
   'Only the fields sent change (PUT and PATCH alike, DECISIONS.md): `url`, `events`, `status`, `secret`, `description` as on ' +
@@ -24,20 +23,20 @@ export class AdminWebhooksController {
   @AdminRoute('admin:read', "List the organization's webhooks (never their secrets)", '`offset`, `limit` 1–1000 (default 20).')
   @ApiCollectionResponse(WebhookDto, 'Webhooks; secrets are never returned')
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<AdminPage<WebhookDto>> {
-    return asGatewayCall(this.webhooks.list(principal.orgId, { offset: query.offset ?? 0, limit: query.limit ?? 20 }));
+    return this.webhooks.list(principal.orgId, { offset: query.offset ?? 0, limit: query.limit ?? 20 });
   }
 
   @Put(':id')
   @AdminRoute('admin:write', 'Update a webhook (partial)', UPDATE_TEXT)
   @ApiOkResponse({ type: WebhookDto })
   put(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
-    return asGatewayCall(this.webhooks.update(principal.orgId, id, body));
+    return this.webhooks.update(principal.orgId, id, body);
   }
 
   @Patch(':id')
   @AdminRoute('admin:write', 'Update a webhook (partial)', UPDATE_TEXT)
   @ApiOkResponse({ type: WebhookDto })
   patch(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
-    return asGatewayCall(this.webhooks.update(principal.orgId, id, body));
+    return this.webhooks.update(principal.orgId, id, body);
   }
 }

@@ -96,6 +96,23 @@ export function newErrorId(): string {
   return `err_${randomBytes(8).toString('hex')}`;
 }
 
+/**
+ * An organization API refusal answered on a gateway surface (`/v1/admin/...`): the gateway's type
+ * and code, `param` from its details. A 403 is `insufficient_lifetime` for an `expires_at` past the
+ * calling key's own, else `insufficient_scope` (a key granting scopes it does not hold), as on key
+ * rotation.
+ */
+function gatewayBodyOf(error: OrgApiError): GatewayErrorBody {
+  const param = typeof error.details['param'] === 'string' ? error.details['param'] : null;
+  if (error.status === 403) {
+    return { message: error.message, type: 'permission_error', code: param === 'expires_at' ? 'insufficient_lifetime' : 'insufficient_scope', param };
+  }
+  const names = STATUS_NAMES[error.status] ?? STATUS_NAMES[400];
+  // The status's own code (VALIDATION_ERROR, NOT_FOUND, ...) becomes the gateway's name for it; any other keeps its name, lower-cased.
+  const code = names.orgCode === error.code ? names.gatewayCode : error.code.toLowerCase();
+  return { message: error.message, type: names.gatewayType, code, param };
+}
+
 /** Turns anything thrown into the documented body of the surface. Unknown errors become a 500 with an error id. */
 export function toErrorResponse(error: unknown, surface: ErrorSurface, requestId: string): ErrorResponse {
   if (error instanceof GatewayError) {
@@ -114,9 +131,7 @@ export function toErrorResponse(error: unknown, surface: ErrorSurface, requestId
         headers: error.headers,
       };
     }
-    const names = STATUS_NAMES[error.status] ?? STATUS_NAMES[400];
-    const body: GatewayErrorBody = { message: error.message, type: names.gatewayType, param: null, code: error.code };
-    return { status: error.status, body: { error: body }, headers: error.headers };
+    return { status: error.status, body: { error: gatewayBodyOf(error) }, headers: error.headers };
   }
   if (error instanceof ConflictError) {
     // SPEC.md "Admin conflicts": the extra fields sit beside code and message. The organization
