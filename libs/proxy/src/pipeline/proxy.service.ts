@@ -13,7 +13,7 @@ import {
   runnerSessionOf,
 } from '@svc/auth';
 import { defaultPriceOptions, GOVERNANCE, GovernanceDecision, GovernanceService, PriceOptions, warmUpTokenizers } from '@svc/governance';
-import { accessLogEnabled, APP_CONFIG, AppConfig, claimAccessLog, createOutboundAgent, GatewayError, HostResolver, LOGGER, Logger, OUTBOUND_RESOLVER, outboundResolver, pathOf, toErrorResponse } from '@svc/platform';
+import { accessLogEnabled, APP_CONFIG, AppConfig, claimAccessLog, createOutboundAgent, HostResolver, LOGGER, Logger, OUTBOUND_RESOLVER, outboundResolver, pathOf, toErrorResponse } from '@svc/platform';
 import { BreakerRegistry } from '../breaker/breaker-registry';
 import type { ProxyReply, ProxyRequest } from '../http/proxy-io';
 import { GatewayMetrics } from '../metrics/gateway-metrics';
@@ -27,7 +27,7 @@ import { OrgProviderRegistry } from './org-registry';
 import { ProviderKeySources } from './provider-keys';
 import { agentName, checkFields, formatOf, hitlBypassRequested, noRetryHelps, ProxyKind, readFields, runnerHeaders, unservedRoute } from './proxy-input';
 import { checkKeyAccess, principalOfRefusedKey } from './key-refusals';
-import { notForwarded } from './route-refusals';
+import { notForwarded, unknownProvider } from './route-refusals';
 import { exchange } from './upstream-exchange';
 import { upstreamRequestFor } from './upstream-request';
 import { UsageRecorder } from './usage-recorder';
@@ -109,8 +109,9 @@ export class ProxyService implements OnModuleDestroy {
 
   /**
    * Authenticates a gateway key, requiring `scope` and no contradicting X-Org-ID. Sets X-Gateway-Org
-   * and the deprecation headers through `setHeader` before those checks, so a refusal carries them
-   * too. `readXApiKey`: the credentials were read with `x-api-key` (B routes), which the 401 for none then names.
+   * (also for a key refused once identified: rotated, expired, outside its allowlist) and the
+   * deprecation headers through `setHeader` before those checks, so a refusal carries them too.
+   * `readXApiKey`: the credentials were read with `x-api-key` (B routes), which the 401 for none then names.
    */
   async authorize(
     source: CredentialSource,
@@ -121,7 +122,13 @@ export class ProxyService implements OnModuleDestroy {
     const credentials = options.credentials ?? parseCredentials({ headers: source.headers, query: source.query, readXApiKey: options.readXApiKey });
     if (!credentials.gatewayKey) throw missingGatewayKey({ readXApiKey: options.readXApiKey, headers: source.headers });
     const ip = clientIp(source.remoteAddress, source.headers['x-forwarded-for'], this.config.TRUSTED_PROXIES);
-    const principal = await this.authenticator.authenticate(credentials.gatewayKey, ip);
+    let principal: Principal;
+    try {
+      principal = await this.authenticator.authenticate(credentials.gatewayKey, ip);
+    } catch (error) {
+      if (error instanceof KeyRefusedError) setHeader('X-Gateway-Org', error.key.orgId);
+      throw error;
+    }
     setHeader('X-Gateway-Org', principal.orgId);
     if (principal.deprecation) {
       setHeader('X-SVC-Key-Deprecated', 'true');
@@ -140,11 +147,7 @@ export class ProxyService implements OnModuleDestroy {
     const query = request.query as Record<string, unknown>;
     const source = { headers: request.headers, query, remoteAddress: request.socket.remoteAddress ?? request.ip };
     const credentials = parseCredentials({ headers: request.headers, query, readXApiKey: options.readXApiKey, authorization: repeatedAuthorization(request.raw.rawHeaders) });
-    return this.authorize(source, scope, (name, value) => void reply.header(name, value), { credentials, readXApiKey: options.readXApiKey }).catch((error: unknown) => {
-      // A refused key that was identified (rotated, expired, outside its allowlist) names its organization, as on the proxy routes.
-      if (error instanceof KeyRefusedError) void reply.header('X-Gateway-Org', error.key.orgId);
-      throw error;
-    });
+    return this.authorize(source, scope, (name, value) => void reply.header(name, value), { credentials, readXApiKey: options.readXApiKey });
   }
 
   /** Serves one proxy request; never throws (every failure is answered in the gateway's format). */
@@ -320,10 +323,9 @@ export class ProxyService implements OnModuleDestroy {
   /** Answers a failure in the gateway format (a started stream is only ended); returns the status to record. */
   private fail(error: unknown, request: ProxyRequest, reply: ProxyReply, state: FinishState): number {
     if (error instanceof KeyRefusedError) {
-      // The key was identified: its organization is known, and named on the refusal as on every answer.
+      // The key was identified (authorize named its organization): its record goes under that organization.
       state.refusedKey = error.key;
       if (state.agent === 'unknown') state.agent = error.key.keyName;
-      reply.header('X-Gateway-Org', error.key.orgId);
     }
     if (error instanceof ClientAbortedError) {
       if (!reply.raw.destroyed) reply.raw.destroy();
@@ -389,14 +391,4 @@ export class ProxyService implements OnModuleDestroy {
     this.breakers.shutdown();
     await Promise.all([this.client.close(), this.targetClient.close()]);
   }
-}
-
-/** 404 `unknown_provider`: `id` names no provider of the organization. */
-function unknownProvider(id: string): GatewayError {
-  return new GatewayError(404, {
-    message: `Unknown provider '${id}'. GET /v1/models lists the providers and their models.`,
-    type: 'not_found_error',
-    code: 'unknown_provider',
-    param: 'provider',
-  });
 }

@@ -110,3 +110,13 @@ function countTokensNotOffered(method: string, path: string): GatewayError {
     remediation: "Read usage.input_tokens of the answer, or call the provider's own API for a count before sending.",
   });
 }
+
+/** 404 `unknown_provider`: `id` names no provider of the organization. */
+export function unknownProvider(id: string): GatewayError {
+  return new GatewayError(404, {
+    message: `Unknown provider '${id}'. GET /v1/models lists the providers and their models.`,
+    type: 'not_found_error',
+    code: 'unknown_provider',
+    param: 'provider',
+  });
+}
