@@ -9,25 +9,26 @@ import type { HeaderObject, SchemaObject } from '@nestjs/swagger/dist/interfaces
  * (`additionalProperties: true`): the gateway forwards the fields it does not read unchanged.
  */
 
+/** An object whose other properties are allowed (and forwarded). */
+const OPEN = { type: 'object', additionalProperties: true } as const satisfies SchemaObject;
+
 const FORWARDED = 'Other parameters of the provider format are forwarded unchanged.';
 
 /** The gateway reads it for the cost estimate: a positive integer (400 `invalid_request_error` otherwise). */
 const MAX_TOKENS: SchemaObject = { type: 'integer', minimum: 1, maximum: 2_147_483_647 };
 
 const FORMAT_A_MESSAGE: SchemaObject = {
-  type: 'object',
+  ...OPEN,
   required: ['role'],
-  additionalProperties: true,
   properties: {
     role: { type: 'string', example: 'user', description: '`system`, `user`, `assistant`, `tool`, ...' },
-    content: { description: 'Text, or an array of content parts (null on an assistant message with `tool_calls`)', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }], nullable: true },
+    content: { description: 'Text, or an array of content parts (null on an assistant message with `tool_calls`)', oneOf: [{ type: 'string' }, { type: 'array', items: OPEN }], nullable: true },
   },
 };
 
 export const CHAT_COMPLETION_REQUEST: SchemaObject = {
-  type: 'object',
+  ...OPEN,
   required: ['model', 'messages'],
-  additionalProperties: true,
   description: `Format A. ${FORWARDED} (\`top_p\`, \`tools\`, \`tool_choice\`, \`response_format\`, \`stream_options\`, \`max_completion_tokens\`, ...)`,
   properties: {
     model: { type: 'string', example: 'gpt-4o-mini', description: 'The provider is detected from the model, or named as `provider/model`' },
@@ -40,9 +41,8 @@ export const CHAT_COMPLETION_REQUEST: SchemaObject = {
 };
 
 export const MESSAGES_REQUEST: SchemaObject = {
-  type: 'object',
+  ...OPEN,
   required: ['model', 'max_tokens', 'messages'],
-  additionalProperties: true,
   description: `Format B. ${FORWARDED} (\`temperature\`, \`tools\`, \`tool_choice\`, \`metadata\`, ...)`,
   properties: {
     model: { type: 'string', example: 'claude-3-5-haiku-latest' },
@@ -51,25 +51,23 @@ export const MESSAGES_REQUEST: SchemaObject = {
       type: 'array',
       minItems: 1,
       items: {
-        type: 'object',
+        ...OPEN,
         required: ['role'],
-        additionalProperties: true,
         properties: {
           role: { type: 'string', enum: ['user', 'assistant'] },
-          content: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }] },
+          content: { oneOf: [{ type: 'string' }, { type: 'array', items: OPEN }] },
         },
       },
     },
     stream: { type: 'boolean', default: false },
-    system: { description: 'A string, or an array of text content blocks', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }] },
+    system: { description: 'A string, or an array of text content blocks', oneOf: [{ type: 'string' }, { type: 'array', items: OPEN }] },
   },
   example: { model: 'claude-3-5-haiku-latest', max_tokens: 256, messages: [{ role: 'user', content: 'Hello' }] },
 };
 
 export const EMBEDDINGS_REQUEST: SchemaObject = {
-  type: 'object',
+  ...OPEN,
   required: ['model', 'input'],
-  additionalProperties: true,
   description: `Format A. ${FORWARDED}`,
   properties: {
     model: { type: 'string', example: 'text-embedding-3-small' },
@@ -79,14 +77,12 @@ export const EMBEDDINGS_REQUEST: SchemaObject = {
 };
 
 const USAGE_A: SchemaObject = {
-  type: 'object',
-  additionalProperties: true,
+  ...OPEN,
   properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
 };
 
 export const CHAT_COMPLETION_RESPONSE: SchemaObject = {
-  type: 'object',
-  additionalProperties: true,
+  ...OPEN,
   description: 'The provider body unchanged (format A; C answers are converted to it).',
   properties: {
     id: { type: 'string' },
@@ -96,11 +92,10 @@ export const CHAT_COMPLETION_RESPONSE: SchemaObject = {
     choices: {
       type: 'array',
       items: {
-        type: 'object',
-        additionalProperties: true,
+        ...OPEN,
         properties: {
           index: { type: 'integer' },
-          message: { type: 'object', additionalProperties: true, properties: { role: { type: 'string' }, content: { type: 'string', nullable: true } } },
+          message: { ...OPEN, properties: { role: { type: 'string' }, content: { type: 'string', nullable: true } } },
           finish_reason: { type: 'string', nullable: true },
         },
       },
@@ -110,27 +105,25 @@ export const CHAT_COMPLETION_RESPONSE: SchemaObject = {
 };
 
 export const MESSAGE_RESPONSE: SchemaObject = {
-  type: 'object',
-  additionalProperties: true,
+  ...OPEN,
   description: 'The provider body unchanged (format B).',
   properties: {
     id: { type: 'string' },
     type: { type: 'string', example: 'message' },
     role: { type: 'string', example: 'assistant' },
-    content: { type: 'array', items: { type: 'object', additionalProperties: true, properties: { type: { type: 'string', example: 'text' }, text: { type: 'string' } } } },
+    content: { type: 'array', items: { ...OPEN, properties: { type: { type: 'string', example: 'text' }, text: { type: 'string' } } } },
     model: { type: 'string' },
     stop_reason: { type: 'string', nullable: true },
-    usage: { type: 'object', additionalProperties: true, properties: { input_tokens: { type: 'integer' }, output_tokens: { type: 'integer' } } },
+    usage: { ...OPEN, properties: { input_tokens: { type: 'integer' }, output_tokens: { type: 'integer' } } },
   },
 };
 
 export const EMBEDDINGS_RESPONSE: SchemaObject = {
-  type: 'object',
-  additionalProperties: true,
+  ...OPEN,
   description: 'The provider body unchanged (format A).',
   properties: {
     object: { type: 'string', example: 'list' },
-    data: { type: 'array', items: { type: 'object', additionalProperties: true, properties: { object: { type: 'string', example: 'embedding' }, index: { type: 'integer' }, embedding: { type: 'array', items: { type: 'number' } } } } },
+    data: { type: 'array', items: { ...OPEN, properties: { object: { type: 'string', example: 'embedding' }, index: { type: 'integer' }, embedding: { type: 'array', items: { type: 'number' } } } } },
     model: { type: 'string' },
     usage: USAGE_A,
   },
@@ -156,9 +149,8 @@ export const GATEWAY_ERROR: SchemaObject = {
   required: ['error'],
   properties: {
     error: {
-      type: 'object',
+      ...OPEN,
       required: ['message', 'type', 'code'],
-      additionalProperties: true,
       properties: {
         message: { type: 'string' },
         type: { type: 'string', example: 'permission_error' },
