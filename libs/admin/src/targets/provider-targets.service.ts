@@ -33,22 +33,8 @@ import { CreateProviderTargetDto, PROVIDER_ID_PATTERN, ProviderTargetView, Updat
 const MAX_HEADERS = 32;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
 /** Set by the transport, or credentials: a key goes in `api_key`, which is stored encrypted. */
-const FORBIDDEN_HEADERS = new Set([
-  'host',
-  'content-length',
-  'connection',
-  'transfer-encoding',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'proxy-authorization',
-  'authorization',
-  'x-api-key',
-  'api-key',
-  'x-goog-api-key',
-  'cookie',
-]);
+/** Headers the transport owns (credential names are refused by isCredentialHeader below). */
+const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer']);
 /**
  * Names that carry a credential however a server spells them (`X-Auth-Token`, `X-Access-Token`,
  * `Ocp-Apim-Subscription-Key`, `X-Functions-Key`, `X-Client-Secret`): refused like `Authorization`,
