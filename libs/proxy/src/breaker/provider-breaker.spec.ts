@@ -30,6 +30,19 @@ describe('ProviderBreaker', () => {
     b.shutdown();
   });
 
+  it('asks for a retry after at least 1 second while open, also past the recovery time before the half-open timer has run', async () => {
+    const { b } = breaker(50);
+    for (let i = 0; i < 5; i++) await expect(b.run(fail)).rejects.toThrow();
+    // A busy event loop: the recovery time passes, opossum's timer cannot run yet.
+    const until = Date.now() + 80;
+    while (Date.now() < until);
+    expect(b.state).toBe('open');
+    const refused = b.run(ok);
+    expect(b.record().retry_after_seconds).toBe(1);
+    await expect(refused).rejects.toMatchObject({ retryAfterSeconds: 1 });
+    b.shutdown();
+  });
+
   it('does not count 4xx-like errors (anything but UpstreamFailure)', async () => {
     const { b } = breaker();
     for (let i = 0; i < 10; i++) await expect(b.run(() => Promise.reject(new Error('400')))).rejects.toThrow('400');

@@ -152,8 +152,10 @@ export class ProviderBreaker {
 
   private retryAfterSeconds(): number | null {
     if (this.state !== 'open') return this.state === 'half_open' ? 1 : null;
+    // At least 1: past the recovery time but before the half-open timer has run, the breaker still
+    // refuses, and `Retry-After: 0` would invite an immediate retry into the same refusal.
     const remainingMs = this.openedAt + this.options.recoveryTimeoutMs - Date.now();
-    return Math.max(0, Math.ceil(remainingMs / 1000));
+    return Math.max(1, Math.ceil(remainingMs / 1000));
   }
 
   private recordFailure(): void {
