@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { createRedis, Redis } from '@svc/platform';
 import { BullMqJobQueue, JobRetention } from './bullmq-queue';
 import { jobQueueContract } from './job-queue.contract';
@@ -33,6 +35,26 @@ jobQueueContract('bullmq', () => {
 });
 
 describe('BullMqJobQueue', () => {
+  it('loads BullMQ on the first job added, not when the bus is built (the gateway proxy publishes only now and then)', () => {
+    const probe = [
+      "const loaded = () => Object.keys(require.cache).some((path) => path.includes('/node_modules/bullmq/'));",
+      "const { createEventBus } = require('./libs/events/src/index.ts');",
+      "const logger = require('pino')({ level: 'silent' });",
+      `const bus = createEventBus({ REDIS_URL: ${JSON.stringify(REDIS_URL)} }, logger, { prefix: ${JSON.stringify(prefix('lazy'))} });`,
+      'const before = loaded();',
+      "bus.queue('lazy').add('job', { n: 1 }).then(() => { const after = loaded(); return bus.close().then(() => console.log(JSON.stringify({ before, after }))); });",
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['-r', '@swc-node/register', '-e', probe], {
+      cwd: join(__dirname, '..', '..', '..'),
+      env: { ...process.env, SWC_NODE_PROJECT: 'tsconfig.base.json' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (run.status !== 0) throw new Error(`the probe failed (${run.status}): ${run.stderr}`);
+    expect(JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}')).toEqual({ before: false, after: true });
+  }, 60_000);
+
+
   it('hands the job of a worker that died mid-job to a new worker, with the same data', async () => {
     const namespace = prefix('stalled');
     // The first worker runs on its own connection, like another process would.

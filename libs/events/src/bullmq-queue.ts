@@ -1,5 +1,6 @@
 import { type Logger, raceTimeout, type Redis } from '@svc/platform';
-import { Job, MinimalJob, Queue, UnrecoverableError, Worker } from 'bullmq';
+import type * as BullMQ from 'bullmq';
+import type { Job, MinimalJob, Queue, Worker } from 'bullmq';
 import {
   AddJobOptions,
   assertValidJobOptions,
@@ -47,6 +48,13 @@ const DEFAULT_MAX_STALLED_COUNT = 2;
 const WORKER_READY_WAIT_MS = 2_000;
 
 /**
+ * BullMQ, loaded on first use: a process that only publishes (the gateway proxy) holds its ~4 MB of
+ * heap only once it adds a job, not from start (docs/benchmarks.md, memory).
+ */
+let bullmq: typeof BullMQ | undefined;
+const loadBullMq = (): typeof BullMQ => (bullmq ??= require('bullmq') as typeof BullMQ);
+
+/**
  * JobQueue on BullMQ: one Queue for producing, one Worker per `process` call. Each Worker
  * reuses the shared connection for ordinary commands and opens its own blocking connection.
  * A worker that dies mid-job stops renewing the job's lock; once the lock expires another
@@ -54,7 +62,8 @@ const WORKER_READY_WAIT_MS = 2_000;
  */
 export class BullMqJobQueue<T> implements JobQueue<T> {
   readonly kind = 'bullmq' as const;
-  private readonly queue: Queue;
+  /** Opened on first use (see loadBullMq). */
+  private opened: Queue | undefined;
   private readonly workers: Worker[] = [];
   private readonly failedHandlers: FailedJobHandler<T>[] = [];
   private readonly pendingHooks = new Set<Promise<void>>();
@@ -66,16 +75,22 @@ export class BullMqJobQueue<T> implements JobQueue<T> {
     private readonly options: BullMqJobQueueOptions,
   ) {
     this.logger = options.logger;
-    const retention = options.retention ?? DEFAULT_JOB_RETENTION;
-    this.queue = new Queue(name, {
-      connection: options.connection,
-      prefix: options.prefix,
+  }
+
+  private get queue(): Queue {
+    if (this.opened) return this.opened;
+    const retention = this.options.retention ?? DEFAULT_JOB_RETENTION;
+    const queue = new (loadBullMq().Queue)(this.name, {
+      connection: this.options.connection,
+      prefix: this.options.prefix,
       defaultJobOptions: {
         removeOnComplete: { age: retention.completed.ageSeconds, count: retention.completed.count },
         removeOnFail: { age: retention.failed.ageSeconds, count: retention.failed.count },
       },
     });
-    this.queue.on('error', (err) => this.logger.warn({ queue: name, err }, 'queue error'));
+    queue.on('error', (err) => this.logger.warn({ queue: this.name, err }, 'queue error'));
+    this.opened = queue;
+    return queue;
   }
 
   async add(name: string, data: T, options: AddJobOptions = {}): Promise<string> {
@@ -98,6 +113,7 @@ export class BullMqJobQueue<T> implements JobQueue<T> {
     if (this.closing) throw new Error(`Queue ${this.name} is closed`);
     const concurrency = options.concurrency ?? 1;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new TypeError('concurrency must be an integer >= 1');
+    const { UnrecoverableError, Worker } = loadBullMq();
     const worker = new Worker(
       this.name,
       async (job: Job) => {
@@ -152,7 +168,7 @@ export class BullMqJobQueue<T> implements JobQueue<T> {
       if (result.status === 'rejected') this.logger.warn({ queue: this.name, err: result.reason }, 'worker close failed');
     }
     while (this.pendingHooks.size > 0) await Promise.allSettled([...this.pendingHooks]);
-    await this.queue.close().catch((err: unknown) => this.logger.warn({ queue: this.name, err }, 'queue close failed'));
+    await this.opened?.close().catch((err: unknown) => this.logger.warn({ queue: this.name, err }, 'queue close failed'));
   }
 
   /**
