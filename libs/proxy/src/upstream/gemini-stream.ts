@@ -22,7 +22,7 @@ import {
   OpenAIUsage,
 } from './gemini-types';
 import { isJsonObject } from './types';
-import { isServerStreamError } from './usage';
+import { httpStatusOf, isServerStreamError } from './usage';
 
 export interface GeminiStreamOptions extends GeminiTranslationOptions {
   /** Emit the final `choices: []` usage chunk (the client sent `stream_options.include_usage: true`). */
@@ -102,7 +102,7 @@ export class GeminiStreamTranslator {
     if (isJsonObject(data) && isJsonObject(data.error)) {
       this.failed = true;
       if (isServerStreamError(data.error)) this.serverFailure = true;
-      const status = typeof data.error.code === 'number' ? data.error.code : 500;
+      const status = httpStatusOf(data.error.code) ?? 500;
       return [...this.closeThoughts(), fromGeminiError(status, data).body];
     }
     if (!isJsonObject(data)) return [];

@@ -275,12 +275,16 @@ describe('SseUsageTracker', () => {
       event('response.function_call_arguments.delta', { item_id: 'fc_1', output_index: 2, delta: '"Paris"}' }, false),
       event('response.function_call_arguments.done', { item_id: 'fc_1', output_index: 2, arguments: args }),
       event('response.output_item.done', { output_index: 2, item: call }, false),
+      // Audio comes as base64 bytes, which are no answer text; its transcript is.
+      event('response.audio.delta', { response_id: 'resp_1', item_id: 'msg_3', output_index: 3, content_index: 0, delta: 'UklGRiQAAABXQVZFZm10IBAAAAAB' }),
+      event('response.output_audio.delta', { item_id: 'msg_3', output_index: 3, content_index: 0, delta: 'AAEAQB8AAIA+AAACABAAZGF0YQ==' }, false),
+      event('response.audio_transcript.delta', { item_id: 'msg_3', output_index: 3, content_index: 0, delta: 'Hi' }),
     ].join('');
     const broken = track('openai', stream, size);
-    expect(broken.textChars).toBe(escaped('Hello world', 'No.', args));
+    expect(broken.textChars).toBe(escaped('Hello world', 'No.', args, 'Hi'));
     expect(broken.usage).toBeUndefined();
     const whole = track('openai', stream + event('response.completed', { response: completed }), size);
-    expect(whole.textChars).toBe(escaped('Hello world', 'No.', args));
+    expect(whole.textChars).toBe(escaped('Hello world', 'No.', args, 'Hi'));
     expect(whole.usage).toEqual(usage({ inputTokens: 30, outputTokens: 12 }));
     expect(whole.usageFinal).toBe(true);
   });

@@ -146,6 +146,12 @@ const SERVER_ERRORS = new Set(['server_error', 'api_error', 'overloaded_error', 
 /** A status sent as a string (`"503"`), as some providers do. */
 const STATUS_STRING = /^\d{3}$/;
 
+/** An error object's `code` as an HTTP status: a number, or three digits in a string (`"503"`, as some servers send it). */
+export function httpStatusOf(code: unknown): number | undefined {
+  if (typeof code === 'number') return code;
+  return typeof code === 'string' && STATUS_STRING.test(code) ? Number(code) : undefined;
+}
+
 /**
  * Whether an in-stream error stands for the provider failing (its 500, 503, 529 or 504 sent once
  * the stream began) rather than for the request (invalid, rate-limited, filtered, too long): its
@@ -155,7 +161,7 @@ const STATUS_STRING = /^\d{3}$/;
  */
 export function isServerStreamError(error: unknown): boolean {
   if (!isJsonObject(error)) return false;
-  const code = typeof error.code === 'string' && STATUS_STRING.test(error.code) ? Number(error.code) : error.code;
+  const code = httpStatusOf(error.code) ?? error.code;
   if (typeof code === 'number') return code >= 500 && code < 600;
   const name = typeof code === 'string' && code !== '' ? code : error.type;
   return typeof name === 'string' && SERVER_ERRORS.has(name);
@@ -186,8 +192,11 @@ function responsesType(name: string | undefined, data: string): string | undefin
  */
 function openAITextChars(type: string | undefined, data: string): number {
   if (type === undefined) return answerTextChars(data, A_TEXT);
-  return type.endsWith('.delta') ? answerTextChars(data, DELTA_TEXT) : 0;
+  return type.endsWith('.delta') && !AUDIO_DELTA.test(type) ? answerTextChars(data, DELTA_TEXT) : 0;
 }
+
+/** A Responses-style delta of audio (base64 bytes, no text): its transcript comes in `*.audio_transcript.delta` / `*.output_audio_transcript.delta`. */
+const AUDIO_DELTA = /^response\.(?:output_)?audio\.delta$/;
 
 /** Largest single SSE event the tracker buffers, in characters; a larger one stops tracking. */
 const MAX_EVENT_CHARS = 16 * 1024 * 1024;
