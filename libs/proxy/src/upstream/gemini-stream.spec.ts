@@ -144,7 +144,7 @@ describe('GeminiStreamTranslator', () => {
   it.each([
     [503, 'the number'],
     ['503', 'three digits in a string'],
-  ])('reads the status of an in-stream error without a gRPC name from its code as %s (%s)', (code) => {
+  ])('reads the status of an in-stream error without a gRPC name from its code as %s (%s)', (code: number | string, _form: string) => {
     const translator = new GeminiStreamTranslator(fixed);
     const out = translator.push({ error: { code, message: 'The model is overloaded.' } });
     expect(out).toEqual([{ error: { message: 'The model is overloaded.', type: 'api_error', param: null, code: 'upstream_503' } }]);
