@@ -58,6 +58,35 @@ describe('gateway health endpoints with Redis down', () => {
     expect(await healthUntil(false)).toMatchObject({ redis: 'connected', degraded: false });
   }, 60_000);
 
+  it('paused, no request made: /v1/health asks Redis itself and reports it disconnected and degraded, within its deadline', async () => {
+    expect(await healthUntil(false)).toMatchObject({ redis: 'connected', degraded: false });
+    server.pause();
+    try {
+      // Nothing meets the partition: no proxy request, no health call for longer than the health
+      // probe's cache window (1 s, docs/deploy.md), so the first answer is a fresh PING's.
+      await new Promise((r) => setTimeout(r, 1_200));
+      const first = await getJson('/v1/health');
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ status: 'ok', redis: 'disconnected', degraded: true });
+      // The PING waits at most 250 ms; the answer never hangs on Redis.
+      expect(first.ms).toBeLessThan(1_000);
+      // Polled again at once: the same finding from the cache, without a second wait.
+      const again = await getJson('/v1/health');
+      expect(again.body).toMatchObject({ redis: 'disconnected', degraded: true });
+      expect(again.ms).toBeLessThan(200);
+      for (const path of ['/health', '/v1/providers/health']) {
+        const res = await getJson(path);
+        expect({ path, status: res.status, fast: res.ms < 1_000 }).toEqual({ path, status: 200, fast: true });
+      }
+      const detailed = await getJson('/v1/health/detailed');
+      expect(detailed.status).toBe(200);
+      expect(detailed.body).toMatchObject({ overall_status: 'degraded', components: { redis: { status: 'disconnected' } } });
+    } finally {
+      server.resume();
+    }
+    expect(await healthUntil(false)).toMatchObject({ redis: 'connected', degraded: false });
+  }, 60_000);
+
   it('paused: the detailed health that finds Redis unreachable reports degraded in that same answer, within its bounded wait', async () => {
     expect(await healthUntil(false)).toMatchObject({ redis: 'connected', degraded: false });
     server.pause();

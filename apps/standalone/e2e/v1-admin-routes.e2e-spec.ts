@@ -1,3 +1,5 @@
+import { asOrgId } from '@svc/domain';
+import { startMockProvider } from '@svc/mock-provider';
 import { bootService, TestService } from '@svc/testing';
 import { SERVICE } from '../src/app.module';
 
@@ -122,11 +124,65 @@ describe('npm start: /v1/admin routes on the gateway port', () => {
     expect({ status: privateUrl.status, code: privateUrl.body.error?.code, param: privateUrl.body.error?.param }).toEqual({ status: 400, code: 'url_not_allowed', param: 'url' });
   });
 
-  it('leaves the rest of /v1 to the proxy: a path below /v1/admin that no admin route serves is the proxy’s', async () => {
-    const other = await call('gateway', 'GET', '/v1/admin/not-a-route', { key: 'svc_sk_not_a_real_key_at_all_000000000000', bearer: null });
-    expect({ status: other.status, gateway_error_code: other.body.error?.gateway_error_code }).toEqual({ status: 401, gateway_error_code: 'GW_AUTH_002' });
-    const reader = await call('gateway', 'POST', '/v1/admin/api-keys', { body: { name: 'models-reader', scopes: ['gateway:read'] } });
-    const models = await call('gateway', 'GET', '/v1/models', { key: reader.body.key });
-    expect({ status: models.status, object: models.body.object }).toEqual({ status: 200, object: 'list' });
+  it.each([
+    ['DELETE', '/v1/admin/webhooks'],
+    ['PUT', '/v1/admin/api-keys'],
+    ['GET', '/v1/admin/api-keys/key_1'],
+    ['POST', '/v1/admin/webhooks/wh_1/deliveries'],
+    ['GET', '/v1/admin/not-a-route'],
+    ['GET', '/v1/admin'],
+  ])('%s %s, which no admin route serves: 404 not_found in the gateway format as the gateway admin alone answers it, never the proxy catch-all', async (method, path) => {
+    // No credentials, an unknown gateway key, the owner's dashboard token: the same answer, before
+    // any authentication (the catch-all never takes `admin` for a provider).
+    for (const credentials of [{ bearer: null }, { key: 'svc_sk_not_a_real_key_at_all_000000000000', bearer: null }, {}]) {
+      const res = await call('gateway', method, path, { ...credentials, ...(method === 'GET' ? {} : { body: { url: 'https://8.8.8.8/x' } }) });
+      expect({ status: res.status, allow: res.headers.get('allow'), error: res.body.error }).toEqual({
+        status: 404,
+        allow: null,
+        error: {
+          message: expect.stringContaining(`No route ${method} ${path}. /v1/admin is the gateway admin's, never a provider`),
+          type: 'not_found_error',
+          code: 'not_found',
+          param: null,
+          remediation: expect.any(String),
+        },
+      });
+      expect(res.headers.get('x-svc-request-id')).toBeTruthy();
+    }
+  });
+
+  it('an id over the path segment limit on an admin route with its own method: 414 uri_too_long, as the gateway admin alone answers it', async () => {
+    const long = 'k'.repeat(600);
+    for (const [method, path] of [['DELETE', `/v1/admin/api-keys/${long}`], ['PATCH', `/v1/admin/webhooks/${long}`]]) {
+      const res = await call('gateway', method, path, method === 'PATCH' ? { body: { events: ['budget.exceeded'] } } : {});
+      expect({ method, status: res.status, code: res.body.error?.code }).toEqual({ method, status: 414, code: 'uri_too_long' });
+    }
+  });
+
+  it('forwards nothing below /v1/admin even to a provider target stored under the id `admin`, and leaves the rest of /v1 to the proxy', async () => {
+    // A new target cannot take the id (nor a name it would be derived from).
+    for (const body of [{ name: 'Admin lab', provider_id: 'admin', base_url: 'https://8.8.8.8/v1' }, { name: 'Admin', base_url: 'https://8.8.8.8/v1' }]) {
+      const refused = await call('gateway', 'POST', '/gateway/admin/provider-targets', { body });
+      expect({ status: refused.status, code: refused.body.error?.code, param: refused.body.error?.param }).toEqual({ status: 400, code: 'provider_id_reserved', param: 'provider_id' });
+    }
+    const upstream = await startMockProvider({ port: 0 });
+    try {
+      // One stored before the id was reserved.
+      const repos = service.runtime.repositories;
+      await repos.providerTargets.create(asOrgId(orgId), { name: 'Admin lab', provider_id: 'admin', base_url: `${upstream.url}/v1`, models: ['admin-model'] });
+      await service.runtime.invalidation.publish('provider-target', orgId);
+      const reader = await call('gateway', 'POST', '/v1/admin/api-keys', { body: { name: 'models-reader', scopes: ['gateway:read', 'gateway:write'] } });
+      for (const [method, path] of [['DELETE', '/v1/admin/webhooks'], ['GET', '/v1/admin/files'], ['POST', '/v1/admin/chat/completions']]) {
+        const body = method === 'GET' ? undefined : { model: 'admin-model', messages: [{ role: 'user', content: 'hi' }] };
+        const res = await call('gateway', method, path, { key: reader.body.key, bearer: null, body });
+        expect({ method, path, status: res.status, code: res.body.error?.code }).toEqual({ method, path, status: 404, code: 'not_found' });
+      }
+      expect(upstream.requests).toHaveLength(0);
+      const models = await call('gateway', 'GET', '/v1/models', { key: reader.body.key, bearer: null });
+      expect({ status: models.status, object: models.body.object }).toEqual({ status: 200, object: 'list' });
+      expect((models.body.data as Json[]).map((entry) => String(entry.id)).filter((id) => id.startsWith('admin/'))).toEqual([]);
+    } finally {
+      await upstream.close();
+    }
   });
 });

@@ -55,15 +55,16 @@ function servesOwnModels(provider: string | undefined): boolean {
 }
 
 /**
- * A catch-all call the gateway answers itself, before authentication (no key is needed to learn
- * that a route does not exist): one under a gateway route segment, or token counting under a
- * built-in B provider's base.
+ * A call below `/v1/{provider}` the gateway answers itself, before authentication (no key is needed
+ * to learn that a route does not exist): any under a gateway route segment (`/v1/admin/...`,
+ * `/v1/chat/...`: never a provider's base, whatever an organization stored), or token counting
+ * under a built-in B provider's base.
  */
 function answeredWithoutKey(call: ProxyCall): boolean {
-  if (call.kind !== 'passthrough') return false;
-  const provider = call.endpointProvider?.toLowerCase() ?? '';
+  const provider = call.endpointProvider?.toLowerCase();
+  if (provider === undefined) return false;
   if (GATEWAY_ROUTE_SEGMENTS.has(provider)) return true;
-  return providerRegistry.get(provider)?.format === 'anthropic' && COUNT_TOKENS.test(`/${call.path ?? ''}`);
+  return call.kind === 'passthrough' && providerRegistry.get(provider)?.format === 'anthropic' && COUNT_TOKENS.test(`/${call.path ?? ''}`);
 }
 
 /** The proxy call a matched route stands for, or undefined for every other route. */

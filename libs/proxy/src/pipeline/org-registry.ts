@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { asOrgId, EncryptedValue, loadOrgProviderTargets, Repositories, SecretCipher } from '@svc/domain';
 import { InvalidationBus, LOGGER, Logger } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
-import { ProviderRegistry, providerRegistry } from '../providers';
+import { GATEWAY_ROUTE_SEGMENTS, ProviderRegistry, providerRegistry } from '../providers';
 import { TtlCache } from './ttl-cache';
 
 interface OrgProviders {
@@ -47,7 +47,11 @@ export class OrgProviderRegistry {
 
   private load(orgId: string): Promise<OrgProviders> {
     return this.cache.get(orgId, async () => {
-      const routes = (await loadOrgProviderTargets(this.repositories, asOrgId(orgId))).filter((route) => !providerRegistry.get(route.id));
+      // A target named like a built-in or like a route of the gateway (`admin`, `chat`, ...: stored
+      // before the name was reserved) is never a provider.
+      const routes = (await loadOrgProviderTargets(this.repositories, asOrgId(orgId))).filter(
+        (route) => !providerRegistry.get(route.id) && !GATEWAY_ROUTE_SEGMENTS.has(route.id.toLowerCase()),
+      );
       if (routes.length === 0) return { registry: providerRegistry, keys: new Map() };
       const registry = providerRegistry.withTargets(
         routes.map((route) => ({

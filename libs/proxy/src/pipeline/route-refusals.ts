@@ -30,6 +30,42 @@ const OWN_ROUTES: readonly { pattern: RegExp; method: string }[] = [
   { pattern: /^\/v1\/approvals\/[^/]+\/status$/, method: 'GET' },
 ];
 
+/** `/v1/admin` and below: the gateway admin's (docs/admin-api.md), never a provider's base. */
+const ADMIN_PATH = /^\/v1\/admin(\/|$)/;
+
+/** The gateway admin's routes under `/v1/admin` that take an id. */
+const ADMIN_ID_ROUTES: readonly { pattern: RegExp; methods: readonly string[] }[] = [
+  { pattern: /^\/v1\/admin\/api-keys\/[^/]+$/, methods: ['DELETE'] },
+  { pattern: /^\/v1\/admin\/webhooks\/[^/]+$/, methods: ['PUT', 'PATCH'] },
+];
+
+/**
+ * 404 `not_found` for a method or path under `/v1/admin` that the gateway admin does not serve, as
+ * the gateway admin answers it when deployed alone (its router's 404 in the gateway format): on
+ * `npm start`'s port those requests reach the proxy's catch-all, which never forwards them. One of
+ * its routes with its own method reaches here only for an id over MAX_PARAM_LENGTH: 414, as there.
+ */
+function noSuchAdminRoute(method: string, path: string): GatewayError {
+  if (ADMIN_ID_ROUTES.some((route) => route.pattern.test(path) && route.methods.includes(method))) return uriTooLong();
+  return new GatewayError(404, {
+    message:
+      `No route ${method} ${path}. /v1/admin is the gateway admin's, never a provider: it serves GET and POST /v1/admin/api-keys, ` +
+      'DELETE /v1/admin/api-keys/{id}, GET /v1/admin/webhooks, PUT and PATCH /v1/admin/webhooks/{id}; /docs lists every route.',
+    type: 'not_found_error',
+    code: 'not_found',
+    remediation: "Use one of those routes with its method where the gateway admin is served (npm start's gateway port, the gateway admin service, or the Ingress's /v1/admin rule).",
+  });
+}
+
+/** 414 `uri_too_long`, as the router answers a path segment over MAX_PARAM_LENGTH. */
+function uriTooLong(): GatewayError {
+  return new GatewayError(414, {
+    message: `A path segment is longer than the server accepts (at most ${MAX_PARAM_LENGTH} characters)`,
+    type: 'invalid_request_error',
+    code: 'uri_too_long',
+  });
+}
+
 /** The B API's token-counting path below each B base (`/v1`, `/v1/{provider_b}`, `/v1/{provider_b}/v1`). */
 export const COUNT_TOKENS = /\/messages\/count_tokens\/?$/;
 
@@ -40,17 +76,12 @@ export const COUNT_TOKENS = /\/messages\/count_tokens\/?$/;
  */
 export function noSuchRoute(method: string, url: string): GatewayError {
   const path = pathOf(url);
+  if (ADMIN_PATH.test(path)) return noSuchAdminRoute(method, path);
   if (COUNT_TOKENS.test(path)) return countTokensNotOffered(method, path);
   const own = OWN_ROUTES.find((route) => route.pattern.test(path));
   // Its own method on its own path reaches here only when the router skipped the route for a parameter
   // over MAX_PARAM_LENGTH (an approval id): the 414 of every over-long path segment, not a 405 naming that method.
-  if (own && (method === own.method || (method === 'HEAD' && own.method === 'GET'))) {
-    return new GatewayError(414, {
-      message: `A path segment is longer than the server accepts (at most ${MAX_PARAM_LENGTH} characters)`,
-      type: 'invalid_request_error',
-      code: 'uri_too_long',
-    });
-  }
+  if (own && (method === own.method || (method === 'HEAD' && own.method === 'GET'))) return uriTooLong();
   if (own) {
     return new GatewayError(
       405,

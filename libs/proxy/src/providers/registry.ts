@@ -99,8 +99,10 @@ function trimSlashes(url: string): string {
 }
 
 /**
- * First path segments of the gateway's own routes under `/v1`. The D catch-all
- * (`/v1/{provider}/{path}`) would otherwise take `GET /v1/chat/completions` for provider `chat`,
- * so no provider (built-in or an organization's target) may have one of these ids.
+ * First path segments of the gateway's own routes under `/v1`, the proxy's and the gateway admin's
+ * (`/v1/admin/api-keys`, `/v1/admin/webhooks`, served beside the proxy by `npm start`). The D
+ * catch-all (`/v1/{provider}/{path}`) would otherwise take `GET /v1/chat/completions` for provider
+ * `chat`, or `DELETE /v1/admin/webhooks` for provider `admin`, so no provider (built-in or an
+ * organization's target) may have one of these ids, and the catch-all answers below them itself.
  */
-export const GATEWAY_ROUTE_SEGMENTS: ReadonlySet<string> = new Set(['chat', 'embeddings', 'messages', 'models', 'health', 'providers', 'approvals']);
+export const GATEWAY_ROUTE_SEGMENTS: ReadonlySet<string> = new Set(['chat', 'embeddings', 'messages', 'models', 'health', 'providers', 'approvals', 'admin']);
