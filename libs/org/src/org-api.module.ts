@@ -3,6 +3,7 @@ import { AuthModule } from '@svc/auth';
 import { OrgResourcesModule } from '@svc/org-resources';
 import { APP_CONFIG, AppConfig, LOGGER, Logger, Redis, REDIS } from '@svc/platform';
 import { AccountController } from './account/account.controller';
+import { ServiceRootController } from './account/service-root.controller';
 import { AgentsController, RemovedAgentsController } from './agents/agents.controller';
 import { AdminKeysController } from './api-keys/admin-keys.controller';
 import { ApiKeysController } from './api-keys/api-keys.controller';
@@ -33,6 +34,7 @@ import { ChatIntegrationController, WebhooksController, WebhookTestController } 
 @Module({
   imports: [AuthModule, OrgResourcesModule],
   controllers: [
+    ServiceRootController,
     AuthController,
     AccountController,
     ApiKeysController,

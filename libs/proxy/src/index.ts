@@ -7,3 +7,4 @@ export * from './upstream';
 export { BUILTIN_MODEL_ALIASES, ModelAliasResolver } from './pipeline/model-aliases';
 export { ProxyService } from './pipeline/proxy.service';
 export { UsageRecorder } from './pipeline/usage-recorder';
+export { APPROVAL_STATUS_RESPONSE } from './http/service.openapi';

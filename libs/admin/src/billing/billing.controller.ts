@@ -1,9 +1,10 @@
 import { Get, Query, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { AdminController, AdminRoute } from '../common/admin-route';
-import { attachment, csvDocument } from '../common/csv';
-import { BILLING_COLUMNS, BillingExportQuery, BillingLine, BillingQuery, BillingSummary } from './dto/billing.dto';
+import { attachment, csvContent, csvDocument } from '../common/csv';
+import { BILLING_COLUMNS, BillingExport, BillingExportQuery, BillingLine, BillingQuery, BillingSummary } from './dto/billing.dto';
 import { BillingService, monthRange } from './billing.service';
 
 /** SPEC.md billing routes: the monthly summary and its export. */
@@ -13,12 +14,18 @@ export class BillingController {
 
   @Get('summary')
   @AdminRoute('billing:read', 'Monthly billing summary', '`month` `YYYY-MM` (UTC, default the current month): totals by provider, model, key and agent, summed from the usage records.')
+  @ApiOkResponse({ type: BillingSummary })
   summary(@CurrentPrincipal() principal: Principal, @Query() query: BillingQuery): Promise<BillingSummary> {
     return this.billing.summary(principal, query.month);
   }
 
   @Get('export')
   @AdminRoute('billing:read', 'Monthly billing export, JSON or CSV', '`month` `YYYY-MM`, `format` `json` (default) or `csv`: one line per provider, model, key and agent.')
+  @ApiExtraModels(BillingExport)
+  @ApiOkResponse({
+    description: 'A download (`Content-Disposition: attachment`): JSON by default, CSV with `format=csv`',
+    content: { 'application/json': { schema: { $ref: getSchemaPath(BillingExport) } }, ...csvContent(BILLING_COLUMNS, 'provider, model, key and agent') },
+  })
   async export(@CurrentPrincipal() principal: Principal, @Query() query: BillingExportQuery, @Res() reply: FastifyReply): Promise<void> {
     const range = monthRange(query.month);
     const lines = await this.billing.lines(principal.orgId, range);
@@ -30,8 +37,7 @@ export class BillingController {
       return;
     }
     const total = lines.reduce((micros, line) => micros + Math.round(line.cost * 1_000_000), 0) / 1_000_000;
-    await reply
-      .header('Content-Disposition', attachment(`billing-${principal.orgId}-${range.month}.json`))
-      .send({ month: range.month, from: range.from.toISOString(), to: range.to.toISOString(), currency: 'USD', total_cost: total, lines });
+    const body: BillingExport = { month: range.month, from: range.from.toISOString(), to: range.to.toISOString(), currency: 'USD', total_cost: total, lines };
+    await reply.header('Content-Disposition', attachment(`billing-${principal.orgId}-${range.month}.json`)).send(body);
   }
 }

@@ -1,8 +1,9 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { BudgetNodesService } from './budget-nodes.service';
-import { BudgetNodeView, CreateBudgetNodeDto, UpdateBudgetNodeDto } from './dto/budget-node.dto';
+import { BudgetNodeList, BudgetNodeView, CreateBudgetNodeDto, UpdateBudgetNodeDto } from './dto/budget-node.dto';
 
 /** SPEC.md `POST /budgets/nodes`, plus list, read, update and delete; each node shows its current spend. */
 @AdminController('budgets/nodes', 'budgets')
@@ -15,24 +16,28 @@ export class BudgetNodesController {
     'Create a hierarchical budget node',
     '`name`, `level` (`org`, `team`, `key`), `budget_limit` (> 0 USD), `reset_period` (`daily`, `weekly`, `monthly`); `team_id` for a team node, `key_id` for a key node. 409 `resource_already_exists` when the scope has a node.',
   )
+  @ApiCreatedResponse({ type: BudgetNodeView })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateBudgetNodeDto): Promise<BudgetNodeView> {
     return this.nodes.create(principal, body);
   }
 
   @Get()
   @AdminRoute('admin:read', 'List budget nodes with their current spend')
-  list(@CurrentPrincipal() principal: Principal): Promise<{ items: BudgetNodeView[]; total: number }> {
+  @ApiOkResponse({ type: BudgetNodeList })
+  list(@CurrentPrincipal() principal: Principal): Promise<BudgetNodeList> {
     return this.nodes.list(principal);
   }
 
   @Get(':id')
   @AdminRoute('admin:read', 'One budget node with its current spend')
+  @ApiOkResponse({ type: BudgetNodeView })
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BudgetNodeView> {
     return this.nodes.get(principal, id);
   }
 
   @Patch(':id')
   @AdminRoute('admin:write', 'Update a budget node', '`name`, `budget_limit`, `reset_period`, `alert_thresholds`, `parent_id`.')
+  @ApiOkResponse({ type: BudgetNodeView })
   update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateBudgetNodeDto): Promise<BudgetNodeView> {
     return this.nodes.update(principal, id, body);
   }

@@ -28,3 +28,8 @@ export function csvDocument<T>(columns: readonly (keyof T & string)[], rows: rea
 export function attachment(filename: string): string {
   return `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`;
 }
+
+/** The OpenAPI `content` of a CSV download: its header row names the columns, one record per row. */
+export function csvContent(columns: readonly string[], rows: string): Record<string, { schema: { type: 'string'; description: string } }> {
+  return { 'text/csv': { schema: { type: 'string', description: `RFC 4180 CSV, CRLF line ends: the header row \`${columns.join(',')}\`, then one record per ${rows}` } } };
+}

@@ -3,20 +3,11 @@ import type { Principal } from '@svc/auth';
 import { Repositories } from '@svc/domain';
 import { REPOSITORIES } from '@svc/runtime';
 import { lastDays } from '../usage/usage.service';
-import { LatencyPercentiles, percentiles, percentilesBy } from './percentiles';
+import { LatencyReport } from './dto/latency.dto';
+import { percentiles, percentilesBy } from './percentiles';
 
 /** Most samples read per report (the newest). */
 export const MAX_LATENCY_SAMPLES = 50_000;
-
-export interface LatencyReport {
-  days: number;
-  from: string;
-  to: string;
-  method: 'nearest_rank';
-  overall: LatencyPercentiles;
-  by_provider: ({ provider: string } & LatencyPercentiles)[];
-  by_model: ({ provider: string; model: string } & LatencyPercentiles)[];
-}
 
 /**
  * Percentiles of the recorded end-to-end latency (`latency_ms`) of the provider calls: the requests a

@@ -3,7 +3,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { AdminController, AdminRoute } from '../common/admin-route';
-import { ApplyPresetDto, DEFAULT_REPLAY_HOURS, PolicyFieldsDto, SimulatePolicyDto } from './dto/policy.dto';
+import { ApplyPresetDto, DEFAULT_REPLAY_HOURS, DeletedPolicyView, PolicyFieldsDto, SimulatePolicyDto } from './dto/policy.dto';
 import { PoliciesService } from './policies.service';
 import { PolicyView } from './policy-view';
 import { SimulatePolicyUseCase, SimulationResponse } from './simulation/simulate-policy.usecase';
@@ -60,7 +60,8 @@ export class PoliciesController {
 
   @Delete(':org_id')
   @AdminRoute('admin:write', 'Delete the policy: the organization reverts to its tier defaults', 'Another organization’s id answers 404.')
-  remove(@CurrentPrincipal() principal: Principal, @Param('org_id') orgId: string): Promise<PolicyView & { deleted: boolean }> {
+  @ApiOkResponse({ type: DeletedPolicyView, description: 'The policy now in force (the tier defaults)' })
+  remove(@CurrentPrincipal() principal: Principal, @Param('org_id') orgId: string): Promise<DeletedPolicyView> {
     return this.policies.remove(principal, orgId);
   }
 }

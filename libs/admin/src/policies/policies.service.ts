@@ -4,6 +4,7 @@ import { PolicyOverrides as StoredOverrides, policyOverrides, Repositories } fro
 import { describePolicyErrors, normalizePolicyInput, PolicyFieldError, PolicyOverrides, resolveTier, TIER_DEFAULTS, TIERS } from '@svc/governance';
 import { BODY_NOT_OBJECT_MESSAGE, GatewayError, invalidRequest, InvalidationBus, notFound } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
+import type { DeletedPolicyView } from './dto/policy.dto';
 import { PolicyView, tierOf, toPolicyView } from './policy-view';
 
 /** Preset names apply-preset takes: the tiers and the legacy aliases (`pro` = starter, `team` = growth). */
@@ -54,7 +55,7 @@ export class PoliciesService {
   }
 
   /** Deletes the policy: the organization reverts to its tier defaults. Another organization's id is 404. */
-  async remove(principal: Principal, orgId: string): Promise<PolicyView & { deleted: boolean }> {
+  async remove(principal: Principal, orgId: string): Promise<DeletedPolicyView> {
     if (orgId !== principal.orgId) throw notFound('Organization', 'org_id');
     const deleted = await this.repositories.policies.delete(principal.orgId);
     await this.invalidation.publish('policy', principal.orgId);

@@ -28,7 +28,8 @@ import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { iso } from '../common/admin-query';
 import { alreadyExists, urlNotAllowed } from '../common/admin-errors';
 import { assertHeaderSafeKey, isHeaderSafe } from '../common/header-safe';
-import { CreateProviderTargetDto, PROVIDER_ID_PATTERN, ProviderTargetView, UpdateProviderTargetDto } from './dto/provider-target.dto';
+import { CreateProviderTargetDto, PROVIDER_ID_PATTERN, UpdateProviderTargetDto } from './dto/provider-target.dto';
+import { ProviderTargetView } from './dto/provider-target.views';
 
 const MAX_HEADERS = 32;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;

@@ -5,8 +5,8 @@ import { ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { LOGGER, Logger } from '@svc/platform';
 import { AdminController, AdminRoute } from '../common/admin-route';
-import { attachment } from '../common/csv';
-import { DailyUsageReport, UsageDaysQuery, UsageListQuery, UsagePage, UsageRecordDetails } from './dto/usage.dto';
+import { attachment, csvContent } from '../common/csv';
+import { DailyUsageReport, USAGE_COLUMNS, UsageDaysQuery, UsageListQuery, UsagePage, UsageRecordDetails } from './dto/usage.dto';
 import { DEFAULT_DAILY_DAYS, DEFAULT_USAGE_DAYS, lastDays, UsageService } from './usage.service';
 
 /** SPEC.md usage routes: records, one record, the daily breakdown and the CSV export. */
@@ -37,6 +37,7 @@ export class UsageController {
 
   @Get('export')
   @AdminRoute('billing:read', 'Usage records as CSV (streamed download)', '`days` 1–90 (default 7). Columns are the fields of `GET /usage` items; RFC 4180 quoting.')
+  @ApiOkResponse({ description: 'A download (`Content-Disposition: attachment`), newest record first', content: csvContent(USAGE_COLUMNS, 'usage record') })
   async export(@CurrentPrincipal() principal: Principal, @Query() query: UsageDaysQuery, @Res() reply: FastifyReply): Promise<void> {
     const range = lastDays(query.days ?? DEFAULT_USAGE_DAYS);
     const day = (date: Date) => date.toISOString().slice(0, 10);

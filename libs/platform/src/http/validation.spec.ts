@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
-import { BODY_NOT_OBJECT_MESSAGE, CreateBody, createValidationPipe, IsOptionalNonNull } from './validation';
+import { BODY_NOT_OBJECT_MESSAGE, CreateBody, createValidationPipe, displayNameProblem, IsOptionalNonNull } from './validation';
 
 class Item {
   @IsInt() @Min(0) n!: number;
@@ -150,5 +150,19 @@ describe('createValidationPipe: the body of a DTO route', () => {
   it('leaves bodies without a DTO alone (a plain object type, or none: the route checks them itself)', async () => {
     await expect(pipe.transform(null, { type: 'body', metatype: Object })).resolves.toBeNull();
     await expect(pipe.transform(null, { type: 'body', metatype: undefined })).resolves.toBeNull();
+  });
+});
+
+describe('displayNameProblem', () => {
+  it('refuses C0, DEL, C1 and the line/paragraph separators, naming the first one and its position', () => {
+    for (const code of [0x00, 0x09, 0x0a, 0x0d, 0x1f, 0x7f, 0x80, 0x85, 0x9f, 0x2028, 0x2029]) {
+      const hex = code.toString(16).toUpperCase().padStart(4, '0');
+      expect(displayNameProblem(`ab${String.fromCharCode(code)}c\n`)).toContain(`found U+${hex} at position 3`);
+    }
+  });
+
+  it('accepts any other text, and leaves a non-string to the type check', () => {
+    for (const name of ['ci pipeline', 'Équipe données', 'a\u00a0b', 'x\u2027y', 'データ', 'bot 🚀', '']) expect(displayNameProblem(name)).toBeNull();
+    expect(displayNameProblem(5)).toBeNull();
   });
 });

@@ -16,7 +16,7 @@ import {
   Min,
 } from 'class-validator';
 import { RUNNER_STATES, RunnerState, TOOL_PROFILES, ToolProfile } from '@svc/domain';
-import { CreateBody, IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
 import { PROVIDER_TYPES } from '../providers/provider-registry';
 
 export const MIN_TTL_SECONDS = 60;
@@ -64,6 +64,7 @@ export class CreateRunnerDto {
   @IsOptionalNonNull()
   @IsString()
   @Length(1, 120)
+  @IsDisplayName()
   name?: string;
 
   @ApiPropertyOptional({ minimum: 0, maximum: 100_000, default: 5, description: 'gateway spend allowed per session, USD' })
@@ -162,6 +163,7 @@ export class RegisterByovmDto {
   @IsOptionalNonNull()
   @IsString()
   @Length(1, 120)
+  @IsDisplayName()
   name?: string;
 
   @ApiPropertyOptional({ enum: TOOL_PROFILES, default: 'locked' })

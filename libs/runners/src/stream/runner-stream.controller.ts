@@ -1,11 +1,12 @@
 import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal, GatewayAuthGuard, Principal } from '@svc/auth';
 import { ApiOrgIdHeader } from '@svc/platform';
 import { RequireRunnerPermission, RunnerAccessGuard } from '../access/runner-access.guard';
 import { StreamQuery } from '../dto/requests';
 import { RunnerRecords } from '../runner-records';
+import { RUNNER_STREAM_CONTENT } from './runner-stream.openapi';
 import { RunnerStreamService } from './runner-stream.service';
 
 @ApiTags('runners')
@@ -22,8 +23,11 @@ export class RunnerStreamController {
 
   @Get(':runner_id/stream')
   @RequireRunnerPermission('runner:read')
-  @ApiProduces('text/event-stream')
-  @ApiOperation({ summary: 'SSE: output, state_change, heartbeat, error, done (api_key in the query for EventSource)' })
+  @ApiOperation({
+    summary: 'SSE: output, state_change, heartbeat, error, done (api_key in the query for EventSource)',
+    description: 'Follows the session given, else the live session, else the whole runner. An unknown runner or session is a JSON 404 before any streaming.',
+  })
+  @ApiOkResponse({ description: 'The event stream (`Content-Type: text/event-stream`)', content: RUNNER_STREAM_CONTENT })
   async stream(
     @CurrentPrincipal() principal: Principal,
     @Param('runner_id') runnerId: string,

@@ -60,27 +60,51 @@ export class UpdateModelAliasDto {
   description?: string | null;
 }
 
-export interface ModelAliasView {
-  id: string;
-  alias: string;
-  model: string;
-  provider: string | null;
-  description: string | null;
+/** A custom alias of the organization. */
+export class ModelAliasView {
+  @ApiProperty({ type: String })
+  id!: string;
+  @ApiProperty({ type: String })
+  alias!: string;
+  @ApiProperty({ type: String })
+  model!: string;
+  @ApiProperty({ type: String, nullable: true })
+  provider!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  description!: string | null;
   /** What the alias resolves to on a request: `provider/model` when a provider is set. */
-  resolves_to: string;
-  builtin: false;
-  created_at: string;
-  updated_at: string;
+  @ApiProperty({ type: String, description: 'what the alias resolves to on a request: `provider/model` when a provider is set' })
+  resolves_to!: string;
+  @ApiProperty({ type: Boolean, enum: [false], description: 'always false: a custom alias' })
+  builtin!: false;
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  updated_at!: string;
 }
 
-export interface BuiltinAliasView {
-  alias: string;
-  model: string;
-  resolves_to: string;
-  builtin: true;
+/** A built-in alias (read-only). */
+export class BuiltinAliasView {
+  @ApiProperty({ type: String })
+  alias!: string;
+  @ApiProperty({ type: String })
+  model!: string;
+  @ApiProperty({ type: String })
+  resolves_to!: string;
+  @ApiProperty({ type: Boolean, enum: [true], description: 'always true' })
+  builtin!: true;
 }
 
 /** `GET /model-aliases`: a page of the custom aliases, and the built-in ones (read-only, all of them). */
-export interface ModelAliasPage extends AdminPage<ModelAliasView> {
-  builtin: BuiltinAliasView[];
+export class ModelAliasPage implements AdminPage<ModelAliasView> {
+  @ApiProperty({ type: () => [ModelAliasView] })
+  items!: ModelAliasView[];
+  @ApiProperty({ type: 'integer', description: 'custom aliases in all' })
+  total!: number;
+  @ApiProperty({ type: 'integer' })
+  offset!: number;
+  @ApiProperty({ type: 'integer' })
+  limit!: number;
+  @ApiProperty({ type: () => [BuiltinAliasView], description: 'every built-in alias, on each page' })
+  builtin!: BuiltinAliasView[];
 }

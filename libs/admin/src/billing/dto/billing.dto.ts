@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, Matches } from 'class-validator';
 import { AdminQuery } from '../../common/admin-query';
 
@@ -18,23 +18,34 @@ export class BillingExportQuery extends BillingQuery {
   format?: (typeof EXPORT_FORMATS)[number];
 }
 
-export interface BillingAmounts {
-  /** USD, summed in micro-dollars from the usage records' `cost`. */
-  cost: number;
-  requests: number;
-  blocked: number;
-  input_tokens: number;
-  output_tokens: number;
+/** The amounts of a billing line or group; `cost` is USD, summed in micro-dollars from the usage records' `cost`. */
+export class BillingAmounts {
+  @ApiProperty({ type: Number, description: 'USD' })
+  cost!: number;
+  @ApiProperty({ type: 'integer' })
+  requests!: number;
+  @ApiProperty({ type: 'integer', description: 'requests refused by governance' })
+  blocked!: number;
+  @ApiProperty({ type: 'integer' })
+  input_tokens!: number;
+  @ApiProperty({ type: 'integer' })
+  output_tokens!: number;
 }
 
 /** One line of the monthly export: the usage of one provider, model, key and agent. */
-export interface BillingLine extends BillingAmounts {
-  month: string;
-  provider: string;
-  model: string;
-  key_id: string | null;
-  key_name: string | null;
-  agent: string | null;
+export class BillingLine extends BillingAmounts {
+  @ApiProperty({ type: String, example: '2025-01' })
+  month!: string;
+  @ApiProperty({ type: String })
+  provider!: string;
+  @ApiProperty({ type: String })
+  model!: string;
+  @ApiProperty({ type: String, nullable: true })
+  key_id!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  key_name!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  agent!: string | null;
 }
 
 export const BILLING_COLUMNS: readonly (keyof BillingLine)[] = [
@@ -51,14 +62,66 @@ export const BILLING_COLUMNS: readonly (keyof BillingLine)[] = [
   'cost',
 ];
 
-export interface BillingSummary extends BillingAmounts {
-  month: string;
-  from: string;
-  to: string;
-  currency: 'USD';
-  total_cost: number;
-  by_provider: (BillingAmounts & { provider: string })[];
-  by_model: (BillingAmounts & { provider: string; model: string })[];
-  by_key: (BillingAmounts & { key_id: string | null; key_name: string | null })[];
-  by_agent: (BillingAmounts & { agent: string | null })[];
+export class BillingByProvider extends BillingAmounts {
+  @ApiProperty({ type: String })
+  provider!: string;
+}
+
+export class BillingByModel extends BillingByProvider {
+  @ApiProperty({ type: String })
+  model!: string;
+}
+
+export class BillingByKey extends BillingAmounts {
+  @ApiProperty({ type: String, nullable: true })
+  key_id!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  key_name!: string | null;
+}
+
+export class BillingByAgent extends BillingAmounts {
+  @ApiProperty({ type: String, nullable: true })
+  agent!: string | null;
+}
+
+/** The month of a summary or an export: `YYYY-MM` and its UTC [from, to) range. */
+class BillingMonth {
+  @ApiProperty({ type: String, example: '2025-01' })
+  month!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  from!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  to!: string;
+  @ApiProperty({ enum: ['USD'] })
+  currency!: 'USD';
+  @ApiProperty({ type: Number, description: 'USD' })
+  total_cost!: number;
+}
+
+/** `GET /billing/summary`: the month's totals (the amounts), then the same by provider, model, key and agent, costliest first. */
+export class BillingSummary extends BillingMonth implements BillingAmounts {
+  @ApiProperty({ type: Number, description: 'USD, the same as total_cost' })
+  cost!: number;
+  @ApiProperty({ type: 'integer' })
+  requests!: number;
+  @ApiProperty({ type: 'integer' })
+  blocked!: number;
+  @ApiProperty({ type: 'integer' })
+  input_tokens!: number;
+  @ApiProperty({ type: 'integer' })
+  output_tokens!: number;
+  @ApiProperty({ type: () => [BillingByProvider] })
+  by_provider!: BillingByProvider[];
+  @ApiProperty({ type: () => [BillingByModel] })
+  by_model!: BillingByModel[];
+  @ApiProperty({ type: () => [BillingByKey] })
+  by_key!: BillingByKey[];
+  @ApiProperty({ type: () => [BillingByAgent] })
+  by_agent!: BillingByAgent[];
+}
+
+/** `GET /billing/export` (`format=json`): the month and one line per provider, model, key and agent. */
+export class BillingExport extends BillingMonth {
+  @ApiProperty({ type: () => [BillingLine] })
+  lines!: BillingLine[];
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsNumber, IsOptional, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
 import { BUDGET_LEVELS, BudgetLevel, RESET_PERIODS, ResetPeriod } from '@svc/domain';
-import { CreateBody, IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
 
 export const MAX_BUDGET_LIMIT = 1_000_000_000;
 
@@ -21,6 +21,7 @@ export class CreateBudgetNodeDto extends NodeFieldsDto {
   @ApiProperty()
   @IsString()
   @Length(1, 120)
+  @IsDisplayName()
   name!: string;
 
   @ApiProperty({ enum: BUDGET_LEVELS })
@@ -61,6 +62,7 @@ export class UpdateBudgetNodeDto extends NodeFieldsDto {
   @IsOptionalNonNull()
   @IsString()
   @Length(1, 120)
+  @IsDisplayName()
   name?: string;
 
   @ApiPropertyOptional()
@@ -83,22 +85,47 @@ export class UpdateBudgetNodeDto extends NodeFieldsDto {
   parent_id?: string | null;
 }
 
-export interface BudgetNodeView {
-  id: string;
-  name: string;
-  level: BudgetLevel;
-  budget_limit: number;
-  reset_period: ResetPeriod;
-  parent_id: string | null;
-  team_id: string | null;
-  key_id: string | null;
-  alert_thresholds: number[];
+/** A budget node with its spend in the current period. */
+export class BudgetNodeView {
+  @ApiProperty({ type: String })
+  id!: string;
+  @ApiProperty({ type: String })
+  name!: string;
+  @ApiProperty({ enum: BUDGET_LEVELS })
+  level!: BudgetLevel;
+  @ApiProperty({ type: Number, description: 'USD per period' })
+  budget_limit!: number;
+  @ApiProperty({ enum: RESET_PERIODS })
+  reset_period!: ResetPeriod;
+  @ApiProperty({ type: String, nullable: true })
+  parent_id!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  team_id!: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  key_id!: string | null;
+  @ApiProperty({ type: [Number], description: 'percent' })
+  alert_thresholds!: number[];
   /** USD spent in the current period by the requests this node is charged for (usage records). */
-  current_spend: number;
-  remaining: number;
-  utilization_pct: number;
-  period_start: string;
-  period_end: string;
-  created_at: string;
-  updated_at: string;
+  @ApiProperty({ type: Number, description: 'USD spent in the current period by the requests this node is charged for (usage records)' })
+  current_spend!: number;
+  @ApiProperty({ type: Number, description: 'USD' })
+  remaining!: number;
+  @ApiProperty({ type: Number, description: 'percent of budget_limit spent' })
+  utilization_pct!: number;
+  @ApiProperty({ type: String, format: 'date-time' })
+  period_start!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  period_end!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  updated_at!: string;
+}
+
+/** `GET /budgets/nodes`: every node of the organization (not paginated). */
+export class BudgetNodeList {
+  @ApiProperty({ type: () => [BudgetNodeView] })
+  items!: BudgetNodeView[];
+  @ApiProperty({ type: 'integer' })
+  total!: number;
 }

@@ -3,6 +3,7 @@ import { IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator'
 import { PII_ACTIONS } from '@svc/governance';
 import { CreateBody, IsOptionalNonNull } from '@svc/platform';
 import { PRESET_NAMES } from '../policies.service';
+import { PolicyView } from '../policy-view';
 
 /** Documentation of a policy write (the body is validated by `normalizePolicyInput`, every error at once). */
 export class PolicyFieldsDto {
@@ -55,4 +56,10 @@ export class SimulatePolicyDto {
   @Min(MIN_REPLAY_HOURS)
   @Max(MAX_REPLAY_HOURS)
   replay_hours?: number;
+}
+
+/** `DELETE /policies/{org_id}`: the view after the deletion, and whether there was a policy to delete. */
+export class DeletedPolicyView extends PolicyView {
+  @ApiProperty({ description: 'false when the organization had no custom policy' })
+  deleted!: boolean;
 }

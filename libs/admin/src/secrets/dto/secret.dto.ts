@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { CreateBody, IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
 
 /** `plaintext_key` is canonical; `secret` is accepted in its place (DECISIONS.md). Store and rotate both set the whole key. */
 @CreateBody()
@@ -26,6 +26,7 @@ export class StoreSecretDto {
   @IsOptional()
   @IsString()
   @MaxLength(120)
+  @IsDisplayName()
   label?: string | null;
 }
 

@@ -18,28 +18,12 @@ import {
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import type { Agent } from 'undici';
 import { invalidCursor, urlNotAllowed } from '../../common/admin-errors';
-import { CatalogPage, DiscoveredModelView, DiscoveryRunView, HistoryPage, TargetCatalog } from '../dto/provider-target.dto';
+import { CatalogPage, DiscoveredModelView, DiscoveryResult, DiscoveryRunView, HistoryPage, TargetCatalog } from '../dto/provider-target.views';
 import { ProviderTargetsService } from '../provider-targets.service';
 import { DiscoveryError, fetchModelList } from './model-list-fetch';
 
 /** The catalog's `next_cursor`: the id of the last discovered model of the page. */
 const CATALOG_CURSOR = /^mdl_[A-Za-z0-9]{1,64}$/;
-
-export interface DiscoveryResult {
-  run_id: string;
-  target_id: string;
-  provider_id: string;
-  status: 'succeeded';
-  source_url: string;
-  /** The discovered model ids, sorted. */
-  models: string[];
-  /** The same, as sent in `model` on the generic endpoint. */
-  routable_models: string[];
-  added: number;
-  removed: number;
-  total: number;
-  duration_ms: number;
-}
 
 export function toModelView(model: DiscoveredModelEntity): DiscoveredModelView {
   return {

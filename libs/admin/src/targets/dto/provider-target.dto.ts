@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PROVIDER_TARGET_KINDS, ProviderTargetKind } from '@svc/domain';
-import { CreateBody, IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
 import { AdminQuery } from '../../common/admin-query';
 
 export const PROVIDER_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -42,6 +42,7 @@ export class CreateProviderTargetDto extends TargetFieldsDto {
   @ApiProperty({ description: 'unique in the organization' })
   @IsString()
   @Length(1, 120)
+  @IsDisplayName()
   name!: string;
 
   @ApiProperty({ description: 'openai_compatible: the SDK base URL (`https://host/v1`); ollama: the server root (`http://host:11434`)' })
@@ -66,6 +67,7 @@ export class UpdateProviderTargetDto extends TargetFieldsDto {
   @IsOptionalNonNull()
   @IsString()
   @Length(1, 120)
+  @IsDisplayName()
   name?: string;
 
   @ApiPropertyOptional()
@@ -117,76 +119,4 @@ export class HistoryQuery extends AdminQuery {
   @IsString()
   @MaxLength(64)
   target_id?: string;
-}
-
-export interface ProviderTargetView {
-  id: string;
-  name: string;
-  provider_id: string;
-  kind: ProviderTargetKind;
-  /** Same as kind. */
-  format: ProviderTargetKind;
-  base_url: string;
-  /** Where format-A requests go: `{api_base}/chat/completions`. */
-  api_base: string;
-  has_api_key: boolean;
-  api_key_last_four: string | null;
-  headers: Record<string, string>;
-  enabled: boolean;
-  models: string[];
-  last_discovery_at: string | null;
-  last_discovery_status: 'succeeded' | 'failed' | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface DiscoveredModelView {
-  id: string;
-  target_id: string;
-  provider_id: string;
-  model_id: string;
-  /** The id to send as `model` on the generic endpoint. */
-  routable_id: string;
-  owned_by: string | null;
-  context_window: number | null;
-  discovered_at: string;
-  last_seen_at: string;
-}
-
-export interface DiscoveryRunView {
-  id: string;
-  target_id: string;
-  provider_id: string;
-  status: 'succeeded' | 'failed';
-  model_count: number;
-  added: number;
-  removed: number;
-  error: string | null;
-  triggered_by: string | null;
-  started_at: string;
-  finished_at: string;
-  duration_ms: number;
-}
-
-/** `GET /provider-targets/{id}/catalog`. */
-export interface TargetCatalog {
-  target_id: string;
-  provider_id: string;
-  items: DiscoveredModelView[];
-  total: number;
-}
-
-/** `GET /discovery/catalog`: `total` counts every model of the filter, `next_cursor` pages through them. */
-export interface CatalogPage {
-  items: DiscoveredModelView[];
-  total: number;
-  next_cursor: string | null;
-  limit: number;
-}
-
-/** `GET /discovery/history`: the newest `limit` runs; `total` counts every run of the filter. */
-export interface HistoryPage {
-  items: DiscoveryRunView[];
-  total: number;
-  limit: number;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { apiKeyExpiryProblem, MAX_API_KEY_LIFETIME_DAYS } from '@svc/domain';
-import { CreateBody, IsOptionalNonNull, Satisfies } from '@svc/platform';
+import { CreateBody, IsDisplayName, IsOptionalNonNull, Satisfies } from '@svc/platform';
 
 /** OpenAPI of `expires_at` on a key. */
 export const EXPIRES_AT_DOC = {
@@ -18,6 +18,7 @@ export class CreateApiKeyDto {
   @IsString()
   @MinLength(1)
   @MaxLength(120)
+  @IsDisplayName()
   name!: string;
 
   @ApiProperty({

@@ -40,3 +40,20 @@ export class ProfileDto {
   @ApiPropertyOptional({ nullable: true, type: String, description: 'API keys: the key id' }) key_id?: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'API keys: the team of the key' }) team_id?: string | null;
 }
+
+/** `GET /`: what this service is and where its routes are (as the gateway's `GET /`). */
+export class ServiceRootDto {
+  @ApiProperty({ example: 'svc-org-api' }) service!: string;
+  @ApiProperty() version!: string;
+  @ApiProperty({ enum: ['ok'] }) status!: 'ok';
+  @ApiProperty({ example: '/docs' }) docs!: string;
+  @ApiProperty({ example: '/api/v1/health' }) health!: string;
+  @ApiProperty({ example: '/health' }) liveness!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'The main routes, `METHOD path` or a path prefix',
+    example: { login: 'POST /api/v1/auth/login', api_keys: '/api/v1/platform/api-keys' },
+  })
+  endpoints!: Record<string, string>;
+}

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { CreateBody, IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
 
 export class LoginDto {
   @ApiProperty({ example: 'admin@example.com' })
@@ -46,12 +46,14 @@ export class RegisterDto {
   @IsString()
   @MinLength(1)
   @MaxLength(120)
+  @IsDisplayName()
   org_name!: string;
 
   @ApiPropertyOptional({ maxLength: 120 })
   @IsOptionalNonNull()
   @IsString()
   @MaxLength(120)
+  @IsDisplayName()
   name?: string;
 }
 

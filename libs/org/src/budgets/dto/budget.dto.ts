@@ -17,7 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ALERT_CHANNELS, AlertChannel, BUDGET_TYPES, BudgetType } from '@svc/domain';
-import { CreateBody, IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
 import { IsQueryInt } from '../../common/query-int';
 
 /** Alert state (triggered, notified) is kept per threshold, so a budget's thresholds must differ. */
@@ -49,6 +49,7 @@ export class CreateBudgetDto {
   @IsString()
   @MinLength(1)
   @MaxLength(120)
+  @IsDisplayName()
   name!: string;
 
   @ApiPropertyOptional({ enum: BUDGET_TYPES, default: 'monthly' })
@@ -83,6 +84,7 @@ export class UpdateBudgetDto {
   @IsString()
   @MinLength(1)
   @MaxLength(120)
+  @IsDisplayName()
   name?: string;
 
   @ApiPropertyOptional({ enum: BUDGET_TYPES })

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { ORG_ROLES, OrgRole, SUBSCRIPTION_STATUSES, SubscriptionStatus } from '@svc/domain';
-import { CreateBody, IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
 
 @CreateBody()
 export class AddMemberDto {
@@ -24,6 +24,7 @@ export class AddMemberDto {
   @IsOptionalNonNull()
   @IsString()
   @MaxLength(120)
+  @IsDisplayName()
   name?: string;
 }
 
@@ -33,6 +34,7 @@ export class UpdateOrganizationDto {
   @IsString()
   @MinLength(1)
   @MaxLength(120)
+  @IsDisplayName()
   name?: string;
 
   @ApiPropertyOptional({ enum: ['free', 'starter', 'growth', 'enterprise', 'pro', 'team'], description: 'Only with PLAN_ADMIN_ENABLED=true; `pro` = starter, `team` = growth' })

@@ -1,0 +1,74 @@
+import { Json, OrgApi, Session } from './org-api.helpers';
+
+/**
+ * docs/decisions.md "Trailing slash and GET /": the organization API answers a path written with a
+ * trailing slash as the path without it (same route, same guard, same answer), and `GET /` describes
+ * the service.
+ */
+describe('org API routing: trailing slash and GET /', () => {
+  let api: OrgApi;
+  let owner: Session;
+
+  beforeAll(async () => {
+    api = await OrgApi.boot();
+    owner = await api.loginOwner();
+  });
+  afterAll(() => api.stop());
+
+  const strip = (body: Json) => JSON.parse(JSON.stringify(body, (key, value) => (key === 'timestamp' || key === 'uptime_seconds' ? undefined : value))) as Json;
+
+  it.each(['/api/v1/admin/costs/budgets', '/api/v1/platform/api-keys', '/api/v1/admin/webhooks', '/api/v1/autopilot/templates', '/api/v1/health', '/api/v1/user/profile'])(
+    'GET %s with a trailing slash answers as without it',
+    async (path) => {
+      const plain = await api.call('GET', path, { token: owner.token });
+      const slash = await api.call('GET', `${path}/`, { token: owner.token });
+      expect(plain.status).toBe(200);
+      expect([slash.status, strip(slash.body)]).toEqual([plain.status, strip(plain.body)]);
+    },
+  );
+
+  it('creates, reads, updates and deletes through paths with a trailing slash', async () => {
+    const created = await api.call('POST', '/api/v1/admin/costs/budgets/', { token: owner.token, body: { name: 'slash budget', limit: 12 } });
+    expect([created.status, created.body.name]).toEqual([200, 'slash budget']);
+    const read = await api.call('GET', `/api/v1/admin/costs/budgets/${created.body.id}/`, { token: owner.token });
+    expect([read.status, read.body.id]).toEqual([200, created.body.id]);
+    const updated = await api.call('PUT', `/api/v1/admin/costs/budgets/${created.body.id}/`, { token: owner.token, body: { limit: 13 } });
+    expect([updated.status, updated.body.limit]).toEqual([200, 13]);
+    expect((await api.call('DELETE', `/api/v1/admin/costs/budgets/${created.body.id}/`, { token: owner.token })).status).toBe(204);
+    expect((await api.call('GET', `/api/v1/admin/costs/budgets/${created.body.id}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it('keeps authentication, validation and removed routes on the slash form', async () => {
+    const anonymous = await api.call('GET', '/api/v1/admin/costs/budgets/');
+    expect([anonymous.status, anonymous.body.error?.code]).toEqual([401, 'UNAUTHORIZED']);
+    const bad = await api.call('POST', '/api/v1/admin/costs/budgets/', { token: owner.token, body: { name: 'x', limit: -1 } });
+    expect([bad.status, bad.body.error?.code, bad.body.error?.details?.param]).toEqual([400, 'VALIDATION_ERROR', 'limit']);
+    const login = await api.call('POST', '/api/v1/auth/login/', { body: { email: 'owner@example.com', password: 'correct-horse-battery-staple' } });
+    expect([login.status, login.body.token_type]).toEqual([200, 'bearer']);
+    for (const path of ['/api/v1/admin/agents', '/api/v1/admin/agents/', '/api/v1/admin/agents/health/']) {
+      expect([path, (await api.call('GET', path, { token: owner.token })).status]).toEqual([path, 410]);
+    }
+  });
+
+  it('still answers 404 NOT_FOUND for paths no route serves, with or without the slash', async () => {
+    for (const path of ['/api/v1/budgets/', '/api/v1/budgets', '/api/v1/admin/costs/budgets//', '/api/v1/nope/']) {
+      const res = await api.call('GET', path, { token: owner.token });
+      expect([path, res.status, res.body.error?.code, res.body.error?.message]).toEqual([path, 404, 'NOT_FOUND', `Cannot GET ${path}`]);
+    }
+  });
+
+  it('GET / describes the service publicly: version, docs, health and the main routes', async () => {
+    const res = await api.call('GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ service: 'svc-org-api', status: 'ok', docs: '/docs', health: '/api/v1/health', liveness: '/health' });
+    expect(res.body.version).toBe((await api.call('GET', '/api/v1/health')).body.version);
+    expect(res.body.endpoints).toMatchObject({ login: 'POST /api/v1/auth/login', budgets: '/api/v1/admin/costs/budgets', api_keys: '/api/v1/platform/api-keys' });
+    expect(JSON.stringify(res.body)).not.toContain(owner.orgId);
+    // Each listed route exists: never the unknown-route 404 (`Cannot <METHOD> <path>`).
+    for (const route of Object.values(res.body.endpoints as Record<string, string>)) {
+      const [method, path] = route.includes(' ') ? route.split(' ') : ['GET', route];
+      const answer = await api.call(method, path.replace('{org_id}', owner.orgId), { token: owner.token });
+      expect([route, String(answer.body.error?.message ?? '').startsWith('Cannot ')]).toEqual([route, false]);
+    }
+  });
+});

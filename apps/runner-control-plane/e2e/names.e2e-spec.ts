@@ -1,0 +1,38 @@
+import { bootRunners, RunnerTestContext } from './runner-helpers';
+
+/**
+ * A runner's `name` (create and self-hosted registration) is a human-readable name: control
+ * characters, line breaks and the Unicode line/paragraph separators are 400 `invalid_request`
+ * naming it (it travels in `agent.failed` as `runner_name` and in audit events), nothing recorded.
+ */
+describe('runner names', () => {
+  let ctx: RunnerTestContext;
+  beforeAll(async () => {
+    ctx = await bootRunners();
+  });
+  afterAll(() => ctx.stop());
+
+  it.each(['\u0000', '\n', '\u001b', '\u007f', '\u0085', '\u2028', '\u2029'].map((c) => [`U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`, c]))(
+    'refuses %s in the name on create and on self-hosted registration',
+    async (code, c) => {
+      const before = (await ctx.admin.get('/')).body.total;
+      const create = await ctx.admin.post('/', { provider_type: 'fake', tool_profile: 'locked', ttl_seconds: 600, name: `box${c}one` });
+      const register = await ctx.admin.post('/byovm/register', { machine_id: `machine-${c.charCodeAt(0)}`, name: `box${c}one` });
+      for (const res of [create, register]) {
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param: 'name' });
+        expect(res.body.error.message).toContain(`name must not contain control characters`);
+        expect(res.body.error.message).toContain(`found ${code} at position 4`);
+      }
+      expect((await ctx.admin.get('/')).body.total).toBe(before);
+    },
+  );
+
+  it('accepts other text as a name', async () => {
+    const runner = await ctx.admin.createRunner({ name: 'Équipe — runner 🚀' });
+    expect((await ctx.repos.runners.findById(ctx.orgId, runner.runner_id))?.name).toBe('Équipe — runner 🚀');
+    const register = await ctx.admin.post('/byovm/register', { machine_id: 'machine-ok', name: 'データ box' });
+    expect(register.status).toBe(201);
+    expect((await ctx.repos.runners.findById(ctx.orgId, register.body.runner_id))?.name).toBe('データ box');
+  });
+});
