@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { LatencyPercentiles } from '../percentiles';
+import { ReportWindow } from '../../usage/dto/usage.dto';
 
 /** Nearest-rank percentiles of a set of latencies (each an observed value, in ms; all 0 when `count` is 0). */
 export class LatencyPercentilesView implements LatencyPercentiles {
@@ -28,13 +29,7 @@ export class ModelLatency extends ProviderLatency {
 }
 
 /** `GET /latency`: the percentiles overall, then by provider and by model, largest groups first. */
-export class LatencyReport {
-  @ApiProperty({ type: 'integer' })
-  days!: number;
-  @ApiProperty({ type: String, format: 'date-time' })
-  from!: string;
-  @ApiProperty({ type: String, format: 'date-time' })
-  to!: string;
+export class LatencyReport extends ReportWindow {
   @ApiProperty({ enum: ['nearest_rank'] })
   method!: 'nearest_rank';
   @ApiProperty({ type: () => LatencyPercentilesView })

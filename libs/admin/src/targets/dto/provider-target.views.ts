@@ -39,14 +39,18 @@ export class ProviderTargetView {
   updated_at!: string;
 }
 
-/** One model discovered on a target. */
-export class DiscoveredModelView {
+/** A record of one target (a model discovered on it, a discovery run): its id, the target's and its routing id. */
+export class TargetRecordView {
   @ApiProperty({ type: String })
   id!: string;
   @ApiProperty({ type: String })
   target_id!: string;
   @ApiProperty({ type: String })
   provider_id!: string;
+}
+
+/** One model discovered on a target. */
+export class DiscoveredModelView extends TargetRecordView {
   @ApiProperty({ type: String, description: 'the id the target lists' })
   model_id!: string;
   /** The id to send as `model` on the generic endpoint. */
@@ -63,13 +67,7 @@ export class DiscoveredModelView {
 }
 
 /** One discovery run (the audit history). */
-export class DiscoveryRunView {
-  @ApiProperty({ type: String })
-  id!: string;
-  @ApiProperty({ type: String })
-  target_id!: string;
-  @ApiProperty({ type: String })
-  provider_id!: string;
+export class DiscoveryRunView extends TargetRecordView {
   @ApiProperty({ enum: ['succeeded', 'failed'] })
   status!: 'succeeded' | 'failed';
   @ApiProperty({ type: 'integer' })

@@ -113,7 +113,17 @@ export const USAGE_COLUMNS: readonly (keyof UsageRecordView)[] = [
   'session_id',
 ];
 
-export class UsagePage {
+/** The window a report covers: the last `days` days, `from` to `to`. */
+export class ReportWindow {
+  @ApiProperty({ type: 'integer' })
+  days!: number;
+  @ApiProperty({ type: String, format: 'date-time' })
+  from!: string;
+  @ApiProperty({ type: String, format: 'date-time' })
+  to!: string;
+}
+
+export class UsagePage extends ReportWindow {
   @ApiProperty({ type: () => [UsageRecordView] })
   items!: UsageRecordView[];
   @ApiProperty({ type: 'integer' })
@@ -126,22 +136,10 @@ export class UsagePage {
   /** Pass as `cursor` for the next (older) page; null on the last page. */
   @ApiProperty({ type: String, nullable: true })
   next_cursor!: string | null;
-  @ApiProperty({ type: 'integer' })
-  days!: number;
-  @ApiProperty({ type: String, format: 'date-time' })
-  from!: string;
-  @ApiProperty({ type: String, format: 'date-time' })
-  to!: string;
 }
 
 /** `GET /usage/daily`. */
-export class DailyUsageReport {
-  @ApiProperty({ type: 'integer' })
-  days!: number;
-  @ApiProperty({ type: String, format: 'date-time' })
-  from!: string;
-  @ApiProperty({ type: String, format: 'date-time' })
-  to!: string;
+export class DailyUsageReport extends ReportWindow {
   @ApiProperty({ type: () => [DailyUsage] })
   items!: DailyUsage[];
   @ApiProperty({ type: Number })
