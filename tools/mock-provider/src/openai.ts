@@ -2,9 +2,10 @@
  * Format A / D: OpenAI chat completions (JSON and SSE), embeddings and the models list, behind
  * `Authorization: Bearer <key>`.
  */
-import { complete, countTokens, embedText, isRecord, splitChunks, textOf, toBase64Floats } from './content';
+import { countTokens, embedText, isRecord, textOf, toBase64Floats } from './content';
 import { openaiError } from './errors';
 import { checkKey, EventStream, header, sendJson, type Exchange } from './exchange';
+import { choiceDeltas, choiceMessage, openaiAnswer } from './openai-content';
 
 export const DEFAULT_EMBEDDING_DIMENSIONS = 8;
 const MODEL_CREATED = 1_700_000_000;
@@ -63,13 +64,11 @@ export async function handleOpenAIChat(ex: Exchange): Promise<void> {
     promptChars += text.length;
     if (message['role'] === 'user') lastUser = text;
   }
-  const maxTokens = body['max_completion_tokens'] ?? body['max_tokens'];
-  const result = complete(lastUser, promptChars, maxTokens, ex.reply);
-  const finishReason = result.truncated ? 'length' : 'stop';
+  const answer = openaiAnswer(body, ex.seq, lastUser, messages.at(-1)?.['role'], promptChars, ex.reply);
   const usage = {
-    prompt_tokens: result.promptTokens,
-    completion_tokens: result.completionTokens,
-    total_tokens: result.promptTokens + result.completionTokens,
+    prompt_tokens: answer.promptTokens,
+    completion_tokens: answer.completionTokens,
+    total_tokens: answer.promptTokens + answer.completionTokens,
   };
   const id = `chatcmpl-mock${ex.seq}`;
   const created = Math.floor(Date.now() / 1000);
@@ -83,14 +82,7 @@ export async function handleOpenAIChat(ex: Exchange): Promise<void> {
         object: 'chat.completion',
         created,
         model,
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: result.text, refusal: null, annotations: [] },
-            logprobs: null,
-            finish_reason: finishReason,
-          },
-        ],
+        choices: answer.choices.map((choice, index) => ({ index, message: choiceMessage(choice), logprobs: null, finish_reason: choice.finishReason })),
         usage,
         system_fingerprint: 'fp_mock',
       },
@@ -102,17 +94,16 @@ export async function handleOpenAIChat(ex: Exchange): Promise<void> {
   const streamOptions = body['stream_options'];
   const includeUsage = isRecord(streamOptions) && streamOptions['include_usage'] === true;
   const base = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_mock' };
-  const chunk = (delta: Record<string, unknown>, finish: string | null): string => {
+  const chunk = (index: number, delta: Record<string, unknown>, finish: string | null): string => {
     const payload: Record<string, unknown> = {
       ...base,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      choices: [{ index, delta, logprobs: null, finish_reason: finish }],
     };
     if (includeUsage) payload['usage'] = null;
     return `data: ${JSON.stringify(payload)}\n\n`;
   };
-  const events = [chunk({ role: 'assistant', content: '', refusal: null }, null)];
-  for (const piece of splitChunks(result.text)) events.push(chunk({ content: piece }, null));
-  events.push(chunk({}, finishReason));
+  const events = choiceDeltas(answer.choices).map(([index, delta]) => chunk(index, delta, null));
+  answer.choices.forEach((choice, index) => events.push(chunk(index, {}, choice.finishReason)));
   if (includeUsage) events.push(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
   events.push('data: [DONE]\n\n');
   await new EventStream(ex, 'text/event-stream; charset=utf-8', requestHeaders(ex)).sendAll(events);

@@ -21,7 +21,7 @@ import { checkProviderEnvironment, ProviderDefinition, providerRegistry, resolve
 import { chatAnswerFormat, clientWantsStreamUsage, needsResponseTranslation } from '../upstream';
 import { ClientAbortedError, UpstreamClient } from '../transport/upstream-client';
 import { parseJsonObject, readBody } from './body-reader';
-import { IdempotencyGate } from './idempotency';
+import { IdempotencyGate, storable } from './idempotency';
 import { ModelAliasResolver } from './model-aliases';
 import { OrgProviderRegistry } from './org-registry';
 import { ProviderKeySources } from './provider-keys';
@@ -257,7 +257,7 @@ export class ProxyService implements OnModuleDestroy {
         onLostAfterDispatch: () => void (state.dispatched = true),
       });
       state.status = state.result.aborted ? 499 : state.result.status;
-      if (idempotencyKey && state.result.bufferedBody && state.status < 500) {
+      if (idempotencyKey && state.result.bufferedBody && storable(state.status)) {
         await this.idempotency.complete(principal, idempotencyKey, state.status, state.result.bufferedBody);
         idempotencyKey = undefined;
       }
