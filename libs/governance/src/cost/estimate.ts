@@ -1,10 +1,12 @@
 import { PriceOptions, TokenUsage, costAtPrice, longContextTier, priceFor } from './price-lookup';
-import { CacheWrite, countInput, isEmbeddingsRequest, isTokenPricedBody, maxOutputTokens } from './tokens';
+import { answerCount, CacheWrite, countInput, isEmbeddingsRequest, isTokenPricedBody, maxOutputTokens } from './tokens';
 
 export interface CostEstimate {
   input_tokens: number;
-  /** The request's max output tokens (0 for embeddings): the estimate is an upper bound. */
+  /** The request's max output tokens (0 for embeddings), times `answers`: the estimate is an upper bound. */
   output_tokens: number;
+  /** Set when the request asks for more than one answer (`n`, `best_of`): each may reach the max output tokens. */
+  answers?: number;
   /** USD, full precision. */
   estimated_cost: number;
   /** Set when the input was priced as prompt-cache writes (a `cache_control` marker, a model with write prices). */
@@ -17,7 +19,8 @@ export interface CostEstimate {
 }
 
 /**
- * Stage 2 estimate of a request: counted input tokens plus max output tokens at the model's price.
+ * Stage 2 estimate of a request: counted input tokens plus max output tokens (for each answer a
+ * request asks for: `n`, `best_of`) at the model's price.
  * A body with a `cache_control` marker may write its whole prompt to the provider's cache, billed
  * above the input price: its input is priced at the write rate instead (the 1-hour one if any
  * marker asks for `ttl: "1h"`), when that is higher, so the estimate stays an upper bound.
@@ -26,10 +29,12 @@ export interface CostEstimate {
  */
 export function estimateCost(model: string, body: unknown, options: PriceOptions = {}): CostEstimate {
   const { tokens: input_tokens, cacheWrite } = countInput(model, body);
-  const output_tokens = isEmbeddingsRequest(body) ? 0 : maxOutputTokens(body);
+  const answers = isEmbeddingsRequest(body) ? 1 : answerCount(body);
+  const output_tokens = isEmbeddingsRequest(body) ? 0 : maxOutputTokens(body) * answers;
   const price = priceFor(model, options);
   const estimated_cost = costAtPrice(price, { input_tokens, output_tokens });
   const estimate: CostEstimate = { input_tokens, output_tokens, estimated_cost };
+  if (answers > 1) estimate.answers = answers;
   const tier = longContextTier(price, input_tokens);
   if (tier) estimate.long_context = tier.above_input_tokens;
   if (cacheWrite === 'none') return estimate;

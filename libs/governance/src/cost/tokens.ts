@@ -205,6 +205,17 @@ export function maxOutputTokens(body: unknown): number {
 }
 
 /**
+ * How many answers one request asks for: format A's `n` (choices; Gemini's `candidateCount` once
+ * translated) or a legacy completion's `best_of` (generated server-side and billed, though only the
+ * best is returned), the larger of the two; 1 without either. Each answer may reach the max output
+ * tokens, so an upper-bound estimate multiplies by it.
+ */
+export function answerCount(body: unknown): number {
+  if (!isObject(body)) return 1;
+  return Math.max(1, positiveTokens(body.n) ?? 1, positiveTokens(body.best_of) ?? 1);
+}
+
+/**
  * An embeddings-like body: `input` without chat `messages` or an output limit (`max_output_tokens`
  * makes it a Responses-style generation). It produces no output tokens.
  */

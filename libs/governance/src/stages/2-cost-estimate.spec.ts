@@ -11,6 +11,33 @@ describe('stage 2, cost estimate', () => {
     expect(ctx.estimate?.estimated_cost).toBeCloseTo(costOf('gpt-4o', { input_tokens: ctx.estimate?.input_tokens, output_tokens: 1000 }), 12);
   });
 
+  it('counts max output tokens for each answer asked for (n, best_of), and says so when it refuses', () => {
+    const body = (extra: Record<string, unknown>) => chatBody('Hello there', { model: 'gpt-4o', max_tokens: 1000, ...extra });
+    const one = contextFor({ input: { model: 'gpt-4o', body: body({}) } });
+    estimateStage(one);
+    expect(one.estimate).not.toHaveProperty('answers');
+    const four = contextFor({ input: { model: 'gpt-4o', body: body({ n: 4 }) } });
+    estimateStage(four);
+    expect(four.estimate).toMatchObject({ output_tokens: 4000, answers: 4, input_tokens: one.estimate?.input_tokens });
+    expect(four.estimate?.estimated_cost).toBeCloseTo(costOf('gpt-4o', { input_tokens: one.estimate?.input_tokens, output_tokens: 4000 }), 12);
+    const bestOf = contextFor({ input: { model: 'gpt-4o', body: body({ n: 2, best_of: 3 }) } });
+    estimateStage(bestOf);
+    expect(bestOf.estimate).toMatchObject({ output_tokens: 3000, answers: 3 });
+    // Not a count (the provider refuses it): one answer.
+    for (const n of ['4', 0, -2, null]) {
+      const odd = contextFor({ input: { model: 'gpt-4o', body: body({ n }) } });
+      estimateStage(odd);
+      expect(odd.estimate).toMatchObject({ output_tokens: 1000 });
+    }
+    // Under a cap one answer fits and four do not.
+    const cap = (one.estimate?.estimated_cost ?? 0) * 2;
+    const capped = contextFor({ profile: { policy: { max_cost_per_request: cap } }, input: { model: 'gpt-4o', body: body({ n: 4 }) } });
+    const refused = estimateStage(capped);
+    if (refused.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(refused.error.body.message).toContain('+ 4000 max output tokens: 4 answers of up to 1000 each)');
+    expect(estimateStage(contextFor({ profile: { policy: { max_cost_per_request: cap } }, input: { model: 'gpt-4o', body: body({}) } })).outcome).toBe('ALLOW');
+  });
+
   it('assumes 4096 output tokens without max_tokens', () => {
     const ctx = contextFor({ input: { body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } } });
     estimateStage(ctx);

@@ -5,7 +5,7 @@ import { ALLOW, ChainContext, StageResult } from '../chain/context';
 
 /**
  * Stage 2, cost estimate. In process: input tokens with the model family's tokenizer, output from
- * `max_tokens`/`max_completion_tokens` or 4096, the price table (input at the cache-write price
+ * `max_tokens`/`max_completion_tokens` or 4096 for each answer asked for (`n`, `best_of`), the price table (input at the cache-write price
  * when the body carries a `cache_control` marker, the long-context prices above the model's
  * threshold: `estimateCost`), and the per-request cap
  * (`cost_limit`). A D catch-all call without a prompt (a GET, a file, a batch job) is estimated at 0
@@ -21,11 +21,11 @@ export function estimateStage(ctx: ChainContext): StageResult {
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {
-      message: `Estimated cost ${formatUsd(estimate.estimated_cost)} (${estimate.input_tokens} input${writeNote(estimate.cache_write)} + ${estimate.output_tokens} max output tokens${longContextNote(estimate.long_context)}) exceeds the per-request limit of ${formatUsd(cap)}.`,
+      message: `Estimated cost ${formatUsd(estimate.estimated_cost)} (${estimate.input_tokens} input${writeNote(estimate.cache_write)} + ${estimate.output_tokens} max output tokens${answersNote(estimate)}${longContextNote(estimate.long_context)}) exceeds the per-request limit of ${formatUsd(cap)}.`,
       type: 'permission_error',
       code: 'cost_limit',
       gateway_error_code: 'GW_COST_001',
-      remediation: 'Lower max_tokens or shorten the prompt, use a cheaper model, or ask an admin to raise max_cost_per_request.',
+      remediation: 'Lower max_tokens (or n) or shorten the prompt, use a cheaper model, or ask an admin to raise max_cost_per_request.',
     }),
   };
 }
@@ -33,6 +33,10 @@ export function estimateStage(ctx: ChainContext): StageResult {
 function writeNote(cacheWrite: CostEstimate['cache_write']): string {
   if (cacheWrite === undefined) return '';
   return ` tokens priced as ${cacheWrite === '1h' ? '1-hour' : '5-minute'} cache writes`;
+}
+
+function answersNote(estimate: CostEstimate): string {
+  return estimate.answers === undefined ? '' : `: ${estimate.answers} answers of up to ${estimate.output_tokens / estimate.answers} each`;
 }
 
 function longContextNote(threshold: CostEstimate['long_context']): string {
