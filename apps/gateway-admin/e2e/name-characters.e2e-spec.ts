@@ -3,9 +3,9 @@ import { AdminHarness, gatewayError, Json, startAdmin } from './admin-harness';
 
 /**
  * Human-readable names of the gateway admin surface (API keys, budget nodes, provider targets, secret
- * labels) refuse control characters, line breaks and the Unicode line/paragraph separators: 400
- * `invalid_request` with `param` naming the field, nothing stored. Names stored before are still
- * listed and used.
+ * labels) refuse control characters, line breaks, the Unicode line/paragraph separators and the
+ * bidirectional embeddings, overrides and isolates: 400 `invalid_request` with `param` naming the
+ * field, nothing stored. Names stored before are still listed and used.
  */
 describe('gateway admin: control characters in names', () => {
   const node = { level: 'team', team_id: 'team-names', budget_limit: 5, reset_period: 'daily' };
@@ -17,7 +17,11 @@ describe('gateway admin: control characters in names', () => {
   });
   afterAll(() => h.stop());
 
-  const BAD = ['\u0000', '\t', '\n', '\r', '\u001b', '\u007f', '\u0085', '\u2028', '\u2029'];
+  const BAD = [
+    ...['\u0000', '\t', '\n', '\r', '\u001b', '\u007f', '\u0085', '\u2028', '\u2029'],
+    // Bidirectional embeddings and overrides (LRE, RLE, PDF, LRO, RLO) and isolates (LRI, RLI, FSI, PDI).
+    ...['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'],
+  ];
   const named = (c: string) => `ops${c}team`;
 
   const counts = async () => {
@@ -54,8 +58,8 @@ describe('gateway admin: control characters in names', () => {
     },
   );
 
-  it('accepts other text (accents, other scripts, emoji) as a name', async () => {
-    for (const [i, name] of ['Équipe données', 'データ', 'bot 🚀 — nightly'].entries()) {
+  it('accepts other text (accents, other scripts, the LRM/RLM marks, emoji) as a name', async () => {
+    for (const [i, name] of ['Équipe données', 'データ', 'bot 🚀 — nightly', 'צוות\u200f 2', 'ops\u200eteam'].entries()) {
       const key = await h.call('POST', '/v1/admin/api-keys', { body: { name, scopes: ['admin:read'] } });
       expect([key.status, key.body.name]).toEqual([201, name]);
       const created = await h.call('POST', '/gateway/admin/budgets/nodes', { body: { ...node, team_id: `team-accept-${i}`, name } });

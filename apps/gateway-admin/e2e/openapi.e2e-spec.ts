@@ -1,5 +1,6 @@
 import { asOrgId } from '@svc/domain';
-import { bootService, checkAnswer, openApiOperations, OpenApiJson, resolveSchema, TestService } from '@svc/testing';
+import { PII_ACTIONS, POLICY_INPUT_FIELDS } from '@svc/governance';
+import { bootService, checkAnswer, openApiOperations, OpenApiJson, requestSchema, resolveSchema, TestService } from '@svc/testing';
 import { SERVICE } from '../src/app.module';
 import { AdminHarness, Reply, startAdmin } from './admin-harness';
 import { MockProvider, startMockProvider } from './mock-provider';
@@ -76,6 +77,15 @@ describe('gateway admin OpenAPI document', () => {
     const json = (content: Record<string, OpenApiJson>) => resolveSchema(doc, content['application/json']?.schema);
     const bare = answers.filter(({ content }) => Object.keys(content).length === 0 || ('application/json' in content && !json(content)?.properties));
     expect(bare.map(({ route }) => route)).toEqual([]);
+  });
+
+  it("documents a policy write's body field by field, every field the validation takes (PolicyFieldsDto)", async () => {
+    const doc = (await (await fetch(`${service.urls['gateway-admin']}/docs/json`)).json()) as OpenApiJson;
+    const body = resolveSchema(doc, requestSchema(doc.paths['/gateway/admin/policies'].post)) as OpenApiJson;
+    const draftProperty = resolveSchema(doc, requestSchema(doc.paths['/gateway/admin/policies/simulate'].post))?.properties.draft_policy as OpenApiJson;
+    const draft = resolveSchema(doc, draftProperty.allOf?.[0] ?? draftProperty) as OpenApiJson;
+    for (const schema of [body, draft]) expect(Object.keys(schema.properties).sort()).toEqual([...POLICY_INPUT_FIELDS].sort());
+    expect(body.properties).toMatchObject({ rpm_limit: { type: 'integer', minimum: 1 }, pii_action: { enum: [...PII_ACTIONS] }, max_reasoning_tokens: { nullable: true } });
   });
 });
 

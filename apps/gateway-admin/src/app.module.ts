@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LivenessModule, SERVICE_VERSION } from '@svc/platform';
 import { GatewayAdminModule } from '@svc/admin';
+import { unservedAdminRoute } from '@svc/proxy';
 import type { ServiceDefinition } from '@svc/runtime';
 
 @Module({ imports: [LivenessModule, GatewayAdminModule] })
@@ -15,6 +16,8 @@ export const SERVICE: ServiceDefinition = {
       module: AppModule,
       port: 'GATEWAY_ADMIN_PORT',
       surface: 'gateway',
+      // `/v1/admin` paths no route serves: the gateway's own 404 (`npm start` answers them in its proxy).
+      notFound: unservedAdminRoute,
       docs: { title: 'Gateway admin', description: 'Policies, secrets, usage, billing, approvals, targets, aliases and budgets under /gateway/admin; API keys and webhooks under /v1/admin' },
     },
   ],

@@ -3,9 +3,10 @@ import { Json, OrgApi, Session } from './org-api.helpers';
 
 /**
  * Human-readable names (API keys, named budgets, the organization, members, sign-up) refuse control
- * characters, line breaks and the Unicode line/paragraph separators with 400 VALIDATION_ERROR naming
- * the field (docs/org-api.md "Errors and collections"); any other text, non-ASCII included, is a
- * name. Names stored before the rule are still listed and usable.
+ * characters, line breaks, the Unicode line/paragraph separators and the bidirectional embeddings,
+ * overrides and isolates with 400 VALIDATION_ERROR naming the field (docs/org-api.md "Errors and
+ * collections"); any other text, non-ASCII and the LRM/RLM marks included, is a name. Names stored
+ * before the rule are still listed and usable.
  */
 describe('org API: control characters in names', () => {
   let api: OrgApi;
@@ -17,8 +18,14 @@ describe('org API: control characters in names', () => {
   });
   afterAll(() => api.stop());
 
-  /** One of each kind refused: NUL, tab, line feed, carriage return, US, DEL, NEL and another C1, LS, PS. */
-  const BAD = ['\u0000', '\t', '\n', '\r', '\u001f', '\u007f', '\u0085', '\u009f', '\u2028', '\u2029'];
+  /**
+   * One of each kind refused: NUL, tab, line feed, carriage return, US, DEL, NEL and another C1, LS, PS,
+   * and every bidirectional embedding and override (LRE, RLE, PDF, LRO, RLO) and isolate (LRI, RLI, FSI, PDI).
+   */
+  const BAD = [
+    ...['\u0000', '\t', '\n', '\r', '\u001f', '\u007f', '\u0085', '\u009f', '\u2028', '\u2029'],
+    ...['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'],
+  ];
   const named = (c: string) => `ops${c}team`;
   const codePoint = (c: string) => `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -72,7 +79,7 @@ describe('org API: control characters in names', () => {
   });
 
   it('refuses them in sign-up (org_name and name) and creates no organization', async () => {
-    for (const c of ['\n', '\u0085', '\u2028']) {
+    for (const c of ['\n', '\u0085', '\u2028', '\u202e', '\u2066']) {
       const email = `founder-${Math.random().toString(36).slice(2)}@example.com`;
       const org = await api.call('POST', '/api/v1/auth/register', { body: { email, password: 'a-long-password-1', org_name: named(c) } });
       expectRefused(org, 'org_name', c);
@@ -82,8 +89,8 @@ describe('org API: control characters in names', () => {
     }
   });
 
-  it('accepts any other text: spaces, punctuation, accents, other scripts and emoji', async () => {
-    const names = ['Équipe données', 'データ チーム', 'ops — nightly (β) 🚀', 'a\u00a0b', 'x'];
+  it('accepts any other text: spaces, punctuation, accents, other scripts, the LRM/RLM marks and emoji', async () => {
+    const names = ['Équipe données', 'データ チーム', 'ops — nightly (β) 🚀', 'a\u00a0b', 'x', 'צוות\u200f 2', 'ops\u200eteam'];
     for (const name of names) {
       const key = await api.call('POST', '/api/v1/platform/api-keys', { token: owner.token, body: { name, scopes: ['gateway:write'] } });
       expect([name, key.status, key.body.name]).toEqual([name, 201, name]);

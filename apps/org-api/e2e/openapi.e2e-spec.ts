@@ -1,6 +1,7 @@
 import { asOrgId } from '@svc/domain';
 import { createEvent, EVENT_SOURCES } from '@svc/events';
-import { responseSchema, resolveSchema, schemaDepartures } from '@svc/testing';
+import { PII_ACTIONS, POLICY_INPUT_FIELDS } from '@svc/governance';
+import { requestSchema, responseSchema, resolveSchema, schemaDepartures } from '@svc/testing';
 import { Json, OrgApi, Session, usageRecord } from './org-api.helpers';
 
 type Schema = Json;
@@ -39,6 +40,25 @@ describe('organization API OpenAPI document', () => {
     expect(Object.keys(resolveSchema(doc, report.properties.time_series.items)?.properties)).toEqual(['date', 'cost', 'requests']);
     const projections = resolveSchema(doc, report.properties.projections) as Schema;
     expect(projections.properties).toMatchObject({ monthly_estimate: { type: 'number' }, trend: { enum: ['increasing', 'stable', 'decreasing'] }, budget_utilization: { type: 'number' } });
+  });
+
+  it("documents PATCH /admin/gateway/policy/{org_id}'s body field by field, with the gateway admin's class (PolicyFieldsDto)", () => {
+    const declared = requestSchema(doc.paths['/api/v1/admin/gateway/policy/{org_id}'].patch);
+    expect(declared?.$ref).toBe('#/components/schemas/PolicyFieldsDto');
+    const body = resolveSchema(doc, declared) as Schema;
+    // Every field the validation takes, none required (only the fields sent change).
+    expect(Object.keys(body.properties).sort()).toEqual([...POLICY_INPUT_FIELDS].sort());
+    expect(body.required ?? []).toEqual([]);
+    expect(body.properties).toMatchObject({
+      rpm_limit: { type: 'integer', minimum: 1 },
+      daily_budget: { type: 'number', minimum: 0 },
+      pii_action: { enum: [...PII_ACTIONS] },
+      allowed_models: { type: 'array', items: { type: 'string' } },
+      max_reasoning_tokens: { type: 'integer', nullable: true },
+      org_id: { type: 'string' },
+    });
+    const sent = { rpm_limit: 120, daily_budget: 12.5, pii_action: 'flag', allowed_models: ['gpt-4o'], max_reasoning_tokens: null, budget_warning_thresholds: [50, 90] };
+    expect(schemaDepartures(doc, declared, sent, 'request')).toEqual([]);
   });
 
   it('lists the optional X-Org-ID header on every route that reads it (SPEC.md "Organization API tokens")', () => {

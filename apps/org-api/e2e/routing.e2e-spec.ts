@@ -53,8 +53,32 @@ describe('org API routing: trailing slash and GET /', () => {
   it('still answers 404 NOT_FOUND for paths no route serves, with or without the slash', async () => {
     for (const path of ['/api/v1/budgets/', '/api/v1/budgets', '/api/v1/admin/costs/budgets//', '/api/v1/nope/']) {
       const res = await api.call('GET', path, { token: owner.token });
-      expect([path, res.status, res.body.error?.code, res.body.error?.message]).toEqual([path, 404, 'NOT_FOUND', `Cannot GET ${path}`]);
+      expect([path, res.status, res.body.error]).toEqual([path, 404, { code: 'NOT_FOUND', message: `No route GET ${path}; /docs lists every route`, details: {} }]);
     }
+  });
+
+  it('words a 404 for a method or path no route serves as the gateway does, without the query string, whatever the body', async () => {
+    const cases: [string, string, string | undefined][] = [
+      ['DELETE', '/api/v1/admin/costs/budgets', undefined],
+      ['GET', '/api/v1/nope', undefined],
+      ['POST', '/v1/chat/completions', '{"model": '],
+      ['PUT', '/api/v1/platform/api-keys', '{"name": "x"}'],
+    ];
+    for (const [method, path, body] of cases) {
+      const headers: Record<string, string> = { authorization: `Bearer ${owner.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+      const res = await fetch(`${api.base}${path}?token=secret-in-query`, { method, headers, body });
+      expect([method, path, res.status, await res.json()]).toEqual([
+        method,
+        path,
+        404,
+        { error: { code: 'NOT_FOUND', message: `No route ${method} ${path}; /docs lists every route`, details: {} } },
+      ]);
+    }
+  });
+
+  it('a path segment over 512 characters is 414 URI_TOO_LONG naming the limit', async () => {
+    const res = await api.call('GET', `/api/v1/admin/costs/budgets/${'b'.repeat(600)}`, { token: owner.token });
+    expect([res.status, res.body.error]).toEqual([414, { code: 'URI_TOO_LONG', message: 'A path segment is longer than the server accepts (at most 512 characters)', details: {} }]);
   });
 
   it('GET / describes the service publicly: version, docs, health and the main routes', async () => {
@@ -64,11 +88,11 @@ describe('org API routing: trailing slash and GET /', () => {
     expect(res.body.version).toBe((await api.call('GET', '/api/v1/health')).body.version);
     expect(res.body.endpoints).toMatchObject({ login: 'POST /api/v1/auth/login', budgets: '/api/v1/admin/costs/budgets', api_keys: '/api/v1/platform/api-keys' });
     expect(JSON.stringify(res.body)).not.toContain(owner.orgId);
-    // Each listed route exists: never the unknown-route 404 (`Cannot <METHOD> <path>`).
+    // Each listed route exists: never the unknown-route 404 (`No route <METHOD> <path>`).
     for (const route of Object.values(res.body.endpoints as Record<string, string>)) {
       const [method, path] = route.includes(' ') ? route.split(' ') : ['GET', route];
       const answer = await api.call(method, path.replace('{org_id}', owner.orgId), { token: owner.token });
-      expect([route, String(answer.body.error?.message ?? '').startsWith('Cannot ')]).toEqual([route, false]);
+      expect([route, String(answer.body.error?.message ?? '').startsWith('No route ')]).toEqual([route, false]);
     }
   });
 });

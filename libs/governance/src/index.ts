@@ -6,6 +6,7 @@ export * from './data/plan-entitlements';
 export * from './data/policy';
 export * from './data/policy-input';
 export * from './data/policy-view';
+export * from './data/policy-fields';
 
 // Cost: prices, token counting and the stage 2 estimate.
 export * from './cost/prices';

@@ -8,3 +8,4 @@ export { BUILTIN_MODEL_ALIASES, ModelAliasResolver } from './pipeline/model-alia
 export { ProxyService } from './pipeline/proxy.service';
 export { UsageRecorder } from './pipeline/usage-recorder';
 export { APPROVAL_STATUS_RESPONSE } from './http/service.openapi';
+export { unservedAdminRoute } from './pipeline/route-refusals';

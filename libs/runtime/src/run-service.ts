@@ -1,7 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { setFlagsFromString } from 'node:v8';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig, closeGracefully, ConfigError, createHttpApp, ErrorSurface, handleShutdown, loadConfig } from '@svc/platform';
+import { AppConfig, closeGracefully, ConfigError, createHttpApp, ErrorSurface, handleShutdown, loadConfig, UnroutedRefusal } from '@svc/platform';
 import { createRuntime, Runtime, RuntimeModule, RuntimeOptions } from './runtime';
 
 type PortVariable = 'GATEWAY_PORT' | 'ORG_API_PORT' | 'GATEWAY_ADMIN_PORT' | 'RUNNER_CONTROL_PLANE_PORT' | 'WEBHOOK_DISPATCHER_PORT';
@@ -22,6 +22,8 @@ export interface HttpSurface {
   highlights?: readonly (readonly [path: string, note: string])[];
   /** false: no route of the surface takes a class-validator DTO, so no ValidationPipe (see HttpAppOptions). */
   validation?: boolean;
+  /** The surface's own refusal of a request no route serves, for some paths (see HttpAppOptions.notFound). */
+  notFound?: UnroutedRefusal;
 }
 
 export interface ServiceDefinition {
@@ -111,6 +113,7 @@ async function startSurfaces(definition: ServiceDefinition, config: AppConfig, r
       logBodies: config.LOG_BODIES,
       accessLog: config.ACCESS_LOG,
       validation: surface.validation,
+      notFound: surface.notFound,
       docs: surface.docs && { ...surface.docs, version: definition.version },
     });
     apps.push(app);

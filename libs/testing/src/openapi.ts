@@ -63,6 +63,11 @@ export function responseSchema(operation: OpenApiJson | undefined, status?: numb
   return response?.content?.['application/json']?.schema;
 }
 
+/** The JSON schema an operation documents for its request body. */
+export function requestSchema(operation: OpenApiJson | undefined): OpenApiJson | undefined {
+  return operation?.requestBody?.content?.['application/json']?.schema;
+}
+
 /** The operations of a document, one `{path, method, operation}` each. */
 export function openApiOperations(doc: OpenApiJson): { path: string; method: string; operation: OpenApiJson }[] {
   return Object.entries(doc.paths as Record<string, Record<string, OpenApiJson>>).flatMap(([path, methods]) =>

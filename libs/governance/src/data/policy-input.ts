@@ -27,8 +27,11 @@ export const POLICY_LIMITS = Object.freeze({
 });
 
 const MONEY_FIELDS = ['daily_budget', 'monthly_budget', 'max_cost_per_request', 'hitl_cost_threshold'] as const;
-/** `rate_limit_rpm` is an accepted spelling of `rpm_limit`; `org_id` comes from the route (only its type is checked here). */
-const KNOWN_FIELDS = new Set<string>([
+/**
+ * The fields a policy write takes (`PolicyFieldsDto` documents each): `rate_limit_rpm` is an accepted
+ * spelling of `rpm_limit`; `org_id` comes from the route (only its type is checked here).
+ */
+export const POLICY_INPUT_FIELDS: readonly string[] = [
   'rpm_limit',
   'rate_limit_rpm',
   ...MONEY_FIELDS,
@@ -40,7 +43,8 @@ const KNOWN_FIELDS = new Set<string>([
   'budget_warning_thresholds',
   'max_body_bytes',
   'org_id',
-]);
+];
+const KNOWN_FIELDS = new Set<string>(POLICY_INPUT_FIELDS);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

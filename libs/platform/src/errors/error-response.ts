@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { MAX_PARAM_LENGTH } from '../http/router-limits';
 import { ConflictError, ErrorSurface, GatewayError, GatewayErrorBody, MalformedJsonError, OrgApiError } from './errors';
 
 export interface ErrorResponse {
@@ -51,7 +52,7 @@ const FASTIFY_CODES: Record<string, { status: number; gatewayCode: string; orgCo
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, gatewayCode: 'request_too_large', orgCode: 'PAYLOAD_TOO_LARGE' },
   // The router's own refusals (createHttpApp's frameworkErrors), before any route or hook runs.
   FST_ERR_BAD_URL: { status: 400, gatewayCode: 'invalid_request', orgCode: 'VALIDATION_ERROR', message: 'The path is not valid percent-encoding' },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 414, gatewayCode: 'uri_too_long', orgCode: 'URI_TOO_LONG', message: 'A path segment is longer than the server accepts' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, gatewayCode: 'uri_too_long', orgCode: 'URI_TOO_LONG', message: `A path segment is longer than the server accepts (at most ${MAX_PARAM_LENGTH} characters)` },
 };
 
 function classify(error: unknown): Generic | null {

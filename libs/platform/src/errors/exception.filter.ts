@@ -1,7 +1,8 @@
-import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { redactUrl } from '@svc/telemetry';
+import { pathOf } from '../http/access-log';
 import { ErrorSurface } from './errors';
 import { toErrorResponse } from './error-response';
 
@@ -32,16 +33,39 @@ export function sendError(
   reply.status(response.status).type('application/json').send(response.body);
 }
 
+/**
+ * The refusal of a request that no route serves (method and raw URL), rendered in the surface's
+ * format; undefined leaves it to the generic one (`unroutedRefusal`).
+ */
+export type UnroutedRefusal = (method: string, url: string) => unknown;
+
+/**
+ * The generic 404 for a request no route serves, in place of Nest's `Cannot GET /x`: worded as the
+ * gateway's own refusals (`No route GET /x`), the path without its query string (which may carry a
+ * credential such as `api_key`), and `/docs` named where the surface serves it.
+ */
+export function unroutedRefusal(method: string, url: string, docs: boolean): NotFoundException {
+  return new NotFoundException(`No route ${method} ${pathOf(url)}${docs ? '; /docs lists every route' : ''}`);
+}
+
 /** One filter per API surface turns every exception into that surface's documented body. */
 @Catch()
 export class SurfaceExceptionFilter implements ExceptionFilter {
   constructor(
     private readonly surface: ErrorSurface,
     private readonly logger: Logger,
+    private readonly unrouted: { docs: boolean; refusal?: UnroutedRefusal } = { docs: false },
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    sendError(exception, this.surface, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), this.logger);
+    const request = http.getRequest<FastifyRequest>();
+    // The router's not-found handler (no route matched: `is404`) throws Nest's NotFoundException.
+    const error = exception instanceof NotFoundException && request.is404 ? this.unroutedError(request) : exception;
+    sendError(error, this.surface, request, http.getResponse<FastifyReply>(), this.logger);
+  }
+
+  private unroutedError(request: FastifyRequest): unknown {
+    return this.unrouted.refusal?.(request.method, request.url) ?? unroutedRefusal(request.method, request.url, this.unrouted.docs);
   }
 }

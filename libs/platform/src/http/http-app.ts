@@ -6,16 +6,16 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ErrorSurface } from '../errors/errors';
-import { SurfaceExceptionFilter } from '../errors/exception.filter';
+import { SurfaceExceptionFilter, UnroutedRefusal } from '../errors/exception.filter';
 import { NestPinoLogger } from '../logging/nest-logger';
 import { accessLogEnabled, useAccessLog } from './access-log';
 import { bodyLoggingEnabled, useBodyLogging } from './body-log';
 import { clientErrorHandler, frameworkErrorHandler } from './client-error';
 import { useJsonBodies } from './json-body';
+import { MAX_PARAM_LENGTH } from './router-limits';
 import { createValidationPipe } from './validation';
 
-/** The longest path parameter routed; a longer one is 414 in the surface's format. */
-export const MAX_PARAM_LENGTH = 512;
+export { MAX_PARAM_LENGTH } from './router-limits';
 
 export interface HttpAppOptions {
   /** Service name, used in logs and the OpenAPI title. */
@@ -41,6 +41,12 @@ export interface HttpAppOptions {
    * routes take no DTO: the pipe would load class-validator for nothing.
    */
   validation?: boolean;
+  /**
+   * The refusal of a request no route serves, for the paths the surface words its own way (the
+   * gateway admin: `/v1/admin`, as the gateway's port answers it); undefined for any other path, and
+   * by default, gives the generic 404 (`unroutedRefusal`), never Nest's `Cannot GET /x`.
+   */
+  notFound?: UnroutedRefusal;
 }
 
 /** Creates a NestJS application on Fastify with the surface's error format, validation and docs. */
@@ -69,7 +75,7 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
   useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix, parsedBodyPrefixes: options.parsedBodyPrefixes });
   useApiResponseHeaders(app.getHttpAdapter().getInstance());
   if (bodyLoggingEnabled({ LOG_BODIES: options.logBodies ?? false }, options.logger)) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger);
-  app.useGlobalFilters(new SurfaceExceptionFilter(options.surface, options.logger));
+  app.useGlobalFilters(new SurfaceExceptionFilter(options.surface, options.logger, { docs: options.docs !== undefined, refusal: options.notFound }));
   if (options.validation !== false) app.useGlobalPipes(createValidationPipe());
   if (options.docs) setupDocs(app, options.docs);
   return app;

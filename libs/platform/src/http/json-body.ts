@@ -32,6 +32,11 @@ export function useJsonBodies(fastify: FastifyInstance, options: BodyOptions = {
       done(null, payload);
       return;
     }
+    if (request.is404) {
+      // No route serves it: its 404 is the answer, whatever the body holds (left unread, as the proxy leaves it).
+      done(null, undefined);
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     const limit = request.routeOptions.bodyLimit ?? fastify.initialConfig.bodyLimit ?? 1024 * 1024;

@@ -154,15 +154,18 @@ describe('createValidationPipe: the body of a DTO route', () => {
 });
 
 describe('displayNameProblem', () => {
-  it('refuses C0, DEL, C1 and the line/paragraph separators, naming the first one and its position', () => {
-    for (const code of [0x00, 0x09, 0x0a, 0x0d, 0x1f, 0x7f, 0x80, 0x85, 0x9f, 0x2028, 0x2029]) {
+  it('refuses C0, DEL, C1, the line/paragraph separators and the bidirectional embeddings, overrides and isolates, naming the first one and its position', () => {
+    const bidi = [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069];
+    for (const code of [0x00, 0x09, 0x0a, 0x0d, 0x1f, 0x7f, 0x80, 0x85, 0x9f, 0x2028, 0x2029, ...bidi]) {
       const hex = code.toString(16).toUpperCase().padStart(4, '0');
       expect(displayNameProblem(`ab${String.fromCharCode(code)}c\n`)).toContain(`found U+${hex} at position 3`);
     }
   });
 
   it('accepts any other text, and leaves a non-string to the type check', () => {
-    for (const name of ['ci pipeline', 'Équipe données', 'a\u00a0b', 'x\u2027y', 'データ', 'bot 🚀', '']) expect(displayNameProblem(name)).toBeNull();
+    // The neighbours of the refused ranges, and the left-to-right/right-to-left marks that right-to-left names use.
+    const names = ['ci pipeline', 'Équipe données', 'a\u00a0b', 'x\u2027y', 'x\u202fy', 'x\u2065y', 'x\u206ay', 'データ', 'bot 🚀', '', 'פרויקט\u200f 2', 'ops\u200eteam'];
+    for (const name of names) expect([name, displayNameProblem(name)]).toEqual([name, null]);
     expect(displayNameProblem(5)).toBeNull();
   });
 });

@@ -155,22 +155,37 @@ export function Satisfies(name: string, problem: (value: unknown) => string | nu
 
 /**
  * Characters a human-readable name must not hold: C0 controls (U+0000–U+001F, tab and line breaks
- * included), DEL and the C1 controls (U+007F–U+009F), and the Unicode line and paragraph separators
- * (U+2028, U+2029). Names are shown in lists and logs, written to CSV exports and webhook payloads,
- * and a key's name becomes an agent name: such a character forges a line, breaks a row or a header.
+ * included), DEL and the C1 controls (U+007F–U+009F), the Unicode line and paragraph separators
+ * (U+2028, U+2029), and the bidirectional embeddings, overrides (U+202A–U+202E) and isolates
+ * (U+2066–U+2069). Names are shown in lists and logs, written to CSV exports and webhook payloads,
+ * and a key's name becomes an agent name: such a character forges a line, breaks a row or a header,
+ * or makes the text around it display in another order than it is stored ("Trojan Source"). The
+ * left-to-right and right-to-left marks (U+200E, U+200F), which names in right-to-left scripts
+ * need and which reorder nothing beyond themselves, stay allowed.
  */
 function isNameControlCharacter(code: number): boolean {
-  return code <= 0x1f || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+  return (
+    code <= 0x1f ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
+  );
 }
 
-/** Null for a string without control characters (and for a non-string: its type check answers), else the refusal. */
+const NAME_CHARACTERS_REFUSED =
+  'must not contain control characters, line breaks, line/paragraph separators or bidirectional embeddings, overrides and isolates ' +
+  '(U+0000–U+001F, U+007F–U+009F, U+2028, U+2029, U+202A–U+202E, U+2066–U+2069)';
+
+/** Null for a string without those characters (and for a non-string: its type check answers), else the refusal. */
 export function displayNameProblem(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
     if (!isNameControlCharacter(code)) continue;
     const codePoint = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-    return `must not contain control characters, line breaks or line/paragraph separators (U+0000–U+001F, U+007F–U+009F, U+2028, U+2029); found ${codePoint} at position ${i + 1}`;
+    return `${NAME_CHARACTERS_REFUSED}; found ${codePoint} at position ${i + 1}`;
   }
   return null;
 }
@@ -178,7 +193,7 @@ export function displayNameProblem(value: unknown): string | null {
 /**
  * A human-readable name or label that users set (API key, budget, organization, member, runner,
  * provider target, budget node, secret label): 400 naming the field, in the surface's format, when
- * it holds a control character (`displayNameProblem`). Only input is checked: names stored before
+ * it holds a control, line-breaking or bidirectional formatting character (`displayNameProblem`). Only input is checked: names stored before
  * the rule keep being listed and used as they are.
  */
 export function IsDisplayName(): PropertyDecorator {

@@ -57,6 +57,15 @@ function noSuchAdminRoute(method: string, path: string): GatewayError {
   });
 }
 
+/**
+ * The gateway admin deployed alone (apps/gateway-admin), for a request its router does not serve:
+ * the refusal above for `/v1/admin` and below, worded as on `npm start`'s port; undefined elsewhere.
+ */
+export function unservedAdminRoute(method: string, url: string): GatewayError | undefined {
+  const path = pathOf(url);
+  return ADMIN_PATH.test(path) ? noSuchAdminRoute(method, path) : undefined;
+}
+
 /** 414 `uri_too_long`, as the router answers a path segment over MAX_PARAM_LENGTH. */
 function uriTooLong(): GatewayError {
   return new GatewayError(414, {

@@ -1,0 +1,69 @@
+import { AdminHarness, CallOptions, gatewayError, GATEWAY_WITH_ADMIN, Reply, startAdmin } from './admin-harness';
+
+/**
+ * docs/admin-api.md and docs/gateway.md "Paths no route serves": the gateway admin deployed alone
+ * answers a method or path no route serves with 404 `not_found` in the gateway format, worded as the
+ * gateway's own refusals (`No route METHOD path`): under `/v1/admin` the very answer of `npm start`'s
+ * port (the proxy's refusal), elsewhere the generic one. Never Nest's `Cannot DELETE ...`.
+ */
+describe('gateway admin: paths no route serves', () => {
+  let alone: AdminHarness;
+  let withProxy: AdminHarness;
+  beforeAll(async () => {
+    alone = await startAdmin();
+    withProxy = await startAdmin({ definition: GATEWAY_WITH_ADMIN });
+  });
+  afterAll(async () => {
+    await alone?.stop();
+    await withProxy?.stop();
+  });
+
+  /** The answer without the request id, which differs by request. */
+  const comparable = (reply: Reply) => ({ status: reply.status, allow: reply.headers.get('allow'), body: reply.body, requestId: Boolean(reply.headers.get('x-svc-request-id')) });
+
+  it.each([
+    ['DELETE', '/v1/admin/webhooks'],
+    ['PUT', '/v1/admin/api-keys'],
+    ['GET', '/v1/admin/api-keys/key_1'],
+    ['POST', '/v1/admin/webhooks/wh_1/deliveries'],
+    ['GET', '/v1/admin/not-a-route'],
+    ['GET', '/v1/admin'],
+  ])('%s %s: the same 404 as on the gateway port beside the proxy, with or without credentials', async (method, path) => {
+    for (const options of [{ key: 'svc_sk_not_a_real_key_at_all_000000000000' }, {}, { body: { url: 'https://8.8.8.8/x' } }, { rawBody: '{"url": ' }] as CallOptions[]) {
+      if (method === 'GET' && (options.body !== undefined || options.rawBody !== undefined)) continue;
+      const answer = await alone.call(method, path, options);
+      const error = gatewayError(answer, 404, 'not_found');
+      expect(error).toEqual({
+        message: expect.stringContaining(`No route ${method} ${path}. /v1/admin is the gateway admin's, never a provider`),
+        type: 'not_found_error',
+        code: 'not_found',
+        param: null,
+        remediation: expect.any(String),
+      });
+      expect(comparable(answer)).toEqual(comparable(await withProxy.call(method, path, options)));
+    }
+  });
+
+  it.each([
+    ['DELETE', '/gateway/admin/policies'],
+    ['GET', '/gateway/admin/policies/'],
+    ['GET', '/gateway/admin/not-a-route'],
+    ['POST', '/v1/chat/completions'],
+    ['GET', '/'],
+  ])('%s %s elsewhere: 404 not_found worded `No route`, the query string left out', async (method, path) => {
+    const error = gatewayError(await alone.call(method, `${path}?api_key=svc_secret_in_query`), 404, 'not_found');
+    expect(error).toEqual({ message: `No route ${method} ${path}; /docs lists every route`, type: 'not_found_error', code: 'not_found', param: null });
+  });
+
+  it('answers the 404 whatever the body of a request no route serves holds (malformed JSON included)', async () => {
+    const error = gatewayError(await alone.call('DELETE', '/gateway/admin/policies', { rawBody: '{"rpm_limit": ' }), 404, 'not_found');
+    expect(error.message).toBe('No route DELETE /gateway/admin/policies; /docs lists every route');
+  });
+
+  it('an id over the path segment limit on an admin route: 414 uri_too_long worded as on the gateway port', async () => {
+    const path = `/v1/admin/api-keys/${'k'.repeat(600)}`;
+    const answer = await alone.call('DELETE', path);
+    expect(gatewayError(answer, 414, 'uri_too_long').message).toBe('A path segment is longer than the server accepts (at most 512 characters)');
+    expect(comparable(answer)).toEqual(comparable(await withProxy.call('DELETE', path)));
+  });
+});
