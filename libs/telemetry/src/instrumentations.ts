@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
-import { redactQuery, redactUrl } from './redact-url';
+import { carriesSecretInPath, redactQuery, redactUrl } from './redact-url';
 
 /** Probe and scrape routes: polled every few seconds by Kubernetes and Prometheus, never traced. */
 export const UNTRACED_PATHS: readonly string[] = ['/health', '/v1/health', '/metrics'];
@@ -46,10 +46,7 @@ export function loadInstrumentations(): NonNullable<NodeSDKConfiguration['instru
       },
     }),
     new UndiciInstrumentation({
-      startSpanHook: (request) => {
-        const query = queryOf(request.path);
-        return query ? { 'url.full': redactUrl(`${request.origin}${request.path}`), 'url.query': `?${redactQuery(query)}` } : {};
-      },
+      startSpanHook: (request) => undiciUrlAttributes(request.origin, request.path),
     }),
     // The command and its first argument (the key, or the script's SHA); values are never recorded.
     new IORedisInstrumentation({
@@ -63,4 +60,22 @@ export function loadInstrumentations(): NonNullable<NodeSDKConfiguration['instru
 function queryOf(url: string | undefined): string {
   const mark = url?.indexOf('?') ?? -1;
   return mark < 0 || !url ? '' : url.slice(mark + 1).split('#', 1)[0];
+}
+
+/**
+ * The URL attributes of an undici CLIENT span that replace the instrumentation's own when the URL
+ * carries a credential: credential query values masked, and the path (with its query) of an
+ * incoming webhook whose path is its secret (`carriesSecretInPath`: Slack, Discord, Teams, `/hooks/<token>`)
+ * dropped, keeping scheme and host. Empty when nothing needs masking.
+ */
+export function undiciUrlAttributes(origin: string, path: string): Record<string, string> {
+  let host = '';
+  try {
+    host = new URL(origin).host;
+  } catch {
+    // Not a URL origin: judged by its path alone.
+  }
+  if (carriesSecretInPath(host, path)) return { 'url.full': `${origin}/…`, 'url.path': '/…', 'url.query': '' };
+  const query = queryOf(path);
+  return query ? { 'url.full': redactUrl(`${origin}${path}`), 'url.query': `?${redactQuery(query)}` } : {};
 }

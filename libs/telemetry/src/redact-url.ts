@@ -46,3 +46,17 @@ export function redactUrl(url: string): string {
   const base = (mark < 0 ? withoutFragment : withoutFragment.slice(0, mark)).replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
   return mark < 0 ? base : `${base}?${redactQuery(withoutFragment.slice(mark + 1))}`;
 }
+
+/**
+ * Incoming-webhook URLs whose path is the credential: a host named `hooks.*` / `webhook*.`
+ * (`hooks.slack.com/services/T…/B…/<secret>`, `hooks.zapier.com`, `*.webhook.office.com`) or a path
+ * segment `hook(s)` / `webhook(s)` with something after it (Discord's `/api/webhooks/<id>/<token>`,
+ * Mattermost and Rocket.Chat `/hooks/<token>`, Teams `/webhookb2/...`).
+ */
+const SECRET_PATH_HOST = /^(?:hooks?|webhooks?)[.\d-]|\.webhook\.office\.com(?::\d+)?$/i;
+const SECRET_PATH_SEGMENT = /\/(?:hooks?|webhooks?|webhookb\d*)\/[^/?#]/i;
+
+/** True when this host and path are those of an incoming webhook whose path is its secret. */
+export function carriesSecretInPath(host: string, path: string): boolean {
+  return SECRET_PATH_HOST.test(host) || SECRET_PATH_SEGMENT.test(path);
+}

@@ -11,6 +11,11 @@ export interface WebhookDeliveryEntity {
   /** The CloudEvents id, `evt_...`. */
   event_id: string;
   event_type: string;
+  /**
+   * The webhook's URL with its credential parts masked (user info, credential query values, an
+   * incoming webhook's path): for reading the record, never for sending (records written before
+   * this masking may hold it whole until they expire).
+   */
   url: string;
   /** The exact JSON body sent (signed as is; kept for dead-letter retries). */
   payload: string;

@@ -1,4 +1,7 @@
-import { redactQuery } from '@svc/telemetry';
+import { carriesSecretInPath, redactQuery } from '@svc/telemetry';
+
+// Shared with the trace exporter's URL attributes (@svc/telemetry cannot import this library).
+export { carriesSecretInPath };
 
 /**
  * A string that starts like an absolute URL with an authority (`https://`, `wss://`, `redis://`,
@@ -6,15 +9,6 @@ import { redactQuery } from '@svc/telemetry';
  * is rejected within its first few characters: this test runs on every string of every log line.
  */
 const ABSOLUTE_URL = /^[a-z][a-z\d+.-]{0,31}:\/\//i;
-
-/**
- * Incoming-webhook URLs whose path is the credential: a host named `hooks.*` / `webhook*.`
- * (`hooks.slack.com/services/T…/B…/<secret>`, `hooks.zapier.com`, `*.webhook.office.com`) or a path
- * segment `hook(s)` / `webhook(s)` with something after it (Discord's `/api/webhooks/<id>/<token>`,
- * Mattermost and Rocket.Chat `/hooks/<token>`, Teams `/webhookb2/...`).
- */
-const SECRET_PATH_HOST = /^(?:hooks?|webhooks?)[.\d-]|\.webhook\.office\.com(?::\d+)?$/i;
-const SECRET_PATH_SEGMENT = /\/(?:hooks?|webhooks?|webhookb\d*)\/[^/?#]/i;
 
 /** Masked parts of a URL the masked URL still shows the last characters of, like the API's `url_hint`. */
 const HINT_CHARS = 4;
@@ -28,11 +22,6 @@ export const MASKED = '***';
 /** True when `value` is an absolute URL `maskUrl` looks into. */
 export function isAbsoluteUrl(value: string): boolean {
   return ABSOLUTE_URL.test(value);
-}
-
-/** True when this host and path are those of an incoming webhook whose path is its secret. */
-export function carriesSecretInPath(host: string, path: string): boolean {
-  return SECRET_PATH_HOST.test(host) || SECRET_PATH_SEGMENT.test(path);
 }
 
 function authorityEnd(url: string, from: number): number {

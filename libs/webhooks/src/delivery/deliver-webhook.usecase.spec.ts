@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { asOrgId, createRepositories, OrgId, Repositories, SecretCipher, storeTargets, StoreUnderTest, WebhookEntity } from '@svc/domain';
+import { asOrgId, createRepositories, OrgId, Repositories, SecretCipher, storeTargets, StoreUnderTest, WEBHOOK_DELIVERIES, WebhookEntity } from '@svc/domain';
 import { createEvent, EVENT_SOURCES, GatewayEvent, QueueJob, WEBHOOK_MAX_ATTEMPTS, WebhookDeliveryJob } from '@svc/events';
 import type { DispatcherSettings } from '../dispatcher-settings';
 import { OutboundPoster } from '../infra/outbound-poster';
@@ -26,6 +26,7 @@ describe('DeliverWebhookUseCase', () => {
   let url: string;
   let status = 500;
   const received: string[] = [];
+  const paths: string[] = [];
   const cipher = new SecretCipher({ current: { version: 1, key: randomBytes(32) } });
   let orgId: OrgId;
   let webhook: WebhookEntity;
@@ -36,6 +37,7 @@ describe('DeliverWebhookUseCase', () => {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         received.push(Buffer.concat(chunks).toString('utf8'));
+        paths.push(req.url ?? '');
         res.writeHead(status).end('unavailable');
       });
     });
@@ -66,6 +68,7 @@ describe('DeliverWebhookUseCase', () => {
     webhook = await repos.webhooks.create(orgId, { url, events: ['budget.exceeded'], secret: cipher.encrypt(orgId, SECRET) });
     status = 500;
     received.length = 0;
+    paths.length = 0;
   });
   afterEach(async () => {
     await poster.close();
@@ -139,5 +142,19 @@ describe('DeliverWebhookUseCase', () => {
     expect(received[1]).toBe(received[0]);
     const page = await repos.webhookDeliveries.listByWebhook(orgId, webhook._id);
     expect(page.items.map((d) => [d.event_id, d.status])).toEqual([[e.id, 'succeeded']]);
+  });
+
+  it('stores the delivery record without the credential parts of the webhook URL, and still delivers to the whole URL', async () => {
+    status = 503;
+    const token = 'tok-Q9xYh2LmN4pR7sT1';
+    const secretUrl = `${url}?token=${token}&team=ops`;
+    const secretHook = await repos.webhooks.create(orgId, { url: secretUrl, events: ['budget.exceeded'], secret: cipher.encrypt(orgId, SECRET) });
+    const e = event();
+    const run = { ...job(e, 1), data: { event: e, webhookId: secretHook._id, attempt: 1 } };
+    await expect(deliver.execute(run)).rejects.toThrow('HTTP 503');
+    expect(paths).toEqual([`/hook?token=${token}&team=ops`]);
+    const stored = await ctx.store.collection(WEBHOOK_DELIVERIES).findOne({ org_id: orgId, webhook_id: secretHook._id });
+    expect(stored).toMatchObject({ url: `${url}?token=[REDACTED]&team=ops`, status: 'failed' });
+    expect(JSON.stringify(stored)).not.toContain(token);
   });
 });

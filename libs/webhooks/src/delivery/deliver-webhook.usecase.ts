@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { asOrgId, OrgId, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
 import { backoffDelay, PermanentJobError, QueueJob, WebhookDeliveryJob } from '@svc/events';
-import { LOGGER, Logger } from '@svc/platform';
+import { LOGGER, Logger, scrubEmbeddedUrls } from '@svc/platform';
 import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { DISPATCHER_SETTINGS, DispatcherSettings } from '../dispatcher-settings';
 import { OUTBOUND_POSTER, OutboundPoster, PostOutcome } from '../infra/outbound-poster';
@@ -92,7 +92,9 @@ export class DeliverWebhookUseCase {
   /**
    * The record this attempt writes to: the dead letter being retried by hand, else the record of
    * (webhook, event), made by the first attempt that got here (one upsert, so runs that overlap
-   * share it). The body is stored once and re-sent byte for byte on every attempt.
+   * share it). The body is stored once and re-sent byte for byte on every attempt. The record keeps
+   * the URL masked as in the logs (`scrubEmbeddedUrls`: user info, credential query values and an
+   * incoming webhook's path): it is never read back, and the webhook holds the URL it is sent to.
    */
   private async deliveryRecord(orgId: OrgId, webhook: WebhookEntity, data: WebhookDeliveryJob): Promise<WebhookDeliveryEntity> {
     const deliveries = this.repos.webhookDeliveries;
@@ -102,7 +104,7 @@ export class DeliverWebhookUseCase {
       webhook_id: webhook._id,
       event_id: data.event.id,
       event_type: data.event.type,
-      url: webhook.url,
+      url: scrubEmbeddedUrls(webhook.url),
       payload: JSON.stringify(data.event),
     });
   }
