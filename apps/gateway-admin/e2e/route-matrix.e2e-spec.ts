@@ -203,6 +203,22 @@ describe('gateway admin: every route', () => {
     });
   });
 
+  describe('400 for a query parameter the route does not take', () => {
+    const reads = ROUTES.filter(([method]) => method === 'GET');
+    // `org_id` most of all: the organization comes from the credential, so another one's id in the
+    // query is refused, never ignored (the caller would read their own data as the other's).
+    it.each(titled(reads, ([method, path]) => `${method} ${path(TEMPLATE)}`))('%s refuses ?org_id= and an unknown parameter, takes ?api_key=', async (_title, [method, path]) => {
+      for (const [name, value] of [['org_id', h.other.id], ['org_id', h.org.id], ['colour', 'red']]) {
+        const url = `/gateway/admin${path(ours)}${path(ours).includes('?') ? '&' : '?'}${name}=${value}`;
+        const error = gatewayError(await h.call(method, url, { key: h.org.admin }), 400, 'invalid_request');
+        expect({ name, error }).toEqual({ name, error: { type: 'invalid_request_error', code: 'invalid_request', param: name, message: `property ${name} should not exist` } });
+      }
+      // The key itself may come as `api_key` (SPEC.md's fallback for clients without headers), on every route.
+      const viaQuery = await fetch(`${h.url}/gateway/admin${path(ours)}?api_key=${encodeURIComponent(h.org.admin)}`, { method });
+      expect({ status: viaQuery.status, text: viaQuery.status === 200 ? '' : await viaQuery.text() }).toEqual({ status: 200, text: '' });
+    });
+  });
+
   describe('400 for a body that is not a JSON object, nothing changed', () => {
     // Key rotation's body is optional (grace_period_hours may come in the query), but it is a DTO too.
     const withBody = [...ROUTES.filter(([, , , body]) => body !== undefined), ...ROUTES.filter(([method, path]) => method === 'POST' && path(TEMPLATE) === '/keys/{key_id}/rotate')];

@@ -60,6 +60,26 @@ describe('gateway admin: paths no route serves', () => {
     expect(error.message).toBe('No route DELETE /gateway/admin/policies; /docs lists every route');
   });
 
+  it('answers the 404 whatever the content type of a request no route serves (malformed ones too); a route that exists still refuses them with 415', async () => {
+    const types = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', 'text', 'nonsense', ''];
+    // Alone, and beside the proxy as `npm start` composes them (where a `*` parser serves the proxy's raw bodies).
+    for (const [deployment, h] of [['alone', alone], ['with the proxy', withProxy]] as const) {
+      for (const headers of types.map((type) => ({ 'content-type': type }))) {
+        for (const [method, path] of [['POST', '/nope'], ['DELETE', '/gateway/admin/policies'], ['PUT', '/gateway/admin/secrets'], ['POST', '/gateway/admin/not-a-route']]) {
+          const error = gatewayError(await h.call(method, path, { rawBody: 'rpm_limit=5', headers }), 404, 'not_found');
+          // The same 404 as with a JSON body (`/docs` is named where the deployment serves it).
+          const asJson = gatewayError(await h.call(method, path, { rawBody: '{}' }), 404, 'not_found');
+          expect({ deployment, headers, error }).toEqual({ deployment, headers, error: { ...asJson, message: expect.stringMatching(new RegExp(`^No route ${method} ${path}(; /docs lists every route)?$`)) } });
+          expect(error.message).toBe(asJson.message);
+        }
+        const routed = gatewayError(await h.call('POST', '/gateway/admin/policies', { rawBody: 'rpm_limit=5', headers }), 415, 'unsupported_media_type');
+        expect({ deployment, headers, type: routed.type }).toEqual({ deployment, headers, type: 'invalid_request_error' });
+      }
+      const unroutedAdmin = gatewayError(await h.call('POST', '/v1/admin/not-a-route', { rawBody: 'x', headers: { 'content-type': 'text' } }), 404, 'not_found');
+      expect(unroutedAdmin.message).toContain('No route POST /v1/admin/not-a-route');
+    }
+  });
+
   it('an id over the path segment limit on an admin route: 414 uri_too_long worded as on the gateway port', async () => {
     const path = `/v1/admin/api-keys/${'k'.repeat(600)}`;
     const answer = await alone.call('DELETE', path);

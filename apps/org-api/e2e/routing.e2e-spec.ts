@@ -76,6 +76,24 @@ describe('org API routing: trailing slash and GET /', () => {
     }
   });
 
+  it('answers 404 for a method or path no route serves whatever its content type (malformed ones too); a route that exists still refuses them with 415', async () => {
+    const types = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', 'text', 'nonsense', ''];
+    for (const contentType of types) {
+      for (const [method, path] of [['POST', '/nope'], ['POST', '/api/v1/nope'], ['DELETE', '/api/v1/admin/costs/budgets'], ['PUT', '/api/v1/platform/api-keys']]) {
+        const res = await fetch(`${api.base}${path}`, { method, headers: { authorization: `Bearer ${owner.token}`, 'content-type': contentType }, body: 'name=x' });
+        expect([contentType, method, path, res.status, await res.json()]).toEqual([
+          contentType,
+          method,
+          path,
+          404,
+          { error: { code: 'NOT_FOUND', message: `No route ${method} ${path}; /docs lists every route`, details: {} } },
+        ]);
+      }
+      const routed = await fetch(`${api.base}/api/v1/admin/costs/budgets`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'content-type': contentType }, body: 'name=x' });
+      expect([contentType, routed.status, ((await routed.json()) as Json).error?.code]).toEqual([contentType, 415, 'UNSUPPORTED_MEDIA_TYPE']);
+    }
+  });
+
   it('a path segment over 512 characters is 414 URI_TOO_LONG naming the limit', async () => {
     const res = await api.call('GET', `/api/v1/admin/costs/budgets/${'b'.repeat(600)}`, { token: owner.token });
     expect([res.status, res.body.error]).toEqual([414, { code: 'URI_TOO_LONG', message: 'A path segment is longer than the server accepts (at most 512 characters)', details: {} }]);

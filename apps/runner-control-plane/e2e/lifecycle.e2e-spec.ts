@@ -1,6 +1,6 @@
 import { verifyRunnerProof } from '@svc/auth';
 import type { OrgId } from '@svc/domain';
-import { bootRunners, Json, LOCAL_ON, RunnerTestContext, seedKey } from './runner-helpers';
+import { bootRunners, Json, LOCAL_ON, RunnerApi, RunnerTestContext, seedKey } from './runner-helpers';
 
 describe('runner lifecycle through HTTP', () => {
   let t: RunnerTestContext;
@@ -275,6 +275,26 @@ describe('runner lifecycle through HTTP', () => {
     expect((await t.admin.get(`/${runner.runner_id}/events`, { limit: '0' })).body.error.param).toBe('limit');
     const events = await t.admin.get(`/${runner.runner_id}/events`);
     expect(events.body.events.length).toBeLessThanOrEqual(50);
+  });
+
+  it('refuses a query parameter a GET route does not take (?org_id= above all): 400 naming it; ?api_key= is taken everywhere', async () => {
+    const runner = await t.admin.createRunner();
+    const reads = ['/', `/${runner.runner_id}`, `/${runner.runner_id}/events`, `/${runner.runner_id}/stream`, '/prerequisites'];
+    for (const path of reads) {
+      for (const [name, value] of [['org_id', 'org_other'], ['org_id', t.orgId], ['colour', 'red']]) {
+        const res = await t.admin.get(path, { [name]: value });
+        expect({ path, status: res.status, error: res.body.error }).toEqual({
+          path,
+          status: 400,
+          error: { type: 'invalid_request_error', code: 'invalid_request', param: name, message: `property ${name} should not exist` },
+        });
+      }
+    }
+    const apiKey = await seedKey(t.repos, t.orgId, ['admin:write']);
+    for (const path of reads.filter((p) => !p.endsWith('/stream'))) {
+      const res = await new RunnerApi(t.base, {}).get(path, { api_key: apiKey });
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    }
   });
 
   it.each([

@@ -2,9 +2,18 @@ import { bootRunners, RunnerTestContext } from './runner-helpers';
 
 /**
  * A runner's `name` (create and self-hosted registration) is a human-readable name: control
- * characters, line breaks and the Unicode line/paragraph separators are 400 `invalid_request`
- * naming it (it travels in `agent.failed` as `runner_name` and in audit events), nothing recorded.
+ * characters, line breaks, the Unicode line/paragraph separators and the bidirectional embeddings,
+ * overrides and isolates are 400 `invalid_request` naming it (it travels in `agent.failed` as
+ * `runner_name` and in audit events), nothing recorded. The LRM/RLM marks are accepted.
  */
+
+/** Every character `displayNameProblem` refuses, by kind: controls, separators, bidirectional formatting. */
+const REFUSED = [
+  ...['\u0000', '\t', '\n', '\r', '\u001b', '\u007f', '\u0085', '\u2028', '\u2029'],
+  // Embeddings and overrides (LRE, RLE, PDF, LRO, RLO), then isolates (LRI, RLI, FSI, PDI): "Trojan Source".
+  ...['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'],
+];
+
 describe('runner names', () => {
   let ctx: RunnerTestContext;
   beforeAll(async () => {
@@ -12,7 +21,7 @@ describe('runner names', () => {
   });
   afterAll(() => ctx.stop());
 
-  it.each(['\u0000', '\n', '\u001b', '\u007f', '\u0085', '\u2028', '\u2029'].map((c) => [`U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`, c]))(
+  it.each(REFUSED.map((c) => [`U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`, c]))(
     'refuses %s in the name on create and on self-hosted registration',
     async (code, c) => {
       const before = (await ctx.admin.get('/')).body.total;
@@ -28,11 +37,18 @@ describe('runner names', () => {
     },
   );
 
-  it('accepts other text as a name', async () => {
+  it('accepts other text (accents, other scripts, emoji, the RLM/LRM marks) as a name', async () => {
     const runner = await ctx.admin.createRunner({ name: 'Équipe — runner 🚀' });
     expect((await ctx.repos.runners.findById(ctx.orgId, runner.runner_id))?.name).toBe('Équipe — runner 🚀');
     const register = await ctx.admin.post('/byovm/register', { machine_id: 'machine-ok', name: 'データ box' });
     expect(register.status).toBe(201);
     expect((await ctx.repos.runners.findById(ctx.orgId, register.body.runner_id))?.name).toBe('データ box');
+    for (const [i, name] of ['צוות\u200f 2', 'ops\u200eteam'].entries()) {
+      const marked = await ctx.admin.createRunner({ name });
+      expect((await ctx.repos.runners.findById(ctx.orgId, marked.runner_id))?.name).toBe(name);
+      const registered = await ctx.admin.post('/byovm/register', { machine_id: `machine-mark-${i}`, name });
+      expect(registered.status).toBe(201);
+      expect((await ctx.repos.runners.findById(ctx.orgId, registered.body.runner_id))?.name).toBe(name);
+    }
   });
 });

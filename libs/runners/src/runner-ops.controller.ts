@@ -1,10 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiSecurity, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, GatewayAuthGuard, Principal } from '@svc/auth';
 import { AnswersWhenRunnersDisabled, RequireRunnerPermission, RunnerAccessGuard } from './access/runner-access.guard';
 import { ApiOrgIdHeader, NoBody } from '@svc/platform';
-import { RegisterByovmDto } from './dto/requests';
+import { GatewayKeyQuery, RegisterByovmDto } from './dto/requests';
 import { CanaryReportResponse, RUNNER_OPS_EXTRA_MODELS, RunnerHealthResponse, RunnerPrerequisitesResponse } from './dto/ops-responses';
 import { RunnerResponse, toRunnerResponse } from './dto/responses';
 import { actorOf } from './runner-records';
@@ -40,7 +40,7 @@ export class RunnerOpsController {
   @AnswersWhenRunnersDisabled()
   @ApiOperation({ summary: 'What is configured and what is missing for managed runners' })
   @ApiOkResponse({ type: RunnerPrerequisitesResponse })
-  prerequisites(): Promise<RunnerPrerequisites> {
+  prerequisites(@Query() _query: GatewayKeyQuery): Promise<RunnerPrerequisites> {
     return this.status.prerequisites();
   }
 

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecu
 import { CurrentPrincipal, GatewayAuthGuard, hasScope, Principal } from '@svc/auth';
 import { RequireRunnerPermission, RunnerAccessGuard } from './access/runner-access.guard';
 import { ApiOrgIdHeader, NoBody } from '@svc/platform';
-import { CreateRunnerDto, EventsQuery, ExecDto, ListRunnersQuery, SessionQuery, StartSessionDto } from './dto/requests';
+import { CreateRunnerDto, EventsQuery, ExecDto, GatewayKeyQuery, ListRunnersQuery, SessionQuery, StartSessionDto } from './dto/requests';
 import {
   CommandResponse,
   RunnerEventsResponse,
@@ -77,7 +77,7 @@ export class RunnersController {
   @RequireRunnerPermission('runner:read')
   @ApiOperation({ summary: 'A runner with its live session' })
   @ApiOkResponse({ type: RunnerResponse, description: 'With `session`: the live session, or null' })
-  async get(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string): Promise<RunnerResponse> {
+  async get(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @Query() _query: GatewayKeyQuery): Promise<RunnerResponse> {
     const runner = await this.records.loadRunner(principal.orgId, runnerId);
     return toRunnerResponse(runner, await this.records.liveSession(principal.orgId, runner));
   }

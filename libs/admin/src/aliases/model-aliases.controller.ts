@@ -1,7 +1,7 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
-import { PageQuery } from '../common/admin-query';
+import { AdminQuery, PageQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { CreateModelAliasDto, ModelAliasPage, ModelAliasView, UpdateModelAliasDto } from './dto/model-alias.dto';
 import { ModelAliasesService, toAliasView } from './model-aliases.service';
@@ -32,7 +32,7 @@ export class ModelAliasesController {
   @Get(':id')
   @AdminRoute('admin:read', 'One model alias')
   @ApiOkResponse({ type: ModelAliasView })
-  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ModelAliasView> {
+  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() _query: AdminQuery): Promise<ModelAliasView> {
     return toAliasView(await this.aliases.load(principal.orgId, id));
   }
 

@@ -3,7 +3,7 @@ import { ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import type { ApprovalStats } from '@svc/domain';
 import { ApprovalDetailsView, ApprovalsService } from '@svc/governance';
-import { AdminPage, PageQuery } from '../common/admin-query';
+import { AdminPage, AdminQuery, PageQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { NoBody } from '@svc/platform';
 import { APPROVAL_DETAILS, APPROVAL_PAGE, APPROVAL_STATS, RejectApprovalDto } from './dto/approval.dto';
@@ -28,14 +28,14 @@ export class ApprovalsController {
   @Get('stats')
   @AdminRoute('admin:read', 'Counts of pending, approved, rejected and expired approvals')
   @ApiOkResponse({ schema: APPROVAL_STATS })
-  stats(@CurrentPrincipal() principal: Principal): Promise<ApprovalStats & { total: number }> {
+  stats(@CurrentPrincipal() principal: Principal, @Query() _query: AdminQuery): Promise<ApprovalStats & { total: number }> {
     return this.approvals.stats(principal.orgId);
   }
 
   @Get(':id')
   @AdminRoute('admin:read', 'Full approval details', '404 `not_found` (param `approval_id`) for an unknown id or another organization’s.')
   @ApiOkResponse({ schema: APPROVAL_DETAILS })
-  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ApprovalDetailsView> {
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() _query: AdminQuery): Promise<ApprovalDetailsView> {
     return this.approvals.get(principal.orgId, id);
   }
 

@@ -1,6 +1,7 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
+import { AdminQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { BudgetNodesService } from './budget-nodes.service';
 import { BudgetNodeList, BudgetNodeView, CreateBudgetNodeDto, UpdateBudgetNodeDto } from './dto/budget-node.dto';
@@ -24,14 +25,14 @@ export class BudgetNodesController {
   @Get()
   @AdminRoute('admin:read', 'List budget nodes with their current spend')
   @ApiOkResponse({ type: BudgetNodeList })
-  list(@CurrentPrincipal() principal: Principal): Promise<BudgetNodeList> {
+  list(@CurrentPrincipal() principal: Principal, @Query() _query: AdminQuery): Promise<BudgetNodeList> {
     return this.nodes.list(principal);
   }
 
   @Get(':id')
   @AdminRoute('admin:read', 'One budget node with its current spend')
   @ApiOkResponse({ type: BudgetNodeView })
-  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<BudgetNodeView> {
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() _query: AdminQuery): Promise<BudgetNodeView> {
     return this.nodes.get(principal, id);
   }
 

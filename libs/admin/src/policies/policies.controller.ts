@@ -1,7 +1,8 @@
-import { Body, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, Principal } from '@svc/auth';
+import { AdminQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { PolicyFieldsDto } from '@svc/governance';
 import { ApplyPresetDto, DEFAULT_REPLAY_HOURS, DeletedPolicyView, SimulatePolicyDto } from './dto/policy.dto';
@@ -20,7 +21,7 @@ export class PoliciesController {
   @Get()
   @AdminRoute('admin:read', 'The policy in force, the custom overrides and the tier defaults side by side')
   @ApiOkResponse({ type: PolicyView })
-  get(@CurrentPrincipal() principal: Principal): Promise<PolicyView> {
+  get(@CurrentPrincipal() principal: Principal, @Query() _query: AdminQuery): Promise<PolicyView> {
     return this.policies.view(principal);
   }
 

@@ -1,7 +1,8 @@
-import { Get } from '@nestjs/common';
+import { Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { ChainGovernanceService } from '@svc/governance';
+import { AdminQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
 
 class KeyMinuteCount {
@@ -35,7 +36,7 @@ export class RateLimitsController {
   @Get('status')
   @AdminRoute('admin:read', 'Requests this minute against the RPM limit, for the organization and each key')
   @ApiOkResponse({ type: RateLimitStatus })
-  status(@CurrentPrincipal() principal: Principal): Promise<RateLimitStatus> {
+  status(@CurrentPrincipal() principal: Principal, @Query() _query: AdminQuery): Promise<RateLimitStatus> {
     return this.governance.rateLimitStatus(principal.orgId);
   }
 }

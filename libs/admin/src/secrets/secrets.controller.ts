@@ -1,6 +1,7 @@
-import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
+import { AdminQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { SecretList, SecretView, StoreSecretDto } from './dto/secret.dto';
 import { SecretsService } from './secrets.service';
@@ -20,7 +21,7 @@ export class SecretsController {
   @Get()
   @AdminRoute('admin:read', 'List stored provider keys (metadata and last four characters only)')
   @ApiOkResponse({ type: SecretList })
-  list(@CurrentPrincipal() principal: Principal): Promise<SecretList> {
+  list(@CurrentPrincipal() principal: Principal, @Query() _query: AdminQuery): Promise<SecretList> {
     return this.secrets.list(principal);
   }
 

@@ -4,7 +4,7 @@ import { CurrentPrincipal, Principal } from '@svc/auth';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { ApiCollectionResponse, NoBody } from '@svc/platform';
 import { DiscoveryService } from './discovery/discovery.service';
-import { AdminPage, PageQuery } from '../common/admin-query';
+import { AdminPage, AdminQuery, PageQuery } from '../common/admin-query';
 import { CatalogQuery, CreateProviderTargetDto, HistoryQuery, UpdateProviderTargetDto } from './dto/provider-target.dto';
 import { CatalogPage, DiscoveryResult, HistoryPage, ProviderTargetView, TargetCatalog } from './dto/provider-target.views';
 import { ProviderTargetsService, toTargetView } from './provider-targets.service';
@@ -38,7 +38,7 @@ export class ProviderTargetsController {
   @Get(':id')
   @AdminRoute('admin:read', 'One provider target')
   @ApiOkResponse({ type: ProviderTargetView })
-  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ProviderTargetView> {
+  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() _query: AdminQuery): Promise<ProviderTargetView> {
     return toTargetView(await this.targets.load(principal.orgId, id));
   }
 
@@ -71,7 +71,7 @@ export class ProviderTargetsController {
   @Get(':id/catalog')
   @AdminRoute('admin:read', 'The models discovered on a target')
   @ApiOkResponse({ type: TargetCatalog })
-  catalog(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<TargetCatalog> {
+  catalog(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() _query: AdminQuery): Promise<TargetCatalog> {
     return this.discovery.catalogOfTarget(principal, id);
   }
 }

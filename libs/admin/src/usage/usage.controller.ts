@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { LOGGER, Logger } from '@svc/platform';
+import { AdminQuery } from '../common/admin-query';
 import { AdminController, AdminRoute } from '../common/admin-route';
 import { attachment, csvContent } from '../common/csv';
 import { DailyUsageReport, USAGE_COLUMNS, UsageDaysQuery, UsageListQuery, UsagePage, UsageRecordDetails } from './dto/usage.dto';
@@ -59,7 +60,7 @@ export class UsageController {
   @Get(':request_id')
   @AdminRoute('admin:read', 'One usage record with its replay data', '404 `not_found` (param `request_id`) for an unknown id or another organization’s.')
   @ApiOkResponse({ type: UsageRecordDetails })
-  get(@CurrentPrincipal() principal: Principal, @Param('request_id') requestId: string): Promise<UsageRecordDetails> {
+  get(@CurrentPrincipal() principal: Principal, @Param('request_id') requestId: string, @Query() _query: AdminQuery): Promise<UsageRecordDetails> {
     return this.usage.get(principal, requestId);
   }
 }

@@ -1,4 +1,4 @@
-import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, NotFoundException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { redactUrl } from '@svc/telemetry';
@@ -48,6 +48,15 @@ export function unroutedRefusal(method: string, url: string, docs: boolean): Not
   return new NotFoundException(`No route ${method} ${pathOf(url)}${docs ? '; /docs lists every route' : ''}`);
 }
 
+/**
+ * A 415: Fastify's `FST_ERR_CTP_INVALID_MEDIA_TYPE` (which Nest's error handler turns into an
+ * HttpException with its status) or the `*` parser's refusal (json-body.ts, a status on an Error).
+ */
+function isMediaTypeRefusal(exception: unknown): boolean {
+  if (exception instanceof HttpException) return exception.getStatus() === 415;
+  return exception instanceof Error && (exception as { statusCode?: unknown }).statusCode === 415;
+}
+
 /** One filter per API surface turns every exception into that surface's documented body. */
 @Catch()
 export class SurfaceExceptionFilter implements ExceptionFilter {
@@ -61,7 +70,12 @@ export class SurfaceExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     // The router's not-found handler (no route matched: `is404`) throws Nest's NotFoundException.
-    const error = exception instanceof NotFoundException && request.is404 ? this.unroutedError(request) : exception;
+    // Fastify checks the content type before that handler runs: a malformed `Content-Type` (`text`,
+    // empty), or any non-JSON type where a `*` parser is set (the proxy's raw prefix), is refused
+    // with 415 first. A request no route serves answers its 404 whatever its content type; routes
+    // that exist keep their 415.
+    const unrouted = request.is404 && (exception instanceof NotFoundException || isMediaTypeRefusal(exception));
+    const error = unrouted ? this.unroutedError(request) : exception;
     sendError(error, this.surface, request, http.getResponse<FastifyReply>(), this.logger);
   }
 

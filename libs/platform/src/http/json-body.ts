@@ -18,7 +18,8 @@ export interface BodyOptions {
 
 /**
  * JSON is the only body these APIs take: Fastify's text/plain parser is removed (so other types
- * get 415), and JSON is parsed here so a malformed body raises an error that keeps its code. An
+ * get 415 on the routes that exist; a request no route serves gets its 404 whatever its type, see
+ * SurfaceExceptionFilter), and JSON is parsed here so a malformed body raises an error that keeps its code. An
  * empty body with `Content-Type: application/json` is treated as no body; one nested deeper than
  * MAX_JSON_DEPTH is a 400.
  */
