@@ -1,4 +1,4 @@
-import { asOrgId, PlanTier, UsageRecordEntity } from '@svc/domain';
+import { asOrgId, PlanTier, sealWebhookUrl, UsageRecordEntity } from '@svc/domain';
 import { COST_ANOMALY_TYPES, costAnomalyEventType, GatewayEvent } from '@svc/events';
 import { createRedis } from '@svc/platform';
 import { anomalyScenarios, TestService } from '@svc/testing';
@@ -37,7 +37,7 @@ describe('cost-anomaly detection: each rule fires once on seeded usage and stays
       const orgId = await newOrg(service, plan);
       const events = COST_ANOMALY_TYPES.map((type) => costAnomalyEventType(type));
       const { repositories, cipher } = service.runtime;
-      await repositories.webhooks.create(asOrgId(orgId), { url: receiver.url(`/anomaly/${name}`), events, secret: cipher.encrypt(orgId, SECRET) });
+      await repositories.webhooks.create(asOrgId(orgId), { ...sealWebhookUrl(cipher, orgId, receiver.url(`/anomaly/${name}`)), events, secret: cipher.encrypt(orgId, SECRET) });
       orgs.push({ name, orgId, expected });
     }
     // Each organization's usage lands in one batch, so a check never sees half of it.

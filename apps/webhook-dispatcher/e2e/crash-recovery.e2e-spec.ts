@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { asOrgId, createRepositories, EmbeddedDocumentStore, SecretCipher, WebhookEntity } from '@svc/domain';
+import { asOrgId, createRepositories, EmbeddedDocumentStore, sealWebhookUrl, SecretCipher, WebhookEntity } from '@svc/domain';
 import { createEventBus, EventBus } from '@svc/events';
 import { spawnNode, SpawnedProcess, TestService } from '@svc/testing';
 import { bootDispatcher, cleanRedis, Receiver, redisUrl, sampleEvent, sleep, verifyDelivery, waitUntil } from './dispatcher.helpers';
@@ -38,7 +38,7 @@ describe('webhook dispatcher: no event lost when a dispatcher dies or stops mid-
     orgId = (await repos.organizations.create({ name: 'crash-test', plan: 'growth' }))._id;
     const cipher = new SecretCipher({ current: { version: 1, key: Buffer.from(secrets.MASTER_ENCRYPTION_KEY, 'base64') } });
     webhook = await repos.webhooks.create(asOrgId(orgId), {
-      url: receiver.url('/crash'),
+      ...sealWebhookUrl(cipher, orgId, receiver.url('/crash')),
       events: ['budget.exceeded', 'budget.warning'],
       secret: cipher.encrypt(orgId, SECRET),
     });

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import { asOrgId, PlanTier, WebhookEntity } from '@svc/domain';
+import { asOrgId, PlanTier, sealWebhookUrl, WebhookEntity } from '@svc/domain';
 import { createEvent, EVENT_SOURCES, EventDataMap, EventType, GatewayEvent } from '@svc/events';
 import { createRedis } from '@svc/platform';
 import { bootService, TestService } from '@svc/testing';
@@ -51,7 +51,7 @@ export async function newOrg(service: TestService, plan: PlanTier = 'growth'): P
 /** Registers a webhook the way the org API stores it: the secret encrypted with the org as associated data. */
 export function seedWebhook(service: TestService, orgId: string, url: string, events: EventType[], secret: string): Promise<WebhookEntity> {
   const { repositories, cipher } = service.runtime;
-  return repositories.webhooks.create(asOrgId(orgId), { url, events, secret: cipher.encrypt(orgId, secret) });
+  return repositories.webhooks.create(asOrgId(orgId), { ...sealWebhookUrl(cipher, orgId, url), events, secret: cipher.encrypt(orgId, secret) });
 }
 
 const timestamp = () => new Date().toISOString();

@@ -51,6 +51,8 @@ export * from './budgets/named-budget.entity';
 export * from './budgets/named-budget.repository';
 export * from './webhooks/webhook.entity';
 export * from './webhooks/webhook.repository';
+export * from './webhooks/webhook-url';
+export * from './webhooks/webhook-url-migration';
 export * from './webhooks/webhook-delivery.entity';
 export * from './webhooks/webhook-delivery.repository';
 export * from './webhooks/chat-integration.entity';

@@ -6,6 +6,7 @@ import {
   DocumentStore,
   openDocumentStore,
   Repositories,
+  resealWebhookUrls,
   SecretCipher,
 } from '@svc/domain';
 import { createEventBus, EventBus, EventsModule } from '@svc/events';
@@ -94,6 +95,10 @@ export async function createRuntime(name: string, config: AppConfig, options: Ru
   const events = createEventBus(config, logger, { name });
   resources.push(events);
   const repositories = createRepositories(store);
+  const cipher = new SecretCipher(secrets.masterKeys);
+  // Webhook URLs stored in clear, or sealed under a previous master key, are sealed under the current one
+  // (docs/webhooks.md "Receiver URLs at rest"). Readers accept both shapes, so a failed pass only waits for the next start.
+  await resealWebhookUrls(repositories.webhooks, cipher, logger).catch((err: unknown) => logger.warn({ err }, 'could not seal the stored webhook URLs; retried at the next start'));
   const bootstrap = options.bootstrap ? await bootstrapFirstOrganization(repositories, config) : null;
   return {
     name,
@@ -104,7 +109,7 @@ export async function createRuntime(name: string, config: AppConfig, options: Ru
     store,
     repositories,
     events,
-    cipher: new SecretCipher(secrets.masterKeys),
+    cipher,
     invalidation,
     bootstrap,
     resources,

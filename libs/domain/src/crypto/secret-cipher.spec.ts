@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { SecretCipher, SecretDecryptionError } from './secret-cipher';
 
 const key1 = randomBytes(32);
@@ -59,5 +59,25 @@ describe('SecretCipher', () => {
     expect(() => new SecretCipher({ current: { version: 1, key: randomBytes(16) } })).toThrow(/32 bytes/);
     expect(() => new SecretCipher({ current: { version: 0, key: key1 } })).toThrow(/positive integer/);
     expect(() => new SecretCipher({ current: { version: 1, key: key1 }, previous: [{ version: 1, key: key2 }] })).toThrow(/twice/);
+  });
+
+  describe('lookupHash', () => {
+    const rotated = new SecretCipher({ current: { version: 2, key: key2 }, previous: [{ version: 1, key: key1 }] });
+
+    it('is an HMAC under a key derived from the master key: stable for that key, unlike a plain or master-keyed hash', () => {
+      const hash = cipher.lookupHash('webhook-url', 'https://hooks.example.com/a?token=t');
+      expect(hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(new SecretCipher({ current: { version: 1, key: key1 } }).lookupHash('webhook-url', 'https://hooks.example.com/a?token=t')).toBe(hash);
+      expect(hash).not.toBe(createHash('sha256').update('https://hooks.example.com/a?token=t').digest('hex'));
+      expect(hash).not.toBe(createHmac('sha256', key1).update('https://hooks.example.com/a?token=t').digest('hex'));
+      expect(cipher.lookupHash('other-purpose', 'https://hooks.example.com/a?token=t')).not.toBe(hash);
+    });
+
+    it('hashes under the current key by default and under any configured version on request', () => {
+      expect(rotated.versions).toEqual([2, 1]);
+      expect(rotated.lookupHash('webhook-url', 'v', 1)).toBe(cipher.lookupHash('webhook-url', 'v'));
+      expect(rotated.lookupHash('webhook-url', 'v')).not.toBe(cipher.lookupHash('webhook-url', 'v'));
+      expect(() => cipher.lookupHash('webhook-url', 'v', 2)).toThrow(SecretDecryptionError);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /** An encrypted value as stored: base64 fields plus the version of the master key that sealed it. */
 export interface EncryptedValue {
@@ -40,6 +40,8 @@ const TAG_BYTES = 16;
 export class SecretCipher {
   private readonly keys = new Map<number, Buffer>();
   private readonly current: MasterKey;
+  /** HKDF-derived HMAC keys, by `${purpose} ${version}`. */
+  private readonly derived = new Map<string, Buffer>();
 
   constructor(keys: MasterKeys) {
     for (const { version, key } of [keys.current, ...(keys.previous ?? [])]) {
@@ -53,6 +55,29 @@ export class SecretCipher {
 
   get currentVersion(): number {
     return this.current.version;
+  }
+
+  /** The versions of every configured key, the current one first. */
+  get versions(): number[] {
+    return [this.current.version, ...[...this.keys.keys()].filter((version) => version !== this.current.version)];
+  }
+
+  /**
+   * A lookup hash: HMAC-SHA256 (hex) of `value` under a key derived by HKDF-SHA256 (info = `purpose`)
+   * from the master key of `version` (default the current one). A store holding it cannot test guesses
+   * without the master key, unlike a plain hash. Another key version gives another hash: a lookup
+   * after a rotation computes it under every configured version (`versions`).
+   */
+  lookupHash(purpose: string, value: string, version = this.current.version): string {
+    const id = `${purpose} ${version}`;
+    let key = this.derived.get(id);
+    if (!key) {
+      const master = this.keys.get(version);
+      if (!master) throw new SecretDecryptionError(`No master key with version ${version} is configured`);
+      key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), Buffer.from(purpose, 'utf8'), 32));
+      this.derived.set(id, key);
+    }
+    return createHmac('sha256', key).update(value, 'utf8').digest('hex');
   }
 
   encrypt(orgId: string, plaintext: string): EncryptedValue {

@@ -4,10 +4,11 @@ import { DuplicateKeyError } from '../store/types';
 import { storeTargets } from '../testing/stores';
 import { expectTenantIsolation, ORG_A, ORG_B, useRepository } from '../testing/jest-helpers';
 import { NewWebhook, WebhookRepository } from './webhook.repository';
+import { sealWebhookUrl } from './webhook-url';
 
 const cipher = new SecretCipher({ current: { version: 1, key: randomBytes(32) } });
 const hook = (orgId: string, url = 'https://hooks.example.com/a', events = ['budget.exceeded']): NewWebhook => ({
-  url,
+  ...sealWebhookUrl(cipher, orgId, url),
   events,
   secret: cipher.encrypt(orgId, 'whsec_123'),
 });
@@ -27,7 +28,7 @@ describe.each(storeTargets(process.env.MONGODB_URI))('WebhookRepository ($name)'
     await t.repo.create(ORG_B, hook(ORG_B));
     const error = await t.repo.create(ORG_A, hook(ORG_A)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DuplicateKeyError);
-    expect(error).toMatchObject({ index: 'org_url_unique' });
+    expect(error).toMatchObject({ index: 'org_url_hash_unique' });
   });
 
   it('lists the active webhooks subscribed to an event type', async () => {

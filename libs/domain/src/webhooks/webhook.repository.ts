@@ -2,11 +2,12 @@ import type { EncryptedValue } from '../crypto/secret-cipher';
 import { newId } from '../shared/ids';
 import { TenantRepository } from '../shared/tenant-repository';
 import type { OrgId } from '../shared/tenancy';
-import type { DocumentStore } from '../store/types';
+import type { DocumentStore, Filter } from '../store/types';
 import { WEBHOOKS, WebhookEntity } from './webhook.entity';
+import type { SealedWebhookUrl } from './webhook-url';
 
-export interface NewWebhook {
-  url: string;
+/** `url` and `url_hash` come from `sealWebhookUrl`. */
+export interface NewWebhook extends SealedWebhookUrl {
   events: string[];
   secret: EncryptedValue;
   description?: string | null;
@@ -20,11 +21,15 @@ export class WebhookRepository extends TenantRepository<WebhookEntity> {
     super(store, WEBHOOKS);
   }
 
-  /** Throws DuplicateKeyError (index `org_url_unique`) when the org has a webhook for the URL. */
+  /**
+   * Throws DuplicateKeyError (index `org_url_hash_unique`) when the org has a webhook with the same
+   * `url_hash`; `findByUrl` first also finds one stored before URLs were sealed or under another key.
+   */
   create(orgId: OrgId, input: NewWebhook, now = new Date()): Promise<WebhookEntity> {
     return this.insertIn(orgId, {
       _id: newId('webhook'),
       url: input.url,
+      url_hash: input.url_hash,
       events: [...new Set(input.events)],
       status: 'active',
       secret: input.secret,
@@ -36,6 +41,39 @@ export class WebhookRepository extends TenantRepository<WebhookEntity> {
       created_at: now,
       updated_at: now,
     });
+  }
+
+  /**
+   * The org's webhook for a normalized URL, other than `exceptId`: by `url_hash` (`hashes`: one per
+   * configured key version, `webhookUrlHashes`) or, for a document stored before URLs were sealed,
+   * by its clear `url`.
+   */
+  findByUrl(orgId: OrgId, url: string, hashes: string[], exceptId?: string): Promise<WebhookEntity | null> {
+    const filter: Filter<WebhookEntity> = { $or: [{ url_hash: { $in: hashes } }, { url }] };
+    if (exceptId) filter['_id'] = { $ne: exceptId };
+    return this.findOneIn(orgId, filter, { sort: { created_at: 1, _id: 1 } });
+  }
+
+  /**
+   * Stores a newly sealed URL in place of `current` (the stored value as read), only if it is still
+   * there: true when it was replaced. Throws DuplicateKeyError when another webhook of the org has
+   * the new hash.
+   */
+  async resealUrl(orgId: OrgId, id: string, current: WebhookEntity['url'], sealed: SealedWebhookUrl): Promise<boolean> {
+    const unchanged = typeof current === 'string' ? { url: current } : { 'url.ciphertext': current.ciphertext };
+    const result = await this.updateOneIn(orgId, { _id: id, ...unchanged }, { $set: { url: sealed.url, url_hash: sealed.url_hash } });
+    return result.modified === 1;
+  }
+
+  /**
+   * Webhooks of every organization whose URL is to be sealed again: stored in clear (written before
+   * URLs were sealed) or sealed under a key version in `staleVersions`. By `_id`, after `afterId`.
+   */
+  listUrlsToResealAcrossOrgs(staleVersions: number[], afterId: string, limit = 100): Promise<WebhookEntity[]> {
+    return this.acrossTenants.find(
+      { _id: { $gt: afterId }, $or: [{ url: { $type: 'string' } }, { url_hash: { $exists: false } }, { 'url.key_version': { $in: staleVersions } }] },
+      { sort: { _id: 1 }, limit },
+    );
   }
 
   /** Active webhooks of the org subscribed to an event type. */

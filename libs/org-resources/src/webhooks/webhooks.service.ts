@@ -1,5 +1,18 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { DuplicateKeyError, NewWebhook, OrgId, randomAlphanumeric, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
+import {
+  DuplicateKeyError,
+  NewWebhook,
+  openWebhookUrl,
+  OrgId,
+  randomAlphanumeric,
+  Repositories,
+  resealWebhookUrl,
+  sealWebhookUrl,
+  SecretCipher,
+  WebhookDeliveryEntity,
+  WebhookEntity,
+  webhookUrlHashes,
+} from '@svc/domain';
 import {
   AddJobOptions,
   createEvent,
@@ -25,10 +38,11 @@ import { checkReceiverUrl } from './outbound-url';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export function toWebhookDto(webhook: WebhookEntity): WebhookDto {
+/** `url`: the webhook's receiver URL in clear (`openWebhookUrl`), shown in full to its organization. */
+export function toWebhookDto(webhook: WebhookEntity, url: string): WebhookDto {
   return {
     id: webhook._id,
-    url: webhook.url,
+    url,
     events: webhook.events,
     status: webhook.status,
     created_at: webhook.created_at.toISOString(),
@@ -91,9 +105,9 @@ export class WebhooksService {
     const generated = input.secret ? undefined : `whsec_${randomAlphanumeric(40)}`;
     const secret = input.secret ?? (generated as string);
     const webhook = await this.creates.run(orgId, () =>
-      this.insertCapped(orgId, { url, events, secret: this.cipher.encrypt(orgId, secret), description: input.description ?? null }),
+      this.insertCapped(orgId, url, { ...sealWebhookUrl(this.cipher, orgId, url), events, secret: this.cipher.encrypt(orgId, secret), description: input.description ?? null }),
     );
-    return { ...toWebhookDto(webhook), ...(generated ? { secret: generated } : {}) };
+    return { ...toWebhookDto(webhook, url), ...(generated ? { secret: generated } : {}) };
   }
 
   /**
@@ -103,13 +117,14 @@ export class WebhooksService {
    * and a create that then sees more than the cap takes its own webhook back, so the cap is never
    * exceeded (two replicas racing for the last place may both be refused).
    */
-  private async insertCapped(orgId: OrgId, input: NewWebhook): Promise<WebhookEntity> {
+  private async insertCapped(orgId: OrgId, url: string, input: NewWebhook): Promise<WebhookEntity> {
     await this.assertBelowCap(orgId);
+    await this.assertNoWebhookFor(orgId, url);
     let webhook: WebhookEntity;
     try {
       webhook = await this.repositories.webhooks.create(orgId, input);
     } catch (error) {
-      if (error instanceof DuplicateKeyError) throw await this.duplicate(orgId, input.url);
+      if (error instanceof DuplicateKeyError) throw await this.duplicate(orgId, url);
       throw error;
     }
     if ((await this.repositories.webhooks.count(orgId)) > this.config.WEBHOOK_MAX_PER_ORG) {
@@ -125,11 +140,11 @@ export class WebhooksService {
   }
 
   async list(orgId: OrgId, page: { offset: number; limit: number }): Promise<Collection<WebhookDto>> {
-    return collection(await this.repositories.webhooks.list(orgId, page), page, toWebhookDto);
+    return collection(await this.repositories.webhooks.list(orgId, page), page, (webhook) => this.dto(orgId, webhook));
   }
 
   async get(orgId: OrgId, id: string): Promise<WebhookDto> {
-    return toWebhookDto(await this.find(orgId, id));
+    return this.dto(orgId, await this.find(orgId, id));
   }
 
   /** PUT and PATCH alike: only the fields sent change. */
@@ -137,7 +152,11 @@ export class WebhooksService {
     const current = await this.find(orgId, id);
     const patch: Partial<WebhookEntity> = {};
     if (input.events !== undefined) patch.events = canonicalEventTypes(input.events);
-    if (input.url !== undefined) patch.url = await checkReceiverUrl(input.url, this.config, this.resolve);
+    const url = input.url === undefined ? undefined : await checkReceiverUrl(input.url, this.config, this.resolve);
+    if (url !== undefined) {
+      await this.assertNoWebhookFor(orgId, url, id);
+      Object.assign(patch, sealWebhookUrl(this.cipher, orgId, url));
+    }
     if (input.secret !== undefined) patch.secret = this.cipher.encrypt(orgId, input.secret);
     if (input.description !== undefined) patch.description = input.description;
     let updated: WebhookEntity | null = current;
@@ -145,9 +164,15 @@ export class WebhooksService {
       try {
         updated = await this.repositories.webhooks.updateById(orgId, id, patch);
       } catch (error) {
-        if (error instanceof DuplicateKeyError && patch.url) throw await this.duplicate(orgId, patch.url);
+        if (error instanceof DuplicateKeyError && url !== undefined) throw await this.duplicate(orgId, url, id);
         throw error;
       }
+    }
+    // A URL stored in clear (before URLs were sealed) or under a previous master key is sealed again on the
+    // webhook's next write (docs/webhooks.md "Receiver URLs at rest").
+    if (updated && (typeof updated.url === 'string' || this.cipher.needsReencryption(updated.url))) {
+      await resealWebhookUrl(this.repositories.webhooks, this.cipher, updated, this.logger);
+      updated = (await this.repositories.webhooks.findById(orgId, id)) ?? updated;
     }
     // Only a change of state acts: `status: active` on an active webhook keeps its failure count
     // (clients that send the whole object back would otherwise never reach the automatic disable).
@@ -158,7 +183,7 @@ export class WebhooksService {
       updated = (await this.repositories.webhooks.disable(orgId, id, 'disabled by a user')) ?? (await this.repositories.webhooks.findById(orgId, id));
     }
     if (!updated) throw orgErrors.notFound('Webhook', id);
-    return toWebhookDto(updated);
+    return this.dto(orgId, updated);
   }
 
   async remove(orgId: OrgId, id: string): Promise<void> {
@@ -200,11 +225,10 @@ export class WebhooksService {
     let webhook: WebhookEntity | null = null;
     if (input.webhook_id) webhook = await this.find(orgId, input.webhook_id);
     else {
-      const url = normalizeUrl(input.url as string);
-      webhook = (await this.repositories.webhooks.list(orgId, { limit: 1, filter: { url } })).items[0] ?? null;
+      webhook = await this.findByUrl(orgId, normalizeUrl(input.url as string));
       if (!webhook) throw orgErrors.notFound('Webhook with this URL');
     }
-    if (input.url && input.webhook_id && normalizeUrl(input.url) !== webhook.url) {
+    if (input.url && input.webhook_id && normalizeUrl(input.url) !== openWebhookUrl(this.cipher, orgId, webhook)) {
       throw orgErrors.validation('url does not match the webhook', 'url');
     }
     assertActive(webhook, 'sending a test delivery');
@@ -239,11 +263,33 @@ export class WebhooksService {
     return webhook;
   }
 
-  private async duplicate(orgId: OrgId, url: string): Promise<ConflictError> {
-    const existing = (await this.repositories.webhooks.list(orgId, { limit: 1, filter: { url } })).items[0];
+  private dto(orgId: OrgId, webhook: WebhookEntity): WebhookDto {
+    return toWebhookDto(webhook, openWebhookUrl(this.cipher, orgId, webhook));
+  }
+
+  /** The org's webhook for a normalized URL: sealed (its `url_hash` under any configured key) or stored in clear. */
+  private findByUrl(orgId: OrgId, url: string, exceptId?: string): Promise<WebhookEntity | null> {
+    return this.repositories.webhooks.findByUrl(orgId, url, webhookUrlHashes(this.cipher, orgId, url), exceptId);
+  }
+
+  /**
+   * 409 `webhook_endpoint_duplicate` when another webhook of the org has the URL. Checked before
+   * writing: the unique index `org_url_hash_unique` sees only hashes under the same key, not a
+   * document stored in clear or hashed under the previous master key.
+   */
+  private async assertNoWebhookFor(orgId: OrgId, url: string, exceptId?: string): Promise<void> {
+    const existing = await this.findByUrl(orgId, url, exceptId);
+    if (existing) throw this.conflict(existing._id);
+  }
+
+  private async duplicate(orgId: OrgId, url: string, exceptId?: string): Promise<ConflictError> {
+    return this.conflict((await this.findByUrl(orgId, url, exceptId))?._id ?? null);
+  }
+
+  private conflict(conflictingId: string | null): ConflictError {
     return new ConflictError('webhook_endpoint_duplicate', 'A webhook for this URL already exists', {
       resource_type: 'webhook',
-      conflicting_id: existing?._id ?? null,
+      conflicting_id: conflictingId,
     });
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { asOrgId, createRepositories, OrgId, Repositories, SecretCipher, storeTargets, StoreUnderTest, WEBHOOK_DELIVERIES, WebhookEntity } from '@svc/domain';
+import { asOrgId, createRepositories, OrgId, Repositories, SecretCipher, storeTargets, sealWebhookUrl, StoreUnderTest, WEBHOOK_DELIVERIES, WebhookEntity } from '@svc/domain';
 import { createEvent, EVENT_SOURCES, GatewayEvent, QueueJob, WEBHOOK_MAX_ATTEMPTS, WebhookDeliveryJob } from '@svc/events';
 import type { DispatcherSettings } from '../dispatcher-settings';
 import { OutboundPoster } from '../infra/outbound-poster';
@@ -65,7 +65,7 @@ describe('DeliverWebhookUseCase', () => {
     };
     deliver = new DeliverWebhookUseCase(repos, cipher, poster, settings, new RecordDeadLetterUseCase(repos, silent), silent);
     orgId = asOrgId((await repos.organizations.create({ name: 'deliver-spec', plan: 'growth' }))._id);
-    webhook = await repos.webhooks.create(orgId, { url, events: ['budget.exceeded'], secret: cipher.encrypt(orgId, SECRET) });
+    webhook = await repos.webhooks.create(orgId, { ...sealWebhookUrl(cipher, orgId, url), events: ['budget.exceeded'], secret: cipher.encrypt(orgId, SECRET) });
     status = 500;
     received.length = 0;
     paths.length = 0;
@@ -134,6 +134,17 @@ describe('DeliverWebhookUseCase', () => {
     expect(await repos.webhooks.findById(orgId, webhook._id)).toMatchObject({ status: 'disabled', consecutive_failures: 0 });
   });
 
+  it('ends the delivery at once, sending nothing, when the URL was sealed under a key that is not configured', async () => {
+    status = 200;
+    const retired = new SecretCipher({ current: { version: 7, key: randomBytes(32) } });
+    await repos.webhooks.updateById(orgId, webhook._id, sealWebhookUrl(retired, orgId, url));
+    const e = event();
+    await expect(deliver.execute(job(e, 1))).rejects.toMatchObject({ name: 'PermanentJobError', message: 'the webhook URL cannot be decrypted' });
+    expect(received).toHaveLength(0);
+    expect(await recordOf(e)).toMatchObject({ status: 'dead_letter', dead_letter: true, status_code: null, error: 'the webhook URL cannot be decrypted', url: '' });
+    expect(await failures()).toBe(1);
+  });
+
   it('keeps one record when two runs of the first attempt overlap', async () => {
     status = 200;
     const e = event();
@@ -148,7 +159,7 @@ describe('DeliverWebhookUseCase', () => {
     status = 503;
     const token = 'tok-Q9xYh2LmN4pR7sT1';
     const secretUrl = `${url}?token=${token}&team=ops`;
-    const secretHook = await repos.webhooks.create(orgId, { url: secretUrl, events: ['budget.exceeded'], secret: cipher.encrypt(orgId, SECRET) });
+    const secretHook = await repos.webhooks.create(orgId, { ...sealWebhookUrl(cipher, orgId, secretUrl), events: ['budget.exceeded'], secret: cipher.encrypt(orgId, SECRET) });
     const e = event();
     const run = { ...job(e, 1), data: { event: e, webhookId: secretHook._id, attempt: 1 } };
     await expect(deliver.execute(run)).rejects.toThrow('HTTP 503');

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { asOrgId, OrgId, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
+import { asOrgId, openWebhookUrl, OrgId, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
 import { backoffDelay, PermanentJobError, QueueJob, WebhookDeliveryJob } from '@svc/events';
 import { LOGGER, Logger, scrubEmbeddedUrls } from '@svc/platform';
 import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
@@ -40,7 +40,13 @@ export class DeliverWebhookUseCase {
       this.logger.info(log, 'webhook deleted; delivery dropped');
       return;
     }
-    const record = await this.deliveryRecord(orgId, webhook, job.data);
+    let url: string | null = null;
+    try {
+      url = openWebhookUrl(this.cipher, orgId, webhook); // sealed, or in clear in a document stored before URLs were sealed
+    } catch (err) {
+      this.logger.error({ ...log, err }, 'webhook URL cannot be decrypted');
+    }
+    const record = await this.deliveryRecord(orgId, webhook, job.data, url);
     if (record.dead_letter) {
       // This delivery already ended (a run of its last attempt that died before the job was marked
       // failed, or a fan-out run again): only a manual retry, which resets the flag, sends it again.
@@ -55,6 +61,11 @@ export class DeliverWebhookUseCase {
       throw new PermanentJobError('the webhook is disabled');
     }
 
+    if (url === null) {
+      // The key that sealed it was rotated away without the start-up pass sealing it again: re-set the URL.
+      await end({ statusCode: null, latencyMs: 0, error: 'the webhook URL cannot be decrypted' });
+      throw new PermanentJobError('the webhook URL cannot be decrypted');
+    }
     let secret: string;
     try {
       secret = this.cipher.decrypt(orgId, webhook.secret);
@@ -64,7 +75,7 @@ export class DeliverWebhookUseCase {
       await end({ statusCode: null, latencyMs: 0, error: 'the signing secret cannot be decrypted' });
       throw new PermanentJobError('the signing secret cannot be decrypted');
     }
-    const outcome = await this.poster.post(webhook.url, record.payload, deliveryHeaders(event, record.payload, secret));
+    const outcome = await this.poster.post(url, record.payload, deliveryHeaders(event, record.payload, secret));
 
     if (outcome.error === null) {
       await this.record(orgId, record, retryCount, outcome, null);
@@ -96,7 +107,7 @@ export class DeliverWebhookUseCase {
    * the URL masked as in the logs (`scrubEmbeddedUrls`: user info, credential query values and an
    * incoming webhook's path): it is never read back, and the webhook holds the URL it is sent to.
    */
-  private async deliveryRecord(orgId: OrgId, webhook: WebhookEntity, data: WebhookDeliveryJob): Promise<WebhookDeliveryEntity> {
+  private async deliveryRecord(orgId: OrgId, webhook: WebhookEntity, data: WebhookDeliveryJob, url: string | null): Promise<WebhookDeliveryEntity> {
     const deliveries = this.repos.webhookDeliveries;
     const retried = data.retryOfDeliveryId ? await deliveries.findById(orgId, data.retryOfDeliveryId) : null;
     if (retried && retried.webhook_id === webhook._id) return retried;
@@ -104,7 +115,7 @@ export class DeliverWebhookUseCase {
       webhook_id: webhook._id,
       event_id: data.event.id,
       event_type: data.event.type,
-      url: scrubEmbeddedUrls(webhook.url),
+      url: url === null ? '' : scrubEmbeddedUrls(url),
       payload: JSON.stringify(data.event),
     });
   }
