@@ -217,6 +217,27 @@ describe('gateway admin: every route', () => {
       const viaQuery = await fetch(`${h.url}/gateway/admin${path(ours)}?api_key=${encodeURIComponent(h.org.admin)}`, { method });
       expect({ status: viaQuery.status, text: viaQuery.status === 200 ? '' : await viaQuery.text() }).toEqual({ status: 200, text: '' });
     });
+
+    // The writes alike, with a body each route accepts so the query is the only refusal; a refused
+    // write changes nothing (`DELETE /budgets/nodes/{id}?org_id=other` deleted the caller's own node).
+    const writes = ROUTES.filter(([method]) => method !== 'GET');
+    it.each(titled(writes, ([method, path]) => `${method} ${path(TEMPLATE)}`))('%s refuses ?org_id= and an unknown parameter, takes ?api_key=, changes nothing', async (_title, [method, path, , body]) => {
+      const before = await snapshot(ours);
+      for (const [name, value] of [['org_id', h.other.id], ['org_id', h.org.id], ['colour', 'red']]) {
+        const error = gatewayError(await h.call(method, `/gateway/admin${path(ours)}?${name}=${value}`, { key: h.org.admin, body }), 400, 'invalid_request');
+        expect({ name, error }).toEqual({ name, error: { type: 'invalid_request_error', code: 'invalid_request', param: name, message: `property ${name} should not exist` } });
+      }
+      // The key as `api_key` (no header) authenticates and is not refused: the refusal names the other parameter alone.
+      const viaQuery = await fetch(`${h.url}/gateway/admin${path(ours)}?api_key=${encodeURIComponent(h.org.admin)}&colour=red`, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+      expect({ status: viaQuery.status, body: await viaQuery.json() }).toEqual({
+        status: 400,
+        body: { error: { type: 'invalid_request_error', code: 'invalid_request', param: 'colour', message: 'property colour should not exist' } },
+      });
+      expect(await snapshot(ours)).toEqual(before);
+    });
   });
 
   describe('400 for a body that is not a JSON object, nothing changed', () => {

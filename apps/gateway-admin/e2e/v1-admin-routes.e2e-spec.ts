@@ -1,4 +1,4 @@
-import { asOrgId } from '@svc/domain';
+import { asOrgId, openWebhookUrl, sealWebhookUrl } from '@svc/domain';
 import { AdminHarness, CallOptions, gatewayError, Json, Reply, startAdmin } from './admin-harness';
 
 /**
@@ -127,7 +127,17 @@ describe('gateway admin: /v1/admin/api-keys and /v1/admin/webhooks', () => {
 
   describe('webhooks', () => {
     const seed = async (orgId: string, url: string) =>
-      h.repos.webhooks.create(asOrgId(orgId), { url, events: ['budget.exceeded'], secret: h.service.runtime.cipher.encrypt(orgId, 'whsec_stored_secret_value'), description: null });
+      h.repos.webhooks.create(asOrgId(orgId), {
+        ...sealWebhookUrl(h.service.runtime.cipher, orgId, url),
+        events: ['budget.exceeded'],
+        secret: h.service.runtime.cipher.encrypt(orgId, 'whsec_stored_secret_value'),
+        description: null,
+      });
+    /** The receiver URL as stored (sealed at rest), opened. */
+    const storedUrl = async (orgId: string, id: string) => {
+      const stored = await h.repos.webhooks.findById(asOrgId(orgId), id);
+      return stored ? openWebhookUrl(h.service.runtime.cipher, orgId, stored) : null;
+    };
 
     it('lists the organization’s webhooks, never their secrets nor another organization’s', async () => {
       const mine = await seed(h.org.id, 'https://8.8.8.8/list/a');
@@ -170,7 +180,7 @@ describe('gateway admin: /v1/admin/api-keys and /v1/admin/webhooks', () => {
           },
         });
       }
-      expect((await h.repos.webhooks.findById(asOrgId(h.org.id), hook._id))?.url).toBe('https://8.8.8.8/dup/mine');
+      expect(await storedUrl(h.org.id, hook._id)).toBe('https://8.8.8.8/dup/mine');
       // Another organization's webhook with that URL is no conflict.
       const theirs = await seed(h.other.id, 'https://8.8.8.8/dup/theirs');
       expect((await call('PATCH', `/v1/admin/webhooks/${theirs._id}`, { key: h.other.admin, body: { url: 'https://8.8.8.8/dup/taken' } })).status).toBe(200);
@@ -199,20 +209,57 @@ describe('gateway admin: /v1/admin/api-keys and /v1/admin/webhooks', () => {
           message: expect.stringMatching(message),
         });
       }
-      expect((await h.repos.webhooks.findById(asOrgId(h.org.id), hook._id))?.url).toBe('https://8.8.8.8/bad/a');
+      expect(await storedUrl(h.org.id, hook._id)).toBe('https://8.8.8.8/bad/a');
     });
 
     it('unknown and other organizations’ ids are 404 not_found; updates need admin:write, lists admin:read', async () => {
       const theirs = await seed(h.other.id, 'https://8.8.8.8/tenant/theirs');
       gatewayError(await call('PATCH', '/v1/admin/webhooks/whk_doesnotexist', { body: { events: ['budget.exceeded'] } }), 404, 'not_found');
       gatewayError(await call('PUT', `/v1/admin/webhooks/${theirs._id}`, { body: { url: 'https://8.8.8.8/tenant/stolen' } }), 404, 'not_found');
-      expect((await h.repos.webhooks.findById(asOrgId(h.other.id), theirs._id))?.url).toBe('https://8.8.8.8/tenant/theirs');
+      expect(await storedUrl(h.other.id, theirs._id)).toBe('https://8.8.8.8/tenant/theirs');
 
       const reader = await h.newKey(h.org.id, ['admin:read']);
       gatewayError(await call('PATCH', `/v1/admin/webhooks/${theirs._id}`, { key: reader.plaintext, body: {} }), 403, 'insufficient_scope');
       gatewayError(await call('GET', '/v1/admin/webhooks', { key: (await h.newKey(h.org.id, ['billing:read'])).plaintext }), 403, 'insufficient_scope');
       gatewayError(await call('GET', '/v1/admin/webhooks', { key: 'svc_sk_not_a_real_key_at_all_000000000000' }), 401, 'invalid_api_key');
       expect((await call('GET', '/v1/admin/webhooks', { token: h.token(h.org.id, 'Member'), headers: { 'x-org-id': h.org.id } })).status).toBe(200);
+    });
+
+    it('every /v1/admin route, keys and webhooks, refuses a query parameter it does not take (400 naming it, nothing changed); ?api_key= is taken', async () => {
+      const org = asOrgId(h.org.id);
+      const victim = await h.newKey(h.org.id, ['admin:read'], { name: 'query-victim' });
+      const hook = await seed(h.org.id, 'https://8.8.8.8/query/a');
+      const rows: [method: string, path: string, body?: Json][] = [
+        ['GET', '/v1/admin/api-keys'],
+        ['POST', '/v1/admin/api-keys', { name: 'query-new', scopes: ['admin:read'] }],
+        ['DELETE', `/v1/admin/api-keys/${victim.key._id}`],
+        ['GET', '/v1/admin/webhooks'],
+        ['PUT', `/v1/admin/webhooks/${hook._id}`, { url: 'https://8.8.8.8/query/b' }],
+        ['PATCH', `/v1/admin/webhooks/${hook._id}`, { events: ['approval.requested'] }],
+      ];
+      // Keys by id, name and status (the admin key's `last_used_at` moves with every call).
+      const state = async () => ({
+        keys: (await h.repos.apiKeys.list(org, { limit: 1000 })).items.map(({ _id, name, status }) => ({ _id, name, status })),
+        hook: await h.repos.webhooks.findById(org, hook._id),
+      });
+      const before = await state();
+      for (const [method, path, body] of rows) {
+        for (const [name, value] of [['org_id', h.other.id], ['org_id', h.org.id], ['colour', 'red']]) {
+          const error = gatewayError(await call(method, `${path}?${name}=${value}`, { body }), 400, 'invalid_request');
+          expect({ method, path, error }).toEqual({ method, path, error: { type: 'invalid_request_error', code: 'invalid_request', param: name, message: `property ${name} should not exist` } });
+        }
+        const viaQuery = await fetch(`${h.url}${path}?api_key=${encodeURIComponent(h.org.admin)}&colour=red`, {
+          method,
+          ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        });
+        expect({ method, path, status: viaQuery.status, body: await viaQuery.json() }).toEqual({
+          method,
+          path,
+          status: 400,
+          body: { error: { type: 'invalid_request_error', code: 'invalid_request', param: 'colour', message: 'property colour should not exist' } },
+        });
+      }
+      expect(await state()).toEqual(before);
     });
   });
 });

@@ -53,7 +53,7 @@ export class RunnerOpsController {
   @ApiOperation({ summary: 'Lifecycle test on the fake provider: create, start, exec, stop (then cleanup); 200 passed, 503 failed' })
   @ApiOkResponse({ type: CanaryReportResponse, description: 'Every step passed' })
   @ApiServiceUnavailableResponse({ type: CanaryReportResponse, description: 'A step failed' })
-  async runCanary(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply, @NoBody() _body: undefined): Promise<CanaryReport> {
+  async runCanary(@CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply, @NoBody() _body: undefined, @Query() _query: GatewayKeyQuery): Promise<CanaryReport> {
     const report = await this.canary.execute(principal.orgId, actorOf(principal));
     reply.status(report.status === 'passed' ? 200 : 503);
     return report;
@@ -67,7 +67,7 @@ export class RunnerOpsController {
   @RequireRunnerPermission('runner:create')
   @ApiOperation({ summary: 'Register a self-hosted machine as a runner (409 runner_already_registered for a known machine_id)' })
   @ApiCreatedResponse({ type: RunnerResponse })
-  async register(@CurrentPrincipal() principal: Principal, @Body() body: RegisterByovmDto): Promise<RunnerResponse> {
+  async register(@CurrentPrincipal() principal: Principal, @Body() body: RegisterByovmDto, @Query() _query: GatewayKeyQuery): Promise<RunnerResponse> {
     return toRunnerResponse(await this.byovm.register(principal.orgId, actorOf(principal), body), null);
   }
 
@@ -80,7 +80,7 @@ export class RunnerOpsController {
   @RequireRunnerPermission('runner:terminate')
   @ApiOperation({ summary: 'Deregister a self-hosted runner (terminated; its machine id may register again)' })
   @ApiOkResponse({ type: RunnerResponse })
-  async deregister(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string): Promise<RunnerResponse> {
+  async deregister(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @Query() _query: GatewayKeyQuery): Promise<RunnerResponse> {
     return toRunnerResponse(await this.byovm.deregister(principal.orgId, actorOf(principal), runnerId), null);
   }
 }

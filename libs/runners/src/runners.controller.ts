@@ -54,7 +54,7 @@ export class RunnersController {
     summary: 'Create a runner (answers once provisioning ended: ready, or 502 provider_error); a local runner beyond the locked profile needs runner:terminate',
   })
   @ApiCreatedResponse({ type: RunnerResponse })
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateRunnerDto): Promise<RunnerResponse> {
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateRunnerDto, @Query() _query: GatewayKeyQuery): Promise<RunnerResponse> {
     const mayRunHostPrograms = hasScope(principal.scopes, 'runner:terminate');
     const runner = await this.createRunner.execute(principal.orgId, actorOf(principal), body, { mayRunHostPrograms });
     return toRunnerResponse(runner, null);
@@ -87,7 +87,7 @@ export class RunnersController {
   @RequireRunnerPermission('runner:start_session')
   @ApiOperation({ summary: 'Start a session on a ready runner; the runner token and X-Runner-Proof are shown once' })
   @ApiOkResponse({ type: StartedSessionResponse })
-  start(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @Body() body: StartSessionDto): Promise<StartedSessionResponse> {
+  start(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @Body() body: StartSessionDto, @Query() _query: GatewayKeyQuery): Promise<StartedSessionResponse> {
     return this.startSession.execute(principal.orgId, actorOf(principal), runnerId, body.ttl_override);
   }
 
@@ -125,7 +125,7 @@ export class RunnersController {
   @RequireRunnerPermission('runner:terminate')
   @ApiOperation({ summary: 'Terminate a runner and all its sessions' })
   @ApiOkResponse({ type: RunnerResponse })
-  async terminate(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @NoBody() _body: undefined): Promise<RunnerResponse> {
+  async terminate(@CurrentPrincipal() principal: Principal, @Param('runner_id') runnerId: string, @NoBody() _body: undefined, @Query() _query: GatewayKeyQuery): Promise<RunnerResponse> {
     return toRunnerResponse(await this.terminateRunner.execute(principal.orgId, actorOf(principal), runnerId), null);
   }
 

@@ -14,7 +14,7 @@ export class ModelAliasesController {
   @Post()
   @AdminRoute('admin:write', 'Create a model alias', '`alias`, `model`, optional `provider`, `description`. 409 `resource_already_exists` (`resource_type: model_alias`) for a taken alias; used from the next request.')
   @ApiCreatedResponse({ type: ModelAliasView })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateModelAliasDto): Promise<ModelAliasView> {
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateModelAliasDto, @Query() _query: AdminQuery): Promise<ModelAliasView> {
     return this.aliases.create(principal, body);
   }
 
@@ -39,14 +39,14 @@ export class ModelAliasesController {
   @Patch(':id')
   @AdminRoute('admin:write', 'Update a model alias')
   @ApiOkResponse({ type: ModelAliasView })
-  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateModelAliasDto): Promise<ModelAliasView> {
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateModelAliasDto, @Query() _query: AdminQuery): Promise<ModelAliasView> {
     return this.aliases.update(principal, id, body);
   }
 
   @Delete(':id')
   @HttpCode(204)
   @AdminRoute('admin:write', 'Delete a model alias')
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() _query: AdminQuery): Promise<void> {
     await this.aliases.remove(principal, id);
   }
 }

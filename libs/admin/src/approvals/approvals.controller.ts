@@ -43,7 +43,7 @@ export class ApprovalsController {
   @HttpCode(200)
   @AdminRoute('admin:write', 'Approve a pending request', 'Takes no body (a field is a 400). Records who approved (`approved_by`: the user or key id) and when. 409 `invalid_state` unless pending; 403 `self_approval_not_allowed` with the gateway key that made the request.')
   @ApiOkResponse({ schema: APPROVAL_DETAILS, description: 'The approval, now `approved`' })
-  approve(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @NoBody() _body: undefined): Promise<ApprovalDetailsView> {
+  approve(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @NoBody() _body: undefined, @Query() _query: AdminQuery): Promise<ApprovalDetailsView> {
     return this.approvals.approve(principal.orgId, id, reviewerOf(principal), principal.userId ? null : principal.keyId);
   }
 
@@ -51,7 +51,7 @@ export class ApprovalsController {
   @HttpCode(200)
   @AdminRoute('admin:write', 'Reject a pending request', '`reason` is required (400 without). 409 `invalid_state` unless pending.')
   @ApiOkResponse({ schema: APPROVAL_DETAILS, description: 'The approval, now `rejected`, with `rejected_at` and `rejection_reason`' })
-  reject(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: RejectApprovalDto): Promise<ApprovalDetailsView> {
+  reject(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: RejectApprovalDto, @Query() _query: AdminQuery): Promise<ApprovalDetailsView> {
     return this.approvals.reject(principal.orgId, id, reviewerOf(principal), body.reason);
   }
 }

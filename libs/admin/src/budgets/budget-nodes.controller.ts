@@ -18,7 +18,7 @@ export class BudgetNodesController {
     '`name`, `level` (`org`, `team`, `key`), `budget_limit` (> 0 USD), `reset_period` (`daily`, `weekly`, `monthly`); `team_id` for a team node, `key_id` for a key node. 409 `resource_already_exists` when the scope has a node.',
   )
   @ApiCreatedResponse({ type: BudgetNodeView })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateBudgetNodeDto): Promise<BudgetNodeView> {
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateBudgetNodeDto, @Query() _query: AdminQuery): Promise<BudgetNodeView> {
     return this.nodes.create(principal, body);
   }
 
@@ -39,14 +39,14 @@ export class BudgetNodesController {
   @Patch(':id')
   @AdminRoute('admin:write', 'Update a budget node', '`name`, `budget_limit`, `reset_period`, `alert_thresholds`, `parent_id`.')
   @ApiOkResponse({ type: BudgetNodeView })
-  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateBudgetNodeDto): Promise<BudgetNodeView> {
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateBudgetNodeDto, @Query() _query: AdminQuery): Promise<BudgetNodeView> {
     return this.nodes.update(principal, id, body);
   }
 
   @Delete(':id')
   @HttpCode(204)
   @AdminRoute('admin:write', 'Delete a budget node (its children move up to its parent)')
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() _query: AdminQuery): Promise<void> {
     await this.nodes.remove(principal, id);
   }
 }

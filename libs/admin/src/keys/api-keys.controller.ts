@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiNoContentResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { ApiCollectionResponse } from '@svc/platform';
 import { ApiKeyDto, ApiKeysService, CreateApiKeyDto, CreatedApiKeyDto } from '@svc/org-resources';
-import { AdminPage, PageQuery } from '../common/admin-query';
+import { AdminPage, AdminQuery, PageQuery } from '../common/admin-query';
 import { AdminControllerAt, AdminRoute } from '../common/admin-route';
 
 /**
@@ -31,7 +31,7 @@ export class AdminApiKeysController {
       'A key cannot grant scopes it does not hold (403 `insufficient_scope`), nor give a later `expires_at` than its own (403 `insufficient_lifetime`).',
   )
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateApiKeyDto, @Query() _query: AdminQuery): Promise<CreatedApiKeyDto> {
     return this.keys.create(principal, body);
   }
 
@@ -39,7 +39,7 @@ export class AdminApiKeysController {
   @HttpCode(204)
   @AdminRoute('admin:write', 'Revoke a gateway key', 'Takes effect on every replica at once; revoking a revoked key is a 204 again. 404 `not_found` for an id the organization does not own.')
   @ApiNoContentResponse()
-  async revoke(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  async revoke(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() _query: AdminQuery): Promise<void> {
     await this.keys.revoke(principal.orgId, id);
   }
 }

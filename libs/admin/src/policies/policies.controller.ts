@@ -34,7 +34,7 @@ export class PoliciesController {
   )
   @ApiCreatedResponse({ type: PolicyView, description: 'Created' })
   @ApiOkResponse({ type: PolicyView, description: 'Replaced' })
-  async replace(@CurrentPrincipal() principal: Principal, @Body() body: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): Promise<PolicyView> {
+  async replace(@CurrentPrincipal() principal: Principal, @Body() body: Record<string, unknown>, @Query() _query: AdminQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<PolicyView> {
     const { view, created } = await this.policies.replace(principal, body);
     reply.status(created ? 201 : 200);
     return view;
@@ -44,7 +44,7 @@ export class PoliciesController {
   @HttpCode(200)
   @AdminRoute('admin:write', 'Apply a tier preset', 'Sets RPM, cost cap, budgets, HITL threshold and body size to the preset tier (`free`, `starter`, `growth`, `enterprise`; `pro`, `team`); other overrides stay.')
   @ApiOkResponse({ type: PolicyView })
-  applyPreset(@CurrentPrincipal() principal: Principal, @Body() body: ApplyPresetDto): Promise<PolicyView> {
+  applyPreset(@CurrentPrincipal() principal: Principal, @Body() body: ApplyPresetDto, @Query() _query: AdminQuery): Promise<PolicyView> {
     return this.policies.applyPreset(principal, body.preset);
   }
 
@@ -56,14 +56,14 @@ export class PoliciesController {
     'Replays the governance decisions of the last `replay_hours` (1–720, default 24: usage records of requests the chain decided on, not idempotent replays or refusals before governance) through the policy-dependent stages with `draft_policy` over the current policy; returns the refusals by stage with example request ids. Read-only.',
   )
   @ApiOkResponse({ type: SimulationResponse })
-  simulate(@CurrentPrincipal() principal: Principal, @Body() body: SimulatePolicyDto): Promise<SimulationResponse> {
+  simulate(@CurrentPrincipal() principal: Principal, @Body() body: SimulatePolicyDto, @Query() _query: AdminQuery): Promise<SimulationResponse> {
     return this.simulation.execute(principal, body.draft_policy, body.replay_hours ?? DEFAULT_REPLAY_HOURS);
   }
 
   @Delete(':org_id')
   @AdminRoute('admin:write', 'Delete the policy: the organization reverts to its tier defaults', 'Another organization’s id answers 404.')
   @ApiOkResponse({ type: DeletedPolicyView, description: 'The policy now in force (the tier defaults)' })
-  remove(@CurrentPrincipal() principal: Principal, @Param('org_id') orgId: string): Promise<DeletedPolicyView> {
+  remove(@CurrentPrincipal() principal: Principal, @Param('org_id') orgId: string, @Query() _query: AdminQuery): Promise<DeletedPolicyView> {
     return this.policies.remove(principal, orgId);
   }
 }

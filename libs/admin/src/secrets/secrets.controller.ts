@@ -14,7 +14,7 @@ export class SecretsController {
   @Post()
   @AdminRoute('admin:write', 'Store a provider key (encrypted)', '`provider`, `plaintext_key` (or `secret`), optional `label`. 409 `secret_already_stored` when the provider has one.')
   @ApiCreatedResponse({ type: SecretView })
-  store(@CurrentPrincipal() principal: Principal, @Body() body: StoreSecretDto): Promise<SecretView> {
+  store(@CurrentPrincipal() principal: Principal, @Body() body: StoreSecretDto, @Query() _query: AdminQuery): Promise<SecretView> {
     return this.secrets.store(principal, body);
   }
 
@@ -29,14 +29,14 @@ export class SecretsController {
   @HttpCode(200)
   @AdminRoute('admin:write', 'Replace the stored key of a provider', 'The provider goes in the body. 404 when none is stored.')
   @ApiOkResponse({ type: SecretView })
-  rotate(@CurrentPrincipal() principal: Principal, @Body() body: StoreSecretDto): Promise<SecretView> {
+  rotate(@CurrentPrincipal() principal: Principal, @Body() body: StoreSecretDto, @Query() _query: AdminQuery): Promise<SecretView> {
     return this.secrets.rotate(principal, body);
   }
 
   @Delete(':provider')
   @HttpCode(204)
   @AdminRoute('admin:write', 'Revoke the stored key of a provider', 'Explicit provider keys are needed again. 404 when none is stored.')
-  async remove(@CurrentPrincipal() principal: Principal, @Param('provider') provider: string): Promise<void> {
+  async remove(@CurrentPrincipal() principal: Principal, @Param('provider') provider: string, @Query() _query: AdminQuery): Promise<void> {
     await this.secrets.remove(principal, provider);
   }
 }

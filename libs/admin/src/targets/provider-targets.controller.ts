@@ -24,7 +24,7 @@ export class ProviderTargetsController {
     '`name`, `base_url`, `format` (or `kind`) `openai_compatible` | `ollama`, optional `provider_id`, `api_key` (stored encrypted), `headers`, `models`, `enabled`. The URL must pass the outbound-safety rules (400 `url_not_allowed`); 409 `resource_already_exists` for a taken name or provider_id.',
   )
   @ApiCreatedResponse({ type: ProviderTargetView })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateProviderTargetDto): Promise<ProviderTargetView> {
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateProviderTargetDto, @Query() _query: AdminQuery): Promise<ProviderTargetView> {
     return this.targets.create(principal, body);
   }
 
@@ -45,14 +45,14 @@ export class ProviderTargetsController {
   @Patch(':id')
   @AdminRoute('admin:write', 'Update a provider target', 'Any subset of the create fields except provider_id; `api_key: null` removes the stored key.')
   @ApiOkResponse({ type: ProviderTargetView })
-  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateProviderTargetDto): Promise<ProviderTargetView> {
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateProviderTargetDto, @Query() _query: AdminQuery): Promise<ProviderTargetView> {
     return this.targets.update(principal, id, body);
   }
 
   @Delete(':id')
   @HttpCode(204)
   @AdminRoute('admin:write', 'Delete a provider target and its discovered models')
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() _query: AdminQuery): Promise<void> {
     await this.targets.remove(principal, id);
   }
 
@@ -64,7 +64,7 @@ export class ProviderTargetsController {
     'Takes no body (a field is a 400). GET `/v1/models` (then `/models`) or Ollama `/api/tags`, with outbound safety: resolved addresses checked, no redirects, a timeout and a size cap. 400 `url_not_allowed` for a refused destination, 502 `discovery_failed` otherwise; every run is in the history.',
   )
   @ApiOkResponse({ type: DiscoveryResult })
-  discover(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @NoBody() _body: undefined): Promise<DiscoveryResult> {
+  discover(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @NoBody() _body: undefined, @Query() _query: AdminQuery): Promise<DiscoveryResult> {
     return this.discovery.discover(principal, id);
   }
 

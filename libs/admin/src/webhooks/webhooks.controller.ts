@@ -3,7 +3,7 @@ import { ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@svc/auth';
 import { ApiCollectionResponse } from '@svc/platform';
 import { UpdateWebhookDto, WebhookDto, WebhooksService } from '@svc/org-resources';
-import { AdminPage, PageQuery } from '../common/admin-query';
+import { AdminPage, AdminQuery, PageQuery } from '../common/admin-query';
 import { AdminControllerAt, AdminRoute } from '../common/admin-route';
 
 const UPDATE_TEXT =
@@ -29,14 +29,14 @@ export class AdminWebhooksController {
   @Put(':id')
   @AdminRoute('admin:write', 'Update a webhook (partial)', UPDATE_TEXT)
   @ApiOkResponse({ type: WebhookDto })
-  put(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
+  put(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateWebhookDto, @Query() _query: AdminQuery): Promise<WebhookDto> {
     return this.webhooks.update(principal.orgId, id, body);
   }
 
   @Patch(':id')
   @AdminRoute('admin:write', 'Update a webhook (partial)', UPDATE_TEXT)
   @ApiOkResponse({ type: WebhookDto })
-  patch(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
+  patch(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateWebhookDto, @Query() _query: AdminQuery): Promise<WebhookDto> {
     return this.webhooks.update(principal.orgId, id, body);
   }
 }

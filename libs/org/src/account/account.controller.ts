@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { asOrgId, Repositories, roundUsd } from '@svc/domain';
 import { SERVICE_VERSION } from '@svc/platform';
@@ -6,6 +6,7 @@ import { REPOSITORIES } from '@svc/runtime';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { effectiveBudgets } from '../common/effective-limits';
+import { NoQueryDto } from '../common/no-query';
 import { OrgRoute } from '../common/org-access';
 import { orgErrors, round2 } from '../common/org-errors';
 import { DailyCostDto, HealthDto, ProfileDto } from './dto/account.dto';
@@ -39,7 +40,7 @@ export class AccountController {
   @Get('user/profile')
   @OrgRoute({ summary: 'The caller: user profile, or the API key\'s identity', level: 'read', scopes: [] })
   @ApiOkResponse({ type: ProfileDto, description: 'For a user: id, email, name, role, organization, scopes. For an API key: its id, name and scopes.' })
-  async profile(@Caller() caller: OrgPrincipal): Promise<ProfileDto> {
+  async profile(@Caller() caller: OrgPrincipal, @Query() _query: NoQueryDto): Promise<ProfileDto> {
     const organization = {
       id: caller.organization._id,
       name: caller.organization.name,

@@ -1,8 +1,9 @@
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiTags } from '@nestjs/swagger';
 import { ApiKeysService, CreatedApiKeyDto } from '@svc/org-resources';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
+import { NoQueryDto } from '../common/no-query';
 import { OrgRoute } from '../common/org-access';
 import { orgErrors } from '../common/org-errors';
 import { CreateAdminKeyDto } from './dto/admin-key.dto';
@@ -30,7 +31,7 @@ export class AdminKeysController {
       'A current key with the same name: 409 `resource_already_exists`.',
   })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
-  create(@Caller() caller: OrgPrincipal, @Body() body: CreateAdminKeyDto): Promise<CreatedApiKeyDto> {
+  create(@Caller() caller: OrgPrincipal, @Body() body: CreateAdminKeyDto, @Query() _query: NoQueryDto): Promise<CreatedApiKeyDto> {
     const { org_id: orgId, ...key } = body;
     if (orgId !== caller.orgId) throw orgErrors.notFound('Organization', orgId);
     return this.keys.create(caller, key);

@@ -4,6 +4,7 @@ import { ApiCollectionResponse } from '@svc/platform';
 import { ApiKeyDto, ApiKeysService, CreateApiKeyDto, CreatedApiKeyDto } from '@svc/org-resources';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
+import { NoQueryDto } from '../common/no-query';
 import { OrgRoute } from '../common/org-access';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
 
@@ -28,7 +29,7 @@ export class ApiKeysController {
       'nor give a key a later `expires_at` than its own (absent: its own; null or later: 403 `FORBIDDEN`).',
   })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
-  create(@Caller() caller: OrgPrincipal, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  create(@Caller() caller: OrgPrincipal, @Body() body: CreateApiKeyDto, @Query() _query: NoQueryDto): Promise<CreatedApiKeyDto> {
     return this.keys.create(caller, body);
   }
 
@@ -42,7 +43,7 @@ export class ApiKeysController {
   @Get(':id')
   @OrgRoute({ summary: 'One API key (metadata only)', level: 'read', scopes: READ })
   @ApiOkResponse({ type: ApiKeyDto })
-  get(@Caller() caller: OrgPrincipal, @Param('id') id: string): Promise<ApiKeyDto> {
+  get(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<ApiKeyDto> {
     return this.keys.get(caller.orgId, id);
   }
 
@@ -50,7 +51,7 @@ export class ApiKeysController {
   @HttpCode(204)
   @OrgRoute({ summary: 'Revoke an API key', level: 'admin', scopes: WRITE, description: 'Takes effect on every replica at once. Idempotent.' })
   @ApiNoContentResponse()
-  async revoke(@Caller() caller: OrgPrincipal, @Param('id') id: string): Promise<void> {
+  async revoke(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<void> {
     await this.keys.revoke(caller.orgId, id);
   }
 }

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCollectionResponse } from '@svc/platform';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
+import { NoQueryDto } from '../common/no-query';
 import { OrgRoute } from '../common/org-access';
 import { orgErrors } from '../common/org-errors';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
@@ -23,7 +24,7 @@ export class AutopilotController {
   @Get(':template_id')
   @OrgRoute({ summary: 'One template', level: 'read', scopes: [] })
   @ApiOkResponse({ type: AutopilotTemplateDto })
-  get(@Param('template_id') id: string): AutopilotTemplate {
+  get(@Param('template_id') id: string, @Query() _query: NoQueryDto): AutopilotTemplate {
     const template = AUTOPILOT_TEMPLATES.find((t) => t.id === id);
     if (!template) throw orgErrors.notFound('Template', id);
     return template;

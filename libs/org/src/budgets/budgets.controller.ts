@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGu
 import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
+import { NoQueryDto } from '../common/no-query';
 import { OrgRoute } from '../common/org-access';
 import { BudgetsService } from './budgets.service';
 import { BudgetDto, BudgetListDto, BudgetPageQueryDto, CreateBudgetDto, UpdateBudgetDto } from './dto/budget.dto';
@@ -32,21 +33,21 @@ export class BudgetsController {
     description: `name 1-120, type daily|weekly|monthly (default monthly), limit > 0, alert thresholds 0-100 and distinct, each alert with at least one channel of email|slack|webhook; null refused; auto_stop on daily budgets only (400 otherwise). ${CURRENT}`,
   })
   @ApiOkResponse({ type: BudgetDto })
-  create(@Caller() caller: OrgPrincipal, @Body() body: CreateBudgetDto): Promise<BudgetDto> {
+  create(@Caller() caller: OrgPrincipal, @Body() body: CreateBudgetDto, @Query() _query: NoQueryDto): Promise<BudgetDto> {
     return this.budgets.create(caller.orgId, body);
   }
 
   @Get(':budget_id')
   @OrgRoute({ summary: 'One named budget', level: 'read', scopes: READ, description: CURRENT })
   @ApiOkResponse({ type: BudgetDto })
-  get(@Caller() caller: OrgPrincipal, @Param('budget_id') id: string): Promise<BudgetDto> {
+  get(@Caller() caller: OrgPrincipal, @Param('budget_id') id: string, @Query() _query: NoQueryDto): Promise<BudgetDto> {
     return this.budgets.get(caller.orgId, id);
   }
 
   @Put(':budget_id')
   @OrgRoute({ summary: 'Update a named budget (only the fields sent change)', level: 'admin', scopes: WRITE })
   @ApiOkResponse({ type: BudgetDto })
-  update(@Caller() caller: OrgPrincipal, @Param('budget_id') id: string, @Body() body: UpdateBudgetDto): Promise<BudgetDto> {
+  update(@Caller() caller: OrgPrincipal, @Param('budget_id') id: string, @Body() body: UpdateBudgetDto, @Query() _query: NoQueryDto): Promise<BudgetDto> {
     return this.budgets.update(caller.orgId, id, body);
   }
 
@@ -54,7 +55,7 @@ export class BudgetsController {
   @HttpCode(204)
   @OrgRoute({ summary: 'Delete a named budget', level: 'admin', scopes: WRITE })
   @ApiNoContentResponse()
-  async remove(@Caller() caller: OrgPrincipal, @Param('budget_id') id: string): Promise<void> {
+  async remove(@Caller() caller: OrgPrincipal, @Param('budget_id') id: string, @Query() _query: NoQueryDto): Promise<void> {
     await this.budgets.remove(caller.orgId, id);
   }
 }

@@ -1,8 +1,9 @@
-import { Body, Controller, HttpCode, Patch, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Patch, Query, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { PolicyFieldsDto, PolicyView } from '@svc/governance';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
+import { NoQueryDto } from '../common/no-query';
 import { OrgRoute } from '../common/org-access';
 import { GatewayPolicyService } from './gateway-policy.service';
 
@@ -27,7 +28,7 @@ export class GatewayPolicyController {
   // The gateway admin's policy body (`POST /gateway/admin/policies`), every field optional here.
   @ApiBody({ type: PolicyFieldsDto, examples: { rpm: { value: { rpm_limit: 120 } } } })
   @ApiOkResponse({ type: PolicyView, description: 'The policy as `GET /gateway/admin/policies` shows it' })
-  patch(@Caller() caller: OrgPrincipal, @Body() body: unknown): Promise<PolicyView> {
+  patch(@Caller() caller: OrgPrincipal, @Body() body: unknown, @Query() _query: NoQueryDto): Promise<PolicyView> {
     return this.policies.patch(caller, body);
   }
 }

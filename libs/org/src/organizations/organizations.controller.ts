@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Use
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
+import { NoQueryDto } from '../common/no-query';
 import { OrgRoute } from '../common/org-access';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
 import { ApiCollectionResponse } from '@svc/platform';
@@ -19,7 +20,7 @@ export class OrganizationsController {
   @Get()
   @OrgRoute({ summary: 'The organization', level: 'read', scopes: ['admin:read'], description: CONTEXT })
   @ApiOkResponse({ type: OrganizationDto })
-  get(@Caller() caller: OrgPrincipal): Promise<OrganizationView> {
+  get(@Caller() caller: OrgPrincipal, @Query() _query: NoQueryDto): Promise<OrganizationView> {
     return this.organizations.get(caller.orgId);
   }
 
@@ -31,7 +32,7 @@ export class OrganizationsController {
     description: `${CONTEXT} \`plan\` and \`subscription_status\` need PLAN_ADMIN_ENABLED=true (403 \`FEATURE_DISABLED\` otherwise); the change reaches every replica's caches at once.`,
   })
   @ApiOkResponse({ type: OrganizationDto, description: 'The organization' })
-  update(@Caller() caller: OrgPrincipal, @Body() body: UpdateOrganizationDto): Promise<OrganizationView> {
+  update(@Caller() caller: OrgPrincipal, @Body() body: UpdateOrganizationDto, @Query() _query: NoQueryDto): Promise<OrganizationView> {
     return this.organizations.update(caller.orgId, body);
   }
 
@@ -44,7 +45,7 @@ export class OrganizationsController {
     description: `${CONTEXT} Only a signed-in Owner can add an Owner (API keys cannot: 403). A taken e-mail (in any organization): 409 \`resource_already_exists\`.`,
   })
   @ApiCreatedResponse({ type: MemberDto })
-  addMember(@Caller() caller: OrgPrincipal, @Body() body: AddMemberDto): Promise<MemberView> {
+  addMember(@Caller() caller: OrgPrincipal, @Body() body: AddMemberDto, @Query() _query: NoQueryDto): Promise<MemberView> {
     return this.organizations.addMember(caller, body);
   }
 
@@ -64,7 +65,7 @@ export class OrganizationsController {
     description: `${CONTEXT} Their sessions end: refresh tokens are revoked and access tokens stop working. Only a signed-in Owner removes an Owner (API keys cannot: 403); the last Owner stays (409 \`LAST_OWNER\`).`,
   })
   @ApiNoContentResponse()
-  async removeMember(@Caller() caller: OrgPrincipal, @Param('user_id') userId: string): Promise<void> {
+  async removeMember(@Caller() caller: OrgPrincipal, @Param('user_id') userId: string, @Query() _query: NoQueryDto): Promise<void> {
     await this.organizations.removeMember(caller, userId);
   }
 }

@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig, OrgApiError } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
+import { NoQueryDto } from '../common/no-query';
 import { OrgRoute } from '../common/org-access';
 import { orgErrors } from '../common/org-errors';
 import { collection, PageQueryDto, pageOf } from '../common/pagination';
@@ -57,7 +58,7 @@ export class RunnersController {
   @Get(':runner_id')
   @OrgRoute({ summary: 'One managed runner', level: 'read', scopes: ['runner:read'], description: DESCRIPTION })
   @ApiOkResponse({ type: RunnerDto })
-  async get(@Caller() caller: OrgPrincipal, @Param('runner_id') id: string): Promise<RunnerDto> {
+  async get(@Caller() caller: OrgPrincipal, @Param('runner_id') id: string, @Query() _query: NoQueryDto): Promise<RunnerDto> {
     this.assertEnabled();
     const runner = await this.repositories.runners.findById(caller.orgId, id);
     if (!runner) throw orgErrors.notFound('Runner', id);
