@@ -55,8 +55,8 @@ const ROUTES: Route[] = [
 const PUBLIC = ['GET /', 'GET /health', 'GET /api/v1/health', 'POST /api/v1/auth/login', 'POST /api/v1/auth/refresh', 'POST /api/v1/auth/logout', 'POST /api/v1/auth/register'];
 
 /**
- * Not covered here: the webhook and team-chat routes (libs/org/src/webhooks, changed separately; their
- * lists already refuse unknown parameters), and `/api/v1/admin/agents/*` (410 `GONE` to anything).
+ * Not covered here: the webhook and team-chat routes (webhooks.e2e-spec.ts covers them with a webhook,
+ * a dead letter and the queue of their own), and `/api/v1/admin/agents/*` (410 `GONE` to anything).
  */
 const ELSEWHERE = /^\w+ \/api\/v1\/(admin\/webhooks|webhooks\/deliver|admin\/integrations\/chat|admin\/agents)/;
 

@@ -353,6 +353,44 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     expect((await api.call('GET', `/api/v1/admin/webhooks/${theirs.id}`, { token: other.token })).body.events).toEqual(['budget.exceeded']);
   });
 
+  it('refuses a query parameter a webhook or team-chat route does not take (400 naming it), changing and queueing nothing', async () => {
+    const mine = (await create(owner, { url: url(), events: ['budget.exceeded'] })).body;
+    const org = asOrgId(owner.orgId);
+    const delivery = await api.repos.webhookDeliveries.create(org, { webhook_id: mine.id, event_id: 'evt_query', event_type: 'budget.exceeded', url: 'https://8.8.8.8/hooks/q', payload: '{}' });
+    await api.repos.webhookDeliveries.markDeadLetter(org, delivery._id);
+    const chatUrl = 'https://8.8.8.8/services/T000/B000/querypart';
+    const routes: [string, string, Json | undefined][] = [
+      ['POST', '/api/v1/admin/webhooks', { url: url(), events: ['budget.exceeded'] }],
+      ['GET', `/api/v1/admin/webhooks/${mine.id}`, undefined],
+      ['PUT', `/api/v1/admin/webhooks/${mine.id}`, { events: ['budget.warning'] }],
+      ['PATCH', `/api/v1/admin/webhooks/${mine.id}`, { events: ['budget.warning'] }],
+      ['DELETE', `/api/v1/admin/webhooks/${mine.id}`, undefined],
+      ['POST', `/api/v1/admin/webhooks/${mine.id}/deliveries/${delivery._id}/retry`, undefined],
+      ['POST', '/api/v1/webhooks/deliver', { webhook_id: mine.id }],
+      ['PUT', '/api/v1/admin/integrations/chat', { url: chatUrl }],
+      ['GET', '/api/v1/admin/integrations/chat', undefined],
+      ['DELETE', '/api/v1/admin/integrations/chat', undefined],
+    ];
+    const queued = jobs.length;
+    const webhooksBefore = await api.repos.webhooks.count(org);
+    for (const [method, path, body] of routes) {
+      for (const [name, value] of [['org_id', other.orgId], ['colour', 'red']]) {
+        const res = await api.call(method, `${path}?${name}=${value}`, { token: owner.token, body });
+        expect({ method, path, status: res.status, error: res.body.error }).toEqual({
+          method,
+          path,
+          status: 400,
+          error: { code: 'VALIDATION_ERROR', message: `property ${name} should not exist`, details: { param: name } },
+        });
+      }
+    }
+    expect(await api.repos.webhooks.count(org)).toBe(webhooksBefore);
+    expect((await api.call('GET', `/api/v1/admin/webhooks/${mine.id}`, { token: owner.token })).body.events).toEqual(['budget.exceeded']);
+    expect(await api.repos.webhookDeliveries.findById(org, delivery._id)).toMatchObject({ status: 'dead_letter' });
+    expect(await api.repos.chatIntegrations.get(org)).toBeNull();
+    expect(jobs.length).toBe(queued);
+  });
+
   it('sets, reads and removes the team-chat integration (URL stored encrypted, same outbound rules)', async () => {
     const chatUrl = 'https://8.8.8.8/services/T000/B000/secretpart';
     const put = await api.call('PUT', '/api/v1/admin/integrations/chat', { token: owner.token, body: { url: chatUrl, events: ['cost.exceeded'] } });

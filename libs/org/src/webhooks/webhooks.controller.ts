@@ -16,6 +16,7 @@ import {
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
 import { OrgRoute } from '../common/org-access';
+import { NoQueryDto } from '../common/no-query';
 import { Collection, PageQueryDto, pageOf } from '../common/pagination';
 import { ChatIntegrationService, ChatIntegrationView } from './chat-integration.service';
 import { ChatIntegrationViewDto } from './dto/chat-integration-view.dto';
@@ -45,7 +46,7 @@ export class WebhooksController {
       'At most WEBHOOK_MAX_PER_ORG (default 100) webhooks per organization, disabled ones included: 409 `WEBHOOK_LIMIT_REACHED` (`details.limit`) past it.',
   })
   @ApiCreatedResponse({ type: WebhookDto })
-  create(@Caller() caller: OrgPrincipal, @Body() body: CreateWebhookDto): Promise<WebhookDto> {
+  create(@Caller() caller: OrgPrincipal, @Body() body: CreateWebhookDto, @Query() _query: NoQueryDto): Promise<WebhookDto> {
     return this.webhooks.create(caller.orgId, body);
   }
 
@@ -59,21 +60,21 @@ export class WebhooksController {
   @Get(':id')
   @OrgRoute({ summary: 'One webhook', level: 'read', scopes: READ })
   @ApiOkResponse({ type: WebhookDto })
-  get(@Caller() caller: OrgPrincipal, @Param('id') id: string): Promise<WebhookDto> {
+  get(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<WebhookDto> {
     return this.webhooks.get(caller.orgId, id);
   }
 
   @Put(':id')
   @OrgRoute({ summary: 'Update a webhook (partial)', level: 'admin', scopes: WRITE, description: UPDATE_TEXT })
   @ApiOkResponse({ type: WebhookDto })
-  put(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
+  put(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Body() body: UpdateWebhookDto, @Query() _query: NoQueryDto): Promise<WebhookDto> {
     return this.webhooks.update(caller.orgId, id, body);
   }
 
   @Patch(':id')
   @OrgRoute({ summary: 'Update a webhook (partial)', level: 'admin', scopes: WRITE, description: UPDATE_TEXT })
   @ApiOkResponse({ type: WebhookDto })
-  patch(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
+  patch(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Body() body: UpdateWebhookDto, @Query() _query: NoQueryDto): Promise<WebhookDto> {
     return this.webhooks.update(caller.orgId, id, body);
   }
 
@@ -81,7 +82,7 @@ export class WebhooksController {
   @HttpCode(204)
   @OrgRoute({ summary: 'Delete a webhook and its delivery history', level: 'admin', scopes: WRITE })
   @ApiNoContentResponse()
-  async remove(@Caller() caller: OrgPrincipal, @Param('id') id: string): Promise<void> {
+  async remove(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Query() _query: NoQueryDto): Promise<void> {
     await this.webhooks.remove(caller.orgId, id);
   }
 
@@ -104,7 +105,7 @@ export class WebhooksController {
       'Takes no body (none, or `{}`): any field is 400 `VALIDATION_ERROR` naming it.',
   })
   @ApiAcceptedResponse({ type: QueuedDeliveryDto, description: 'Queued again, with `delivery_id`' })
-  retry(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Param('delivery_id') deliveryId: string, @NoBody() _body: undefined): Promise<QueuedDelivery> {
+  retry(@Caller() caller: OrgPrincipal, @Param('id') id: string, @Param('delivery_id') deliveryId: string, @NoBody() _body: undefined, @Query() _query: NoQueryDto): Promise<QueuedDelivery> {
     return this.webhooks.retryDeadLetter(caller.orgId, id, deliveryId);
   }
 }
@@ -128,7 +129,7 @@ export class WebhookTestController {
       '503 `SERVICE_UNAVAILABLE` when the queue does not take the job within 2 s.',
   })
   @ApiAcceptedResponse({ type: QueuedDeliveryDto, description: 'Queued (no `delivery_id`)' })
-  deliver(@Caller() caller: OrgPrincipal, @Body() body: TestDeliveryDto): Promise<QueuedDelivery> {
+  deliver(@Caller() caller: OrgPrincipal, @Body() body: TestDeliveryDto, @Query() _query: NoQueryDto): Promise<QueuedDelivery> {
     return this.webhooks.testDelivery(caller.orgId, body);
   }
 }
@@ -147,14 +148,14 @@ export class ChatIntegrationController {
     description: 'A Slack-compatible incoming-webhook URL, same outbound rules as webhooks; stored encrypted, shown only as `url_hint`. Replaces any previous one.',
   })
   @ApiOkResponse({ type: ChatIntegrationViewDto, description: 'The integration' })
-  put(@Caller() caller: OrgPrincipal, @Body() body: ChatIntegrationDto): Promise<ChatIntegrationView> {
+  put(@Caller() caller: OrgPrincipal, @Body() body: ChatIntegrationDto, @Query() _query: NoQueryDto): Promise<ChatIntegrationView> {
     return this.chat.put(caller.orgId, body);
   }
 
   @Get()
   @OrgRoute({ summary: 'The team-chat integration', level: 'read', scopes: READ })
   @ApiOkResponse({ type: ChatIntegrationViewDto, description: 'The integration; 404 when none is set' })
-  get(@Caller() caller: OrgPrincipal): Promise<ChatIntegrationView> {
+  get(@Caller() caller: OrgPrincipal, @Query() _query: NoQueryDto): Promise<ChatIntegrationView> {
     return this.chat.get(caller.orgId);
   }
 
@@ -162,7 +163,7 @@ export class ChatIntegrationController {
   @HttpCode(204)
   @OrgRoute({ summary: 'Remove the team-chat integration', level: 'admin', scopes: WRITE })
   @ApiNoContentResponse()
-  async remove(@Caller() caller: OrgPrincipal): Promise<void> {
+  async remove(@Caller() caller: OrgPrincipal, @Query() _query: NoQueryDto): Promise<void> {
     await this.chat.remove(caller.orgId);
   }
 }
