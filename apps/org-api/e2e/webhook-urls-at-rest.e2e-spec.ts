@@ -1,4 +1,5 @@
-import { asOrgId, openWebhookUrl, WEBHOOKS, WebhookEntity } from '@svc/domain';
+import { randomBytes } from 'node:crypto';
+import { asOrgId, insertLegacyWebhook, openWebhookUrl, sealWebhookUrl, SecretCipher, WEBHOOKS, WebhookEntity } from '@svc/domain';
 import { QUEUES } from '@svc/events';
 import { Json, OrgApi, Session } from './org-api.helpers';
 
@@ -24,24 +25,8 @@ describe('org API: webhook receiver URLs at rest', () => {
   const create = (body: Json) => api.call('POST', '/api/v1/admin/webhooks', { token: owner.token, body });
   const raw = (id: string) => api.repos.store.collection(WEBHOOKS).findOne({ _id: id });
   /** A webhook as an earlier version stored it: `url` in clear, no `url_hash`. */
-  const insertLegacy = async (target: string): Promise<WebhookEntity> => {
-    const at = new Date();
-    return api.repos.store.collection(WEBHOOKS).insertOne({
-      _id: `whk_legacy${(counter += 1)}`,
-      org_id: owner.orgId,
-      url: target,
-      events: ['budget.exceeded'],
-      status: 'active',
-      secret: api.service.runtime.cipher.encrypt(owner.orgId, 'whsec_legacy_secret_1234'),
-      description: null,
-      consecutive_failures: 0,
-      disabled_reason: null,
-      disabled_at: null,
-      last_delivery_at: null,
-      created_at: at,
-      updated_at: at,
-    });
-  };
+  const insertLegacy = (target: string): Promise<WebhookEntity> =>
+    insertLegacyWebhook(api.repos.store, api.service.runtime.cipher, { _id: `whk_legacy${(counter += 1)}`, org_id: owner.orgId, url: target });
   const expectDuplicate = (res: { status: number; body: Json }, conflictingId: string) =>
     expect({ status: res.status, code: res.body.error?.code, conflicting_id: res.body.error?.conflicting_id }).toEqual({
       status: 409,
@@ -109,5 +94,25 @@ describe('org API: webhook receiver URLs at rest', () => {
     const other = await insertLegacy(url());
     expect((await api.call('DELETE', `/api/v1/admin/webhooks/${other._id}`, { token: owner.token })).status).toBe(204);
     expect(await api.repos.webhooks.findById(asOrgId(owner.orgId), other._id)).toBeNull();
+  });
+
+  it('keeps serving a webhook whose URL was sealed under a key no longer configured: url "" until a new url seals it again', async () => {
+    const created = (await create({ url: url(), events: ['budget.exceeded'] })).body;
+    const retired = new SecretCipher({ current: { version: 7, key: randomBytes(32) } });
+    await api.repos.webhooks.updateById(asOrgId(owner.orgId), created.id, sealWebhookUrl(retired, owner.orgId, 'https://8.8.8.8/retired'));
+    const path = `/api/v1/admin/webhooks/${created.id}`;
+
+    const listed = await api.call('GET', '/api/v1/admin/webhooks?limit=100', { token: owner.token });
+    expect(listed.status).toBe(200);
+    expect((listed.body.items as Json[]).find((item) => item.id === created.id)).toMatchObject({ url: '', events: ['budget.exceeded'] });
+    expect(await api.call('GET', path, { token: owner.token })).toMatchObject({ status: 200, body: { id: created.id, url: '' } });
+    expect(await api.call('PATCH', path, { token: owner.token, body: { events: ['budget.warning'] } })).toMatchObject({ status: 200, body: { url: '', events: ['budget.warning'] } });
+    const key = await api.createKey(owner, ['webhooks:write']);
+    const both = await api.call('POST', '/api/v1/webhooks/deliver', { key: key.key, body: { webhook_id: created.id, url: 'https://8.8.8.8/retired' } });
+    expect({ status: both.status, code: both.body.error?.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
+
+    const fresh = url();
+    expect(await api.call('PATCH', path, { token: owner.token, body: { url: fresh } })).toMatchObject({ status: 200, body: { url: fresh } });
+    expect(await raw(created.id)).toMatchObject({ url: { key_version: 1 } });
   });
 });

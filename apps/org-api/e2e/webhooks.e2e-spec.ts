@@ -2,7 +2,7 @@ import { asOrgId, EncryptedValue } from '@svc/domain';
 import { createEvent, EVENT_SOURCES, QueueJob, QUEUES, WebhookDeliveryJob } from '@svc/events';
 import { Json, OrgApi, Session } from './org-api.helpers';
 
-describe('org API: webhooks, test deliveries, dead letters and team chat', () => {
+describe('org API: webhooks, test deliveries and dead letters', () => {
   let api: OrgApi;
   let owner: Session;
   let other: Session;
@@ -389,23 +389,5 @@ describe('org API: webhooks, test deliveries, dead letters and team chat', () =>
     expect(await api.repos.webhookDeliveries.findById(org, delivery._id)).toMatchObject({ status: 'dead_letter' });
     expect(await api.repos.chatIntegrations.get(org)).toBeNull();
     expect(jobs.length).toBe(queued);
-  });
-
-  it('sets, reads and removes the team-chat integration (URL stored encrypted, same outbound rules)', async () => {
-    const chatUrl = 'https://8.8.8.8/services/T000/B000/secretpart';
-    const put = await api.call('PUT', '/api/v1/admin/integrations/chat', { token: owner.token, body: { url: chatUrl, events: ['cost.exceeded'] } });
-    expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ id: expect.stringMatching(/^chat_/), kind: 'slack', enabled: true, events: ['budget.exceeded'], url_hint: 'https://8.8.8.8/…part' });
-    expect(JSON.stringify(put.body)).not.toContain('secretpart');
-    const stored = await api.repos.chatIntegrations.get(asOrgId(owner.orgId));
-    expect(api.service.runtime.cipher.decrypt(owner.orgId, stored?.url as EncryptedValue)).toBe(chatUrl);
-    expect((await api.call('GET', '/api/v1/admin/integrations/chat', { token: owner.token })).body.id).toBe(put.body.id);
-    expect((await api.call('GET', '/api/v1/admin/integrations/chat', { token: other.token })).status).toBe(404);
-    const blocked = await api.call('PUT', '/api/v1/admin/integrations/chat', { token: owner.token, body: { url: 'https://169.254.169.254/x' } });
-    expect(blocked.body.error).toMatchObject({ code: 'URL_NOT_ALLOWED', details: { reason: 'blocked_address' } });
-    expect(blocked.body.error.message).toContain('OUTBOUND_ALLOW_PRIVATE_NETWORKS=true');
-    expect((await api.call('PUT', '/api/v1/admin/integrations/chat', { token: owner.token, body: {} })).status).toBe(400);
-    expect((await api.call('DELETE', '/api/v1/admin/integrations/chat', { token: owner.token })).status).toBe(204);
-    expect((await api.call('DELETE', '/api/v1/admin/integrations/chat', { token: owner.token })).status).toBe(404);
   });
 });

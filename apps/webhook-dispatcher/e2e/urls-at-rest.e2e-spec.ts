@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { asOrgId, createRepositories, DocumentStore, EmbeddedDocumentStore, SecretCipher, WEBHOOKS, WebhookEntity } from '@svc/domain';
+import { asOrgId, createRepositories, DocumentStore, EmbeddedDocumentStore, insertLegacyWebhook, SecretCipher, WEBHOOKS, WebhookEntity } from '@svc/domain';
 import type { TestService } from '@svc/testing';
 import { bootDispatcher, cleanRedis, Receiver, redisUrl, sampleEvent, seedWebhook, verifyDelivery } from './dispatcher.helpers';
 
@@ -13,24 +13,8 @@ const TOKEN = 'tok-Kd8sPq3Xv7Nm2Wz';
 const silent = pino({ level: 'silent' });
 
 /** A webhook as an earlier version stored it: `url` in clear, no `url_hash`. */
-function insertLegacy(store: DocumentStore, cipher: SecretCipher, orgId: string, id: string, url: string): Promise<WebhookEntity> {
-  const at = new Date();
-  return store.collection(WEBHOOKS).insertOne({
-    _id: id,
-    org_id: orgId,
-    url,
-    events: ['budget.exceeded'],
-    status: 'active',
-    secret: cipher.encrypt(orgId, SECRET),
-    description: null,
-    consecutive_failures: 0,
-    disabled_reason: null,
-    disabled_at: null,
-    last_delivery_at: null,
-    created_at: at,
-    updated_at: at,
-  });
-}
+const insertLegacy = (store: DocumentStore, cipher: SecretCipher, orgId: string, id: string, url: string): Promise<WebhookEntity> =>
+  insertLegacyWebhook(store, cipher, { _id: id, org_id: orgId, url, secret: SECRET });
 
 /**
  * docs/webhooks.md "Receiver URLs at rest": the dispatcher delivers to sealed URLs and to URLs an

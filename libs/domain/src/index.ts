@@ -77,5 +77,6 @@ export * from './bootstrap/bootstrap';
 
 // Test support: the stores a contract test runs against (embedded always, MongoDB when given a URI)
 export * from './testing/stores';
+export * from './testing/legacy-webhook';
 export * from './budgets/budget-period';
 export * from './providers/org-provider-targets';

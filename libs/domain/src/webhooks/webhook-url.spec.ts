@@ -3,6 +3,7 @@ import { SecretCipher } from '../crypto/secret-cipher';
 import { DuplicateKeyError } from '../store/types';
 import type { MongoDocumentStore } from '../store/mongo/mongo-store';
 import type { DocumentStore } from '../store/types';
+import { insertLegacyWebhook } from '../testing/legacy-webhook';
 import { storeTargets } from '../testing/stores';
 import { ORG_A, ORG_B, present, useRepository } from '../testing/jest-helpers';
 import { WEBHOOKS, WebhookEntity } from './webhook.entity';
@@ -19,24 +20,8 @@ const URL_A = `https://hooks.example.com/in?token=${TOKEN}`;
 const hook = (c: SecretCipher, orgId: string, url: string) => ({ ...sealWebhookUrl(c, orgId, url), events: ['budget.exceeded'], secret: c.encrypt(orgId, 'whsec_1') });
 
 /** A document as written before URLs were sealed: `url` in clear, no `url_hash`. */
-async function insertLegacy(store: DocumentStore, orgId: string, id: string, url: string): Promise<WebhookEntity> {
-  const at = new Date('2026-01-01T00:00:00Z');
-  return store.collection(WEBHOOKS).insertOne({
-    _id: id,
-    org_id: orgId,
-    url,
-    events: ['budget.exceeded'],
-    status: 'active',
-    secret: cipher.encrypt(orgId, 'whsec_legacy'),
-    description: 'legacy',
-    consecutive_failures: 2,
-    disabled_reason: null,
-    disabled_at: null,
-    last_delivery_at: null,
-    created_at: at,
-    updated_at: at,
-  });
-}
+const insertLegacy = (store: DocumentStore, orgId: string, id: string, url: string): Promise<WebhookEntity> =>
+  insertLegacyWebhook(store, cipher, { _id: id, org_id: orgId, url, description: 'legacy', consecutive_failures: 2, created_at: new Date('2026-01-01T00:00:00Z') });
 
 describe.each(storeTargets(process.env.MONGODB_URI))('Webhook URLs at rest ($name)', (target) => {
   const t = useRepository(target, (store) => new WebhookRepository(store));

@@ -9,6 +9,7 @@ import {
   resealWebhookUrl,
   sealWebhookUrl,
   SecretCipher,
+  SecretDecryptionError,
   WebhookDeliveryEntity,
   WebhookEntity,
   webhookUrlHashes,
@@ -228,7 +229,7 @@ export class WebhooksService {
       webhook = await this.findByUrl(orgId, normalizeUrl(input.url as string));
       if (!webhook) throw orgErrors.notFound('Webhook with this URL');
     }
-    if (input.url && input.webhook_id && normalizeUrl(input.url) !== openWebhookUrl(this.cipher, orgId, webhook)) {
+    if (input.url && input.webhook_id && normalizeUrl(input.url) !== this.openUrl(orgId, webhook)) {
       throw orgErrors.validation('url does not match the webhook', 'url');
     }
     assertActive(webhook, 'sending a test delivery');
@@ -264,7 +265,23 @@ export class WebhooksService {
   }
 
   private dto(orgId: OrgId, webhook: WebhookEntity): WebhookDto {
-    return toWebhookDto(webhook, openWebhookUrl(this.cipher, orgId, webhook));
+    return toWebhookDto(webhook, this.openUrl(orgId, webhook));
+  }
+
+  /**
+   * The webhook's URL in clear, or `''` when its seal does not open (the key that sealed it is no
+   * longer configured): the webhook stays listed, readable and updatable, so a new `url` can seal it
+   * again, rather than one such document making every list of the organization a 500
+   * (docs/webhooks.md "Receiver URLs at rest").
+   */
+  private openUrl(orgId: OrgId, webhook: WebhookEntity): string {
+    try {
+      return openWebhookUrl(this.cipher, orgId, webhook);
+    } catch (err) {
+      if (!(err instanceof SecretDecryptionError)) throw err;
+      this.logger.warn({ org_id: orgId, webhook_id: webhook._id, err }, 'webhook URL cannot be decrypted; answered as an empty url');
+      return '';
+    }
   }
 
   /** The org's webhook for a normalized URL: sealed (its `url_hash` under any configured key) or stored in clear. */

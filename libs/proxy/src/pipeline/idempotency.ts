@@ -7,6 +7,16 @@ import { REPOSITORIES } from '@svc/runtime';
 import type { ProxyReply } from '../http/proxy-io';
 
 /**
+ * Whether an answer of this status is stored for replay: below 500 and not 408, 409 or 429. Those
+ * three, with the 5xx, are what the OpenAI and Anthropic SDKs retry with the same headers (so the
+ * same key): a provider's rate limit or lock timeout is transient, and a stored one would be
+ * replayed to every retry for 24 h instead of letting the retry reach the provider.
+ */
+export function storable(status: number): boolean {
+  return status < 500 && status !== 408 && status !== 409 && status !== 429;
+}
+
+/**
  * DECISIONS.md "Idempotency-Key" on chat completions: kept 24 h per organization. The same key and
  * body replays the stored answer with `Idempotent-Replayed: true`; another body is 409
  * `idempotency_key_reused`; a request still in flight is 409 `idempotency_key_in_progress`.
@@ -14,16 +24,6 @@ import type { ProxyReply } from '../http/proxy-io';
  * not one the official SDKs retry (`storable`); a 5xx, a transport failure or a refusal by the gateway
  * releases the key so the request can be retried.
  */
-/**
- * Whether an answer of this status is stored for replay: below 500 and not 408, 409 or 429. Those
- * four are what the OpenAI and Anthropic SDKs retry with the same headers (so the same key): a
- * provider's rate limit or lock timeout is transient, and a stored one would be replayed to every
- * retry for 24 h instead of letting the retry reach the provider.
- */
-export function storable(status: number): boolean {
-  return status < 500 && status !== 408 && status !== 409 && status !== 429;
-}
-
 @Injectable()
 export class IdempotencyGate {
   static readonly REPLAYED = '\u0000replayed';
