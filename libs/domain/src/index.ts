@@ -78,5 +78,8 @@ export * from './bootstrap/bootstrap';
 // Test support: the stores a contract test runs against (embedded always, MongoDB when given a URI)
 export * from './testing/stores';
 export * from './testing/legacy-webhook';
+export * from './testing/legacy-provider-target';
 export * from './budgets/budget-period';
 export * from './providers/org-provider-targets';
+export * from './providers/target-headers';
+export * from './providers/target-headers-migration';

@@ -2,12 +2,18 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import {
   DuplicateKeyError,
+  EncryptedValue,
+  isCredentialHeader,
+  MASKED_HEADER_VALUE,
+  maskedTargetHeaders,
   OrgId,
   Patch,
   ProviderTargetEntity,
   ProviderTargetKind,
   Repositories,
   SecretCipher,
+  SecretDecryptionError,
+  StoredTargetHeaders,
   targetApiBase,
 } from '@svc/domain';
 import {
@@ -17,7 +23,6 @@ import {
   HostResolver,
   invalidRequest,
   InvalidationBus,
-  isSensitiveLogKey,
   notFound,
   OUTBOUND_RESOLVER,
   OutboundBlockedError,
@@ -33,16 +38,8 @@ import { ProviderTargetView } from './dto/provider-target.views';
 
 const MAX_HEADERS = 32;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
-/** Set by the transport, or credentials: a key goes in `api_key`, which is stored encrypted. */
-/** Headers the transport owns (credential names are refused by isCredentialHeader below). */
+/** Headers the transport owns (credential names are refused by isCredentialHeader, from @svc/domain). */
 const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer']);
-/**
- * Names that carry a credential however a server spells them (`X-Auth-Token`, `X-Access-Token`,
- * `Ocp-Apim-Subscription-Key`, `X-Functions-Key`, `X-Client-Secret`): refused like `Authorization`,
- * since headers are stored and listed in clear. Also every name the logger redacts (`isSensitiveLogKey`).
- */
-const CREDENTIAL_HEADER = /auth|key|token|secret|passw|credential|cookie|signature/i;
-const isCredentialHeader = (name: string) => CREDENTIAL_HEADER.test(name) || isSensitiveLogKey(name);
 
 export function toTargetView(target: ProviderTargetEntity): ProviderTargetView {
   const kind = target.kind ?? 'openai_compatible';
@@ -56,7 +53,7 @@ export function toTargetView(target: ProviderTargetEntity): ProviderTargetView {
     api_base: targetApiBase(target),
     has_api_key: target.api_key !== null,
     api_key_last_four: target.api_key_last_four,
-    headers: target.headers,
+    headers: maskedTargetHeaders(target),
     enabled: target.enabled,
     models: target.models,
     last_discovery_at: iso(target.last_discovery_at),
@@ -128,7 +125,7 @@ export class ProviderTargetsService {
         kind,
         api_key: apiKey ? this.cipher.encrypt(orgId, apiKey) : null,
         api_key_last_four: apiKey ? apiKey.slice(-4) : null,
-        headers: this.checkHeaders(body.headers),
+        headers: this.checkHeaders(body.headers).headers,
         enabled: body.enabled ?? true,
         models: this.models(body.models),
       });
@@ -156,7 +153,7 @@ export class ProviderTargetsService {
       patch.api_key = key ? this.cipher.encrypt(orgId, key) : null;
       patch.api_key_last_four = key ? key.slice(-4) : null;
     }
-    if (body.headers !== undefined) patch.headers = this.checkHeaders(body.headers);
+    if (body.headers !== undefined) Object.assign(patch, this.checkHeaders(body.headers, target));
     if (body.enabled !== undefined) patch.enabled = body.enabled;
     if (body.models !== undefined) patch.models = this.models(body.models);
     try {
@@ -198,22 +195,54 @@ export class ProviderTargetsService {
     }
   }
 
-  private checkHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
-    if (!headers) return {};
+  /**
+   * Validates `headers` (they replace the stored set). A credential name is refused, except one the
+   * target already stores (sealed, configured before such names were refused) sent back with the
+   * masked value the API answers (`[REDACTED]`): it keeps its stored value, sealed.
+   */
+  private checkHeaders(headers: Record<string, unknown> | undefined, stored?: ProviderTargetEntity): StoredTargetHeaders {
+    const out: StoredTargetHeaders = { headers: {}, sealed_headers: {} };
+    if (!headers) return out;
     const entries = Object.entries(headers);
     if (entries.length > MAX_HEADERS) throw invalidRequest(`headers: at most ${MAX_HEADERS} entries`, 'headers');
-    const out: Record<string, string> = {};
     for (const [name, value] of entries) {
       if (!HEADER_NAME.test(name)) throw invalidRequest(`headers: '${name.slice(0, 64)}' is not a valid header name`, `headers.${name.slice(0, 64)}`);
-      if (FORBIDDEN_HEADERS.has(name.toLowerCase()) || isCredentialHeader(name)) {
+      const lower = name.toLowerCase();
+      if (isCredentialHeader(name) && stored && value === MASKED_HEADER_VALUE) {
+        const kept = this.storedCredential(stored, lower);
+        if (kept) {
+          out.sealed_headers[lower] = kept;
+          continue;
+        }
+      }
+      if (FORBIDDEN_HEADERS.has(lower) || isCredentialHeader(name)) {
         throw invalidRequest(`headers: ${name} cannot be set here${isCredentialHeader(name) ? '; send the credential as api_key (stored encrypted)' : ''}`, `headers.${name}`);
       }
       if (typeof value !== 'string' || value.length > 4096 || !isHeaderSafe(value)) {
         throw invalidRequest(`headers: the value of ${name} must be a single-line string of printable ASCII, at most 4096 characters`, `headers.${name}`);
       }
-      out[name.toLowerCase()] = value;
+      out.headers[lower] = value;
     }
     return out;
+  }
+
+  /**
+   * A credential header the target stores, sealed under the current master key (one still in clear in
+   * an older document is sealed here; one whose key is no longer configured is kept as it is).
+   */
+  private storedCredential(target: ProviderTargetEntity, name: string): EncryptedValue | null {
+    const sealed = target.sealed_headers?.[name];
+    if (sealed) {
+      if (!this.cipher.needsReencryption(sealed)) return sealed;
+      try {
+        return this.cipher.reencrypt(target.org_id, sealed);
+      } catch (error) {
+        if (error instanceof SecretDecryptionError) return sealed;
+        throw error;
+      }
+    }
+    const clear = target.headers[name];
+    return clear === undefined ? null : this.cipher.encrypt(target.org_id, clear);
   }
 
   private models(models: string[] | undefined): string[] {

@@ -38,6 +38,7 @@ describe.each(storeTargets(process.env.MONGODB_URI))('org provider targets and u
         baseUrl: 'http://box:11434/v1',
         kind: 'ollama',
         headers: { 'x-team': 'ml' },
+        sealedHeaders: {},
         requiresKey: false,
         apiKey: null,
         models: [

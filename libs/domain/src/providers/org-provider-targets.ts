@@ -7,7 +7,8 @@ import type { ProviderTargetRepository } from './provider-target.repository';
 /**
  * An organization's provider target as the proxy registers it. Structurally a proxy
  * `DynamicProviderTarget` (`providerRegistry.withTargets(routes)`), plus what the proxy needs for the
- * upstream key: the target's encrypted key (decrypt with SECRET_CIPHER and the org id).
+ * upstream key and sealed headers: the target's encrypted key and credential headers (decrypt with
+ * SECRET_CIPHER and the org id).
  */
 export interface OrgProviderTargetRoute {
   /** The routing id (`provider_id`): `provider_id/model` on the generic endpoint. */
@@ -17,7 +18,10 @@ export interface OrgProviderTargetRoute {
   /** Format-A base URL (ends where `/chat/completions` is appended). */
   baseUrl: string;
   kind: ProviderTargetKind;
+  /** The headers stored in clear (in a document the start-up pass has not sealed yet, credential ones too). */
   headers: Record<string, string>;
+  /** Credential headers of a target configured before they were refused, sealed (`openTargetHeaders`). */
+  sealedHeaders: Record<string, EncryptedValue>;
   /** False when the target stores no key: a self-hosted server that needs none. */
   requiresKey: boolean;
   apiKey: EncryptedValue | null;
@@ -86,6 +90,7 @@ export async function loadOrgProviderTargets(
         baseUrl: targetApiBase(target),
         kind: target.kind ?? 'openai_compatible',
         headers: { ...target.headers },
+        sealedHeaders: { ...(target.sealed_headers ?? {}) },
         requiresKey: target.api_key !== null,
         apiKey: target.api_key,
         models: [...models.values()],

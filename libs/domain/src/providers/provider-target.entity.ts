@@ -17,8 +17,17 @@ export interface ProviderTargetEntity {
   /** The target's API key, encrypted; null when it needs none. */
   api_key: EncryptedValue | null;
   api_key_last_four: string | null;
-  /** Extra headers sent upstream (non-secret). */
+  /**
+   * Extra headers sent upstream, in clear (non-secret; lower-cased names). A document written before
+   * credential names were refused may hold one here until the start-up pass seals it.
+   */
   headers: Record<string, string>;
+  /**
+   * Credential headers (`isCredentialHeader`) of a target configured before they were refused, sealed
+   * with the SecretCipher (organization id as associated data) and sent upstream with `headers`.
+   * Absent on a document the start-up pass has not reached yet (`sealProviderTargetHeaders`).
+   */
+  sealed_headers?: Record<string, EncryptedValue>;
   enabled: boolean;
   /** Models configured by hand, in addition to discovered ones. */
   models: string[];

@@ -3,6 +3,7 @@ import { newId } from '../shared/ids';
 import { TenantRepository } from '../shared/tenant-repository';
 import type { OrgId } from '../shared/tenancy';
 import type { DocumentStore } from '../store/types';
+import type { StoredTargetHeaders } from './target-headers';
 import { PROVIDER_TARGETS, ProviderTargetEntity, ProviderTargetFormat, ProviderTargetKind } from './provider-target.entity';
 
 export interface NewProviderTarget {
@@ -34,6 +35,7 @@ export class ProviderTargetRepository extends TenantRepository<ProviderTargetEnt
       api_key: input.api_key ?? null,
       api_key_last_four: input.api_key_last_four ?? null,
       headers: { ...(input.headers ?? {}) },
+      sealed_headers: {},
       enabled: input.enabled ?? true,
       models: [...(input.models ?? [])],
       last_discovery_at: null,
@@ -50,6 +52,24 @@ export class ProviderTargetRepository extends TenantRepository<ProviderTargetEnt
 
   listEnabled(orgId: OrgId): Promise<ProviderTargetEntity[]> {
     return this.findIn(orgId, { enabled: true }, { sort: { name: 1 } });
+  }
+
+  /**
+   * Stores the target's headers split into clear and sealed ones, only if the document is still as
+   * read (no `sealed_headers` yet, same `updated_at`): true when it was written. Nothing else changes.
+   */
+  async sealHeaders(orgId: OrgId, id: string, readAt: Date, stored: StoredTargetHeaders): Promise<boolean> {
+    const result = await this.updateOneIn(
+      orgId,
+      { _id: id, sealed_headers: { $exists: false }, updated_at: readAt },
+      { $set: { headers: stored.headers, sealed_headers: stored.sealed_headers } },
+    );
+    return result.modified === 1;
+  }
+
+  /** Targets of every organization stored before headers were sealed (no `sealed_headers`), by `_id`, after `afterId`. */
+  listUnsealedHeadersAcrossOrgs(afterId: string, limit = 100): Promise<ProviderTargetEntity[]> {
+    return this.acrossTenants.find({ _id: { $gt: afterId }, sealed_headers: { $exists: false } }, { sort: { _id: 1 }, limit });
   }
 
   async recordDiscovery(orgId: OrgId, id: string, status: 'succeeded' | 'failed', at = new Date()): Promise<void> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { asOrgId, EncryptedValue, loadOrgProviderTargets, Repositories, SecretCipher } from '@svc/domain';
+import { asOrgId, EncryptedValue, loadOrgProviderTargets, openTargetHeaders, Repositories, SecretCipher } from '@svc/domain';
 import { InvalidationBus, LOGGER, Logger } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { GATEWAY_ROUTE_SEGMENTS, ProviderRegistry, providerRegistry } from '../providers';
@@ -58,7 +58,10 @@ export class OrgProviderRegistry {
           id: route.id,
           baseUrl: route.baseUrl,
           displayName: route.displayName,
-          headers: route.headers,
+          // Sealed credential headers (targets configured before they were refused) go out as before.
+          headers: openTargetHeaders(this.cipher, { org_id: orgId, headers: route.headers, sealed_headers: route.sealedHeaders }, (header, err) =>
+            this.logger.error({ err, org_id: orgId, provider: route.id, header }, 'a sealed header of a provider target could not be decrypted; sent without it'),
+          ),
           requiresKey: route.requiresKey,
           models: route.models,
         })),

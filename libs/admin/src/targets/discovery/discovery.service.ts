@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
-import { DiscoveredModelEntity, DiscoveryRunEntity, ProviderTargetEntity, Repositories, SecretCipher, SecretDecryptionError, targetDiscoveryUrls } from '@svc/domain';
+import { DiscoveredModelEntity, DiscoveryRunEntity, openTargetHeaders, ProviderTargetEntity, Repositories, SecretCipher, SecretDecryptionError, targetDiscoveryUrls } from '@svc/domain';
 import {
   APP_CONFIG,
   AppConfig,
@@ -178,9 +178,12 @@ export class DiscoveryService implements OnModuleDestroy {
     await this.agent.close();
   }
 
-  /** The target's headers, then ours; its key (decrypted here, never logged) as a bearer token. */
+  /** The target's headers (sealed ones opened), then ours; its key (decrypted here, never logged) as a bearer token. */
   private headersOf(target: ProviderTargetEntity): Record<string, string> {
-    const headers: Record<string, string> = { ...target.headers, accept: 'application/json', 'user-agent': 'svc-gateway-model-discovery' };
+    const stored = openTargetHeaders(this.cipher, target, (header, err) =>
+      this.logger.error({ err, org_id: target.org_id, target_id: target._id, header }, 'a sealed header of a provider target could not be decrypted; sent without it'),
+    );
+    const headers: Record<string, string> = { ...stored, accept: 'application/json', 'user-agent': 'svc-gateway-model-discovery' };
     if (target.api_key) headers['authorization'] = `Bearer ${this.cipher.decrypt(target.org_id, target.api_key)}`;
     return headers;
   }

@@ -23,7 +23,7 @@ export class ProviderTargetView {
   has_api_key!: boolean;
   @ApiProperty({ type: String, nullable: true })
   api_key_last_four!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, description: 'extra non-secret headers sent upstream' })
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, description: 'extra headers sent upstream; the value of a credential header (stored sealed, from before such names were refused) is `[REDACTED]`' })
   headers!: Record<string, string>;
   @ApiProperty({ type: Boolean })
   enabled!: boolean;
