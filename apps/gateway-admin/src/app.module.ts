@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { maskPii } from '@svc/governance';
 import { LivenessModule, SERVICE_VERSION } from '@svc/platform';
 import { GatewayAdminModule } from '@svc/admin';
 import { unservedAdminRoute } from '@svc/proxy';
@@ -10,6 +11,8 @@ export class AppModule {}
 export const SERVICE: ServiceDefinition = {
   name: 'gateway-admin',
   version: SERVICE_VERSION,
+  // LOG_BODIES: logged bodies carry no personal data (docs/deploy.md "Logs and secrets").
+  maskLoggedText: maskPii,
   surfaces: [
     {
       label: 'gateway-admin',

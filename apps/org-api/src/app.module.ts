@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { maskPii } from '@svc/governance';
 import { LivenessModule, SERVICE_VERSION } from '@svc/platform';
 import { OrgApiModule } from '@svc/org';
 import type { ServiceDefinition } from '@svc/runtime';
@@ -10,6 +11,8 @@ export const SERVICE: ServiceDefinition = {
   name: 'org-api',
   bootstrap: true,
   version: SERVICE_VERSION,
+  // LOG_BODIES: logged bodies carry no personal data (docs/deploy.md "Logs and secrets").
+  maskLoggedText: maskPii,
   surfaces: [
     {
       label: 'org-api',

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { maskPii } from '@svc/governance';
 import { LivenessModule, SERVICE_VERSION } from '@svc/platform';
 import { RunnerControlPlaneModule } from '@svc/runners';
 import type { ServiceDefinition } from '@svc/runtime';
@@ -9,6 +10,8 @@ export class AppModule {}
 export const SERVICE: ServiceDefinition = {
   name: 'runner-control-plane',
   version: SERVICE_VERSION,
+  // LOG_BODIES: logged bodies carry no personal data (docs/deploy.md "Logs and secrets").
+  maskLoggedText: maskPii,
   surfaces: [
     {
       label: 'runner-control-plane',

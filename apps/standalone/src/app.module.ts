@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { GatewayProxyModule } from '@svc/proxy';
 import { GatewayAdminModule } from '@svc/admin';
 import { BudgetAlertsModule, OrgApiModule } from '@svc/org';
+import { maskPii } from '@svc/governance';
 import { LivenessModule, SERVICE_VERSION } from '@svc/platform';
 import type { ServiceDefinition } from '@svc/runtime';
 import { RunnerControlPlaneModule } from '@svc/runners';
@@ -20,6 +21,8 @@ export const SERVICE: ServiceDefinition = {
   name: 'svc-gateway',
   bootstrap: true,
   version: SERVICE_VERSION,
+  // LOG_BODIES: logged bodies carry no personal data (docs/deploy.md "Logs and secrets").
+  maskLoggedText: maskPii,
   surfaces: [
     {
       label: 'gateway',

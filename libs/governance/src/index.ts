@@ -18,7 +18,7 @@ export * from './cost/estimate';
 
 // Scanners: text extraction, PII (stage 4), content safety (4.5), security (4.6), classifier (4.7).
 export * from './scanners/extract';
-export type { PiiCategory, PiiDetector, PiiSeverity, PiiType, PiiTypeInfo } from './scanners/pii/types';
+export type { PiiCategory, PiiDetector, PiiSeverity, PiiSpan, PiiType, PiiTypeInfo } from './scanners/pii/types';
 export { PII_TYPES } from './scanners/pii/types';
 export type { CardNetwork } from './scanners/pii/validators';
 export {
@@ -32,6 +32,7 @@ export {
   ssnValid,
 } from './scanners/pii/validators';
 export * from './scanners/pii/scan-pii';
+export { maskPii, piiMask } from './scanners/pii/mask-pii';
 export * from './scanners/safety/types';
 export { normalizeForScan, normalizedTextOf } from './scanners/safety/normalize';
 export type { PhraseRule } from './scanners/safety/rules';

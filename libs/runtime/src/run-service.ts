@@ -1,7 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { setFlagsFromString } from 'node:v8';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppConfig, closeGracefully, ConfigError, createHttpApp, ErrorSurface, handleShutdown, loadConfig, UnroutedRefusal } from '@svc/platform';
+import { AppConfig, closeGracefully, ConfigError, createHttpApp, ErrorSurface, handleShutdown, loadConfig, TextMask, UnroutedRefusal } from '@svc/platform';
 import { createRuntime, Runtime, RuntimeModule, RuntimeOptions } from './runtime';
 
 type PortVariable = 'GATEWAY_PORT' | 'ORG_API_PORT' | 'GATEWAY_ADMIN_PORT' | 'RUNNER_CONTROL_PLANE_PORT' | 'WEBHOOK_DISPATCHER_PORT';
@@ -32,6 +32,12 @@ export interface ServiceDefinition {
   surfaces: HttpSurface[];
   /** Runs the first-start bootstrap (DECISIONS.md "Bootstrap"); true for services that own users. */
   bootstrap?: boolean;
+  /**
+   * `LOG_BODIES`: masks the personal data in every string of a logged request body, on every
+   * surface (HttpAppOptions.maskLoggedText). The apps pass governance's `maskPii`, which this
+   * library cannot import (libs/governance depends on it).
+   */
+  maskLoggedText?: TextMask;
 }
 
 export interface RunningService {
@@ -111,6 +117,7 @@ async function startSurfaces(definition: ServiceDefinition, config: AppConfig, r
       rawBodyPrefix: surface.rawBodyPrefix,
       parsedBodyPrefixes: surface.parsedBodyPrefixes,
       logBodies: config.LOG_BODIES,
+      maskLoggedText: definition.maskLoggedText,
       accessLog: config.ACCESS_LOG,
       validation: surface.validation,
       notFound: surface.notFound,

@@ -28,16 +28,16 @@ export function digitsValue(text: string, from = 0, to = text.length): number {
   return value;
 }
 
-/** Start offsets of the matches of a global (`g`) regex that `accept` keeps. */
-export function matchOffsets(re: RegExp, text: string, accept?: (match: RegExpExecArray) => boolean): number[] {
-  const offsets: number[] = [];
+/** Spans (start and end offsets) of the matches of a global (`g`) regex that `accept` keeps. */
+export function matchSpans(re: RegExp, text: string, accept?: (match: RegExpExecArray) => boolean): { start: number; end: number }[] {
+  const spans: { start: number; end: number }[] = [];
   re.lastIndex = 0;
   let match: RegExpExecArray | null;
   while ((match = re.exec(text)) !== null) {
     if (match[0].length === 0) re.lastIndex++;
-    if (!accept || accept(match)) offsets.push(match.index);
+    if (!accept || accept(match)) spans.push({ start: match.index, end: match.index + match[0].length });
   }
-  return offsets;
+  return spans;
 }
 
 export function isDigitCode(code: number): boolean {

@@ -27,7 +27,7 @@ class BodiesController {
 @Module({ controllers: [BodiesController] })
 class BodiesModule {}
 
-async function boot(level: 'debug' | 'info', logBodies: boolean) {
+async function boot(level: 'debug' | 'info', logBodies: boolean, mask?: (text: string) => string) {
   const lines: Json[] = [];
   const logger = createLogger(
     { LOG_LEVEL: level },
@@ -39,13 +39,13 @@ async function boot(level: 'debug' | 'info', logBodies: boolean) {
       },
     }),
   );
-  const app: NestFastifyApplication = await createHttpApp(BodiesModule, { name: 'spec', surface: 'gateway', logger, rawBodyPrefix: '/raw/', logBodies });
+  const app: NestFastifyApplication = await createHttpApp(BodiesModule, { name: 'spec', surface: 'gateway', logger, rawBodyPrefix: '/raw/', logBodies, maskLoggedText: mask });
   // Like the proxy's hot path: an onRequest hook takes `/hot/` requests over before body parsing and
   // reads the raw request itself, through the tap when bodies are logged.
   app.getHttpAdapter().getInstance().addHook('onRequest', (request, reply, done) => {
     if (!request.url.startsWith('/hot/')) return done();
     reply.hijack();
-    const body = bodyLoggingEnabled({ LOG_BODIES: logBodies }, logger) ? tapRequestBody(request.raw, request, logger) : request.raw;
+    const body = bodyLoggingEnabled({ LOG_BODIES: logBodies }, logger) ? tapRequestBody(request.raw, request, logger, mask) : request.raw;
     void (async () => {
       let bytes = 0;
       for await (const chunk of body) bytes += (chunk as Buffer).length;
@@ -124,6 +124,42 @@ describe('LOG_BODIES', () => {
     const { bytes } = (await res.json()) as Json;
     expect(bytes).toBeGreaterThan(300 * 1024);
     expect(env.bodyLines().find((l) => l.body_bytes === bytes)).toMatchObject({ body_omitted: expect.any(String) });
+  });
+});
+
+describe('LOG_BODIES with a text mask (the services pass the PII scanner\'s maskPii)', () => {
+  // A stand-in for maskPii: `person-<digits>` is the personal data.
+  const mask = (text: string) => text.replace(/person-\d+/g, '[MASKED]');
+  let env: Awaited<ReturnType<typeof boot>>;
+  beforeAll(async () => {
+    env = await boot('debug', true, mask);
+  });
+  afterAll(() => env.app.close());
+
+  it('masks every string value of a body, parsed or read by the route or a hot path, and still redacts credentials', async () => {
+    const body = {
+      name: 'person-1',
+      password: 'person-2-password',
+      messages: [{ role: 'user', content: 'write to person-3 about the invoice' }, { role: 'user', content: ['person-4', 7] }],
+      link: 'https://example.com/person-5',
+    };
+    expect((await post(`${env.url}/json/login`, body)).status).toBe(201);
+    expect((await post(`${env.url}/raw/echo`, body)).status).toBe(201);
+    expect((await post(`${env.url}/hot/echo`, body)).status).toBe(200);
+    for (const url of ['/json/login', '/raw/echo', '/hot/echo']) {
+      expect(env.bodyLines().find((l) => l.url === url)?.body).toEqual({
+        name: '[MASKED]',
+        password: '[REDACTED]',
+        messages: [{ role: 'user', content: 'write to [MASKED] about the invoice' }, { role: 'user', content: ['[MASKED]', 7] }],
+        link: expect.stringMatching(/^https:\/\/example\.com\/…/),
+      });
+    }
+    expect(JSON.stringify(env.lines)).not.toMatch(/person-\d/);
+  });
+
+  it('masks a body that is a JSON string', async () => {
+    expect((await post(`${env.url}/hot/echo`, 'call person-6')).status).toBe(200);
+    expect(env.bodyLines().find((l) => l.url === '/hot/echo' && typeof l.body === 'string')?.body).toBe('call [MASKED]');
   });
 });
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable, Transform } from 'node:stream';
 import type { Logger } from 'pino';
 import { redactUrl } from '@svc/telemetry';
-import { redactBody } from '../logging/redact';
+import { redactBody, TextMask } from '../logging/redact';
 
 /** Bodies up to this size are parsed and logged; larger ones are logged by size only. */
 export const LOGGED_BODY_LIMIT = 256 * 1024;
@@ -20,16 +20,18 @@ export function bodyLoggingEnabled(config: { LOG_BODIES: boolean }, logger: Logg
  * `LOG_BODIES` (at debug level): logs every request body once it has been read, with credentials
  * redacted (`password`, `api_key`, `plaintext_key`, ...) and every absolute URL masked to its scheme
  * and host (`redactBody`: team-chat webhook URLs carry their secret in the path; user info is masked
- * too); objects nested deeper than the logger walks are logged as `[TRUNCATED]`. JSON bodies parsed by Fastify
+ * too); objects nested deeper than the logger walks are logged as `[TRUNCATED]`. With `mask` (the
+ * services wire in the stage 4 PII detectors' `maskPii`), every string value is masked too: prompts
+ * and member names or e-mail addresses are logged as `[REDACTED:email]`, ... JSON bodies parsed by Fastify
  * are logged before the handler runs. A body left unread for its route (`rawBodyPrefix`) is passed
  * through `tapRequestBody`. Code that takes a request over before body parsing (the proxy's
  * `onRequest` hot path) calls `tapRequestBody` itself on the stream it reads.
  */
-export function useBodyLogging(fastify: FastifyInstance, logger: Logger): void {
+export function useBodyLogging(fastify: FastifyInstance, logger: Logger, mask?: TextMask): void {
   fastify.addHook('preHandler', (request, _reply, done) => {
     const body: unknown = request.body;
-    if (isStream(body)) request.body = tapRequestBody(body, request, logger);
-    else if (body !== undefined) logger.debug({ ...describe(request), body: redactBody(body) }, 'request body');
+    if (isStream(body)) request.body = tapRequestBody(body, request, logger, mask);
+    else if (body !== undefined) logger.debug({ ...describe(request), body: redactBody(body, mask) }, 'request body');
     done();
   });
 }
@@ -40,10 +42,16 @@ function describe(request: Pick<FastifyRequest, 'id' | 'method' | 'url'>) {
 
 /**
  * Returns a stream with every byte of `source` that also logs the body at debug level (parsed JSON
- * up to 256 KiB, otherwise its size) once the reader has read all of it. Read the returned stream
- * instead of `source`; backpressure and errors pass through.
+ * up to 256 KiB, otherwise its size) once the reader has read all of it, its string values masked
+ * by `mask` when given (see useBodyLogging). Read the returned stream instead of `source`;
+ * backpressure and errors pass through.
  */
-export function tapRequestBody(source: Readable, request: Pick<FastifyRequest, 'id' | 'method' | 'url' | 'headers'>, logger: Logger): Readable {
+export function tapRequestBody(
+  source: Readable,
+  request: Pick<FastifyRequest, 'id' | 'method' | 'url' | 'headers'>,
+  logger: Logger,
+  mask?: TextMask,
+): Readable {
   const chunks: Buffer[] = [];
   let size = 0;
   const copy = new Transform({
@@ -53,7 +61,7 @@ export function tapRequestBody(source: Readable, request: Pick<FastifyRequest, '
       callback(null, chunk);
     },
     flush(callback) {
-      logger.debug({ ...describe(request), ...decode(chunks, size, request.headers['content-type']) }, 'request body');
+      logger.debug({ ...describe(request), ...decode(chunks, size, request.headers['content-type'], mask) }, 'request body');
       callback();
     },
   });
@@ -61,12 +69,14 @@ export function tapRequestBody(source: Readable, request: Pick<FastifyRequest, '
   return source.pipe(copy);
 }
 
-function decode(chunks: Buffer[], size: number, contentType: string | undefined): Record<string, unknown> {
+function decode(chunks: Buffer[], size: number, contentType: string | undefined, mask: TextMask | undefined): Record<string, unknown> {
   if (size === 0) return { body_bytes: 0 };
   if (size > LOGGED_BODY_LIMIT || !/json/i.test(contentType ?? '')) return { body_bytes: size, body_omitted: 'not JSON or too large to log' };
+  let parsed: unknown;
   try {
-    return { body: redactBody(JSON.parse(Buffer.concat(chunks, size).toString('utf8')) as unknown) };
+    parsed = JSON.parse(Buffer.concat(chunks, size).toString('utf8'));
   } catch {
     return { body_bytes: size, body_omitted: 'not valid JSON' };
   }
+  return { body: redactBody(parsed, mask) };
 }

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { ErrorSurface } from '../errors/errors';
 import { SurfaceExceptionFilter, UnroutedRefusal } from '../errors/exception.filter';
 import { NestPinoLogger } from '../logging/nest-logger';
+import type { TextMask } from '../logging/redact';
 import { accessLogEnabled, useAccessLog } from './access-log';
 import { bodyLoggingEnabled, useBodyLogging } from './body-log';
 import { clientErrorHandler, frameworkErrorHandler } from './client-error';
@@ -34,6 +35,8 @@ export interface HttpAppOptions {
   parsedBodyPrefixes?: readonly string[];
   /** `LOG_BODIES`: log request bodies (credentials redacted); only when the logger is at debug or below. */
   logBodies?: boolean;
+  /** With `logBodies`: masks the personal data in every logged string value (the services pass governance's `maskPii`). */
+  maskLoggedText?: TextMask;
   /** `ACCESS_LOG`: one info line per request answered (see useAccessLog). */
   accessLog?: boolean;
   /**
@@ -74,7 +77,7 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
   if (accessLogEnabled({ ACCESS_LOG: options.accessLog ?? false }, options.logger)) useAccessLog(app.getHttpAdapter().getInstance(), options.logger);
   useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix, parsedBodyPrefixes: options.parsedBodyPrefixes });
   useApiResponseHeaders(app.getHttpAdapter().getInstance());
-  if (bodyLoggingEnabled({ LOG_BODIES: options.logBodies ?? false }, options.logger)) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger);
+  if (bodyLoggingEnabled({ LOG_BODIES: options.logBodies ?? false }, options.logger)) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger, options.maskLoggedText);
   app.useGlobalFilters(new SurfaceExceptionFilter(options.surface, options.logger, { docs: options.docs !== undefined, refusal: options.notFound }));
   if (options.validation !== false) app.useGlobalPipes(createValidationPipe());
   if (options.docs) setupDocs(app, options.docs);

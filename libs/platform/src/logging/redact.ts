@@ -66,6 +66,12 @@ const WALKING = Symbol('walking');
 /** Per walk: what each object already met became (or `WALKING` while its own walk is under way). */
 type Seen = Map<object, unknown>;
 
+/**
+ * Masks the personal data in a logged text (`LOG_BODIES`): the gateway wires in the stage 4 PII
+ * detectors' `maskPii` (libs/governance), which this library may not import.
+ */
+export type TextMask = (text: string) => string;
+
 function redactString(key: string, value: string, everyPath: boolean): string {
   if (isAbsoluteUrl(value)) return maskUrl(value, everyPath);
   if (value.includes('?') && URL_KEYS.has(key.toLowerCase())) return redactUrl(value);
@@ -73,7 +79,7 @@ function redactString(key: string, value: string, everyPath: boolean): string {
   return value;
 }
 
-function redactIn(value: unknown, depth: number, seen: Seen, everyPath: boolean): unknown {
+function redactIn(value: unknown, depth: number, seen: Seen, everyPath: boolean, mask?: TextMask): unknown {
   if (value === null || typeof value !== 'object') return value;
   const known = seen.get(value);
   // An object met twice is logged the same way twice: pino would print the second one as is.
@@ -97,8 +103,9 @@ function redactIn(value: unknown, depth: number, seen: Seen, everyPath: boolean)
       if (current !== undefined && current !== null) next = CENSOR;
     } else if (typeof current === 'string') {
       next = redactString(key, current, everyPath);
+      if (mask) next = mask(next as string);
     } else {
-      next = redactIn(current, depth + 1, seen, everyPath);
+      next = redactIn(current, depth + 1, seen, everyPath, mask);
     }
     if (next !== current) {
       copy ??= cloneOf(source);
@@ -145,8 +152,13 @@ export function redactSecrets<T>(value: T): T {
  * and fragment) of every absolute URL, keeping scheme and host: a body cannot tell which URL carries
  * its secret in the path (a team-chat incoming webhook on any host, a signed link), so none is logged
  * whole. `{url: "https://chat.example.com/services/T0/B0/secret1234"}` → `"https://chat.example.com/…1234"`.
+ * With `mask`, every string value (at any depth, array items included) also goes through it, after
+ * the URL masking: `LOG_BODIES` masks personal data in prompts and names this way (`TextMask`).
  */
-export function redactBody<T>(body: T): T {
-  if (typeof body === 'string') return (isAbsoluteUrl(body) ? maskUrl(body, true) : body) as T;
-  return redactIn(body, 0, new Map(), true) as T;
+export function redactBody<T>(body: T, mask?: TextMask): T {
+  if (typeof body === 'string') {
+    const text = isAbsoluteUrl(body) ? maskUrl(body, true) : body;
+    return (mask ? mask(text) : text) as T;
+  }
+  return redactIn(body, 0, new Map(), true, mask) as T;
 }

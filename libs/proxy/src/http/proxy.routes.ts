@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { maskPii } from '@svc/governance';
 import { APP_CONFIG, AppConfig, bodyLoggingEnabled, LOGGER, Logger, pathOf, tapRequestBody, toErrorResponse } from '@svc/platform';
 import { ProxyCall, ProxyService } from '../pipeline/proxy.service';
 import { COUNT_TOKENS, noSuchRoute } from '../pipeline/route-refusals';
@@ -93,7 +94,8 @@ export class ProxyRoutes implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify || typeof fastify.addHook !== 'function') return;
-    // LOG_BODIES at debug level: the body is logged (credentials redacted) as the pipeline reads it.
+    // LOG_BODIES at debug level: the body is logged as the pipeline reads it, credentials redacted and
+    // what the PII scan detects in prompts masked (`maskPii`, as every surface's logged bodies).
     const logBodies = bodyLoggingEnabled(this.config, this.logger);
     fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
       const call = proxyCallFor(request);
@@ -109,7 +111,7 @@ export class ProxyRoutes implements OnModuleInit {
         answer.header('X-SVC-Request-ID', String(request.id)).setHeaders(response.headers).sendJson(response.status, response.body);
         return;
       }
-      const body = logBodies ? tapRequestBody(request.raw, request, this.logger) : undefined;
+      const body = logBodies ? tapRequestBody(request.raw, request, this.logger, maskPii) : undefined;
       void this.proxy.handle(call, proxyRequestOf(request, body), hijackReply(reply));
     });
   }

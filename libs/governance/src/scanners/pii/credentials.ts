@@ -1,4 +1,4 @@
-import { alnumAt, isDigitCode, isLetterCode, looksRandom, matchOffsets, minOf } from '../text-utils';
+import { alnumAt, isDigitCode, isLetterCode, looksRandom, matchSpans, minOf } from '../text-utils';
 import { PiiDetector } from './types';
 
 /**
@@ -20,13 +20,13 @@ const GATEWAY_KEY = /svc_sk_[A-Za-z0-9]{16,128}/g;
 export const anthropicKeyDetector: PiiDetector = {
   type: 'anthropic_api_key',
   find: (text) =>
-    !text.includes('sk-ant-') ? [] : matchOffsets(ANTHROPIC_KEY, text, (m) => keyBoundaryBefore(text, m.index) && looksRandom(m[0].slice(7), 16)),
+    !text.includes('sk-ant-') ? [] : matchSpans(ANTHROPIC_KEY, text, (m) => keyBoundaryBefore(text, m.index) && looksRandom(m[0].slice(7), 16)),
 };
 
 export const openaiKeyDetector: PiiDetector = {
   type: 'openai_api_key',
   find: (text) =>
-    !text.includes('sk-') ? [] : matchOffsets(OPENAI_KEY, text, (m) => keyBoundaryBefore(text, m.index) && looksRandom(m[0].slice(3), 16)),
+    !text.includes('sk-') ? [] : matchSpans(OPENAI_KEY, text, (m) => keyBoundaryBefore(text, m.index) && looksRandom(m[0].slice(3), 16)),
 };
 
 export const gatewayKeyDetector: PiiDetector = {
@@ -34,7 +34,7 @@ export const gatewayKeyDetector: PiiDetector = {
   find: (text) =>
     !text.includes('svc_sk_')
       ? []
-      : matchOffsets(GATEWAY_KEY, text, (m) => keyBoundaryBefore(text, m.index) && looksRandom(m[0].slice(7), 16)),
+      : matchSpans(GATEWAY_KEY, text, (m) => keyBoundaryBefore(text, m.index) && looksRandom(m[0].slice(7), 16)),
 };
 
 const BEARER = /\bbearer[ \t]{1,4}([A-Za-z0-9._~+/-]{20,2048})/gi;
@@ -44,9 +44,9 @@ const JWT = /eyJ[A-Za-z0-9_-]{5,2048}\.eyJ[A-Za-z0-9_-]{5,8192}\.[A-Za-z0-9_-]{0
 export const bearerTokenDetector: PiiDetector = {
   type: 'bearer_token',
   find: (text) => {
-    const bearer = /bearer/i.test(text) ? matchOffsets(BEARER, text, (m) => looksRandom(m[1], 8)) : [];
+    const bearer = /bearer/i.test(text) ? matchSpans(BEARER, text, (m) => looksRandom(m[1], 8)) : [];
     if (!text.includes('eyJ')) return bearer;
-    const jwt = matchOffsets(JWT, text, (m) => keyBoundaryBefore(text, m.index) && !bearer.includes(m.index - 7));
+    const jwt = matchSpans(JWT, text, (m) => keyBoundaryBefore(text, m.index) && !bearer.some((span) => span.start === m.index - 7));
     return [...bearer, ...jwt];
   },
 };
@@ -63,14 +63,14 @@ const AZURE_ACCOUNT_KEY = /AccountKey=[A-Za-z0-9+/]{86}==/g;
 export const cloudKeyDetector: PiiDetector = {
   type: 'cloud_access_key',
   find: (text) => [
-    ...matchOffsets(AWS_KEY_ID, text, (m) => !alnumAt(text, m.index - 1) && !alnumAt(text, m.index + 20) && !/X{4}|0{8}/.test(m[0].slice(4))),
+    ...matchSpans(AWS_KEY_ID, text, (m) => !alnumAt(text, m.index - 1) && !alnumAt(text, m.index + 20) && !/X{4}|0{8}/.test(m[0].slice(4))),
     ...(/aws_?secret/i.test(text)
-      ? matchOffsets(AWS_SECRET, text, (m) => !/[A-Za-z0-9/+]/.test(text[m.index + m[0].length] ?? ''))
+      ? matchSpans(AWS_SECRET, text, (m) => !/[A-Za-z0-9/+]/.test(text[m.index + m[0].length] ?? ''))
       : []),
     ...(text.includes('AIza')
-      ? matchOffsets(GOOGLE_API_KEY, text, (m) => keyBoundaryBefore(text, m.index) && !KEY_CHAR.test(text[m.index + 39] ?? ''))
+      ? matchSpans(GOOGLE_API_KEY, text, (m) => keyBoundaryBefore(text, m.index) && !KEY_CHAR.test(text[m.index + 39] ?? ''))
       : []),
-    ...(text.includes('AccountKey=') ? matchOffsets(AZURE_ACCOUNT_KEY, text) : []),
+    ...(text.includes('AccountKey=') ? matchSpans(AZURE_ACCOUNT_KEY, text) : []),
   ],
 };
 
@@ -90,7 +90,7 @@ export const githubTokenDetector: PiiDetector = {
   find: (text) =>
     !text.includes('gh') && !text.includes('github_pat_')
       ? []
-      : matchOffsets(GITHUB_TOKEN, text, (m) => {
+      : matchSpans(GITHUB_TOKEN, text, (m) => {
           const prefix = m[0].startsWith('github_pat_') ? 11 : 4;
           return !alnumAt(text, m.index - 1) && !KEY_CHAR.test(text[m.index + m[0].length] ?? '') && tokenLooksRandom(m[0].slice(prefix), 10);
         }),
@@ -108,7 +108,7 @@ export const slackTokenDetector: PiiDetector = {
   find: (text) =>
     !text.includes('xox') && !text.includes('xapp-')
       ? []
-      : matchOffsets(SLACK_TOKEN, text, (m) => {
+      : matchSpans(SLACK_TOKEN, text, (m) => {
           const body = m[0].slice(5);
           return !alnumAt(text, m.index - 1) && !KEY_CHAR.test(text[m.index + m[0].length] ?? '') && looksRandom(body, 8) && tokenLooksRandom(body, 8);
         }),
@@ -217,10 +217,10 @@ export const genericSecretDetector: PiiDetector = {
   find: (text) => {
     const assigns = text.includes('=') || text.includes(':');
     return [
-      ...(assigns ? matchOffsets(SECRET_ASSIGNMENT, text, (m) => secretAssignmentOk(text, m)) : []),
-      ...(text.includes('PRIVATE KEY') ? matchOffsets(PRIVATE_KEY_BLOCK, text) : []),
-      ...(assigns && /basic/i.test(text) ? matchOffsets(BASIC_AUTH, text, (m) => basicAuthOk(m[1])) : []),
-      ...(text.includes('://') ? matchOffsets(URL_CREDENTIALS, text, (m) => urlCredentialsOk(text, m)) : []),
+      ...(assigns ? matchSpans(SECRET_ASSIGNMENT, text, (m) => secretAssignmentOk(text, m)) : []),
+      ...(text.includes('PRIVATE KEY') ? matchSpans(PRIVATE_KEY_BLOCK, text) : []),
+      ...(assigns && /basic/i.test(text) ? matchSpans(BASIC_AUTH, text, (m) => basicAuthOk(m[1])) : []),
+      ...(text.includes('://') ? matchSpans(URL_CREDENTIALS, text, (m) => urlCredentialsOk(text, m)) : []),
     ];
   },
 };

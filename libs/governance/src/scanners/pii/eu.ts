@@ -1,6 +1,6 @@
-import { forEachKeywordWindow, isAlnumCode, isDigitCode, matchOffsets, maxOf, minOf } from '../text-utils';
+import { forEachKeywordWindow, isAlnumCode, isDigitCode, matchSpans, maxOf, minOf } from '../text-utils';
 import { germanTaxIdValid, icaoCheckDigit, ninoPrefixValid } from './validators';
-import { PiiDetector } from './types';
+import { PiiDetector, PiiSpan } from './types';
 
 /**
  * EU VAT numbers by country format (EU members, XI for Northern Ireland, GB), upper case, with
@@ -23,12 +23,12 @@ function vatOk(value: string): boolean {
   return /[A-Z]/.test(body[0]) || /[A-Z]/.test(body[body.length - 1]);
 }
 
-export const vatDetector: PiiDetector = { type: 'eu_vat_number', find: (text) => matchOffsets(VAT, text, (m) => vatOk(m[0])) };
+export const vatDetector: PiiDetector = { type: 'eu_vat_number', find: (text) => matchSpans(VAT, text, (m) => vatOk(m[0])) };
 
 /** UK national insurance numbers `AB 12 34 56 C`, upper case, with HMRC's prefix rules and suffix A-D. */
 const NINO = /(?<![A-Za-z0-9])([A-Z]{2}) ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![A-Za-z0-9])/g;
 
-export const ninoDetector: PiiDetector = { type: 'uk_nino', find: (text) => matchOffsets(NINO, text, (m) => ninoPrefixValid(m[1])) };
+export const ninoDetector: PiiDetector = { type: 'uk_nino', find: (text) => matchSpans(NINO, text, (m) => ninoPrefixValid(m[1])) };
 
 /** Passport numbers have no checksum in running text: they are looked for only after a passport keyword. */
 const PASSPORT_KEYWORD = /\b(?:passport|passeport|reisepass|pasaporte|passaporto|paspoort|paszport|passnummer|pass-nr)/gi;
@@ -118,17 +118,17 @@ function passportToken(text: string, from: number, to: number): boolean {
 export const passportDetector: PiiDetector = {
   type: 'eu_passport_number',
   find: (text) => {
-    const offsets: number[] = [];
+    const spans: PiiSpan[] = [];
     forEachKeywordWindow(PASSPORT_KEYWORD, text, KEYWORD_WINDOW, (start, end) => {
       const count = tokenSpans(text, start, end, WINDOW_TOKENS);
       for (let k = 0; k < count; k++) {
         if (passportToken(text, SPAN_STARTS[k], SPAN_ENDS[k])) {
-          offsets.push(text.indexOf(text.slice(SPAN_STARTS[k], SPAN_ENDS[k]), start));
+          spans.push(tokenMatch(text, start, k));
           break;
         }
       }
     });
-    return offsets;
+    return spans;
   },
 };
 
@@ -153,12 +153,12 @@ function germanIdToken(text: string, from: number, to: number): boolean {
 export const germanIdDetector: PiiDetector = {
   type: 'de_id_number',
   find: (text) => {
-    const offsets: number[] = [];
+    const spans: PiiSpan[] = [];
     forEachKeywordWindow(DE_ID_KEYWORD, text, KEYWORD_WINDOW, (start, end) => {
       const count = tokenSpans(text, start, end, WINDOW_TOKENS + 3);
       for (let k = 0; k < minOf(count, WINDOW_TOKENS); k++) {
         if (germanIdToken(text, SPAN_STARTS[k], SPAN_ENDS[k])) {
-          offsets.push(text.indexOf(text.slice(SPAN_STARTS[k], SPAN_ENDS[k]), start));
+          spans.push(tokenMatch(text, start, k));
           return;
         }
       }
@@ -171,11 +171,21 @@ export const germanIdDetector: PiiDetector = {
       if (digits !== 11 || (k < count && digitGroup(text, k))) return;
       let grouped = '';
       for (let j = first; j < k; j++) grouped += text.slice(SPAN_STARTS[j], SPAN_ENDS[j]);
-      if (germanTaxIdValid(grouped)) offsets.push(start);
+      // Reported at the window's start (as it always was), spanning the groups.
+      if (germanTaxIdValid(grouped)) spans.push({ start, end: SPAN_ENDS[k - 1] });
     });
-    return offsets;
+    return spans;
   },
 };
+
+/**
+ * The match of window token `k`: found as the first occurrence of the token's text in the window
+ * (the offset stage 4 has always counted), spanning the token's length.
+ */
+function tokenMatch(text: string, windowStart: number, k: number): PiiSpan {
+  const start = text.indexOf(text.slice(SPAN_STARTS[k], SPAN_ENDS[k]), windowStart);
+  return { start, end: start + SPAN_ENDS[k] - SPAN_STARTS[k] };
+}
 
 /** Span `k` is a group of 1-11 digits. */
 function digitGroup(text: string, k: number): boolean {

@@ -1,6 +1,6 @@
-import { alnumAt, isAlnumCode, matchOffsets } from '../text-utils';
+import { alnumAt, isAlnumCode, matchSpans } from '../text-utils';
 import { IBAN_LENGTHS, cardNetwork, luhnValid } from './validators';
-import { PiiDetector } from './types';
+import { PiiDetector, PiiSpan } from './types';
 
 /**
  * Card numbers: 13-19 plain digits, or 4-4-4-4 / 4-6-5 groups with one consistent separator
@@ -14,7 +14,7 @@ const CARD = /\d(?<!\d\d)(?<!\d[ -]\d)(?:\d{12,18}|\d{3}([ -])\d{4}\1\d{4}\1\d{4
 export const creditCardDetector: PiiDetector = {
   type: 'credit_card',
   find: (text) =>
-    matchOffsets(CARD, text, (m) => {
+    matchSpans(CARD, text, (m) => {
       const first = m[0].charCodeAt(0);
       if (first < 50 || first > 54) return false; // networks start with 2-6
       const digits = m[1] === undefined && m[2] === undefined ? m[0] : m[0].replace(/[ -]/g, '');
@@ -94,16 +94,16 @@ function ibanLength(first: number, second: number): number {
 export const ibanDetector: PiiDetector = {
   type: 'iban',
   find: (text) => {
-    const offsets: number[] = [];
+    const spans: PiiSpan[] = [];
     IBAN_START.lastIndex = 0;
     while (IBAN_START.test(text)) {
       const start = IBAN_START.lastIndex - 4;
       const end = ibanEndAt(text, start);
       if (end > 0) {
-        offsets.push(start);
+        spans.push({ start, end });
         IBAN_START.lastIndex = end;
       }
     }
-    return offsets;
+    return spans;
   },
 };

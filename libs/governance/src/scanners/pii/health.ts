@@ -1,5 +1,5 @@
-import { forEachKeywordWindow, isAlnumCode, isLetterCode, lowerCode, matchOffsets, maxOf, minOf } from '../text-utils';
-import { PiiDetector } from './types';
+import { forEachKeywordWindow, isAlnumCode, isLetterCode, lowerCode, matchSpans, maxOf, minOf } from '../text-utils';
+import { PiiDetector, PiiSpan } from './types';
 
 /**
  * ICD-10 codes: `E11.9`, `J45.909` (letter, two digits, a dot and 1-4 characters) anywhere;
@@ -13,13 +13,13 @@ const ICD_CODE = /(?<![A-Za-z0-9.])(?:[A-Z]\d{2}\.[0-9A-Z]{1,4}|[A-Z]\d{2})(?![A
 export const icd10Detector: PiiDetector = {
   type: 'icd10_code',
   find: (text) => {
-    const offsets = text.includes('.') ? matchOffsets(ICD_DOTTED, text) : [];
+    const spans = text.includes('.') ? matchSpans(ICD_DOTTED, text) : [];
     forEachKeywordWindow(ICD_KEYWORD, text, 60, (start, end) => {
-      for (const at of matchOffsets(ICD_CODE, text.slice(start, end))) {
-        if (!offsets.includes(start + at)) offsets.push(start + at);
+      for (const code of matchSpans(ICD_CODE, text.slice(start, end))) {
+        if (!spans.some((span) => span.start === start + code.start)) spans.push({ start: start + code.start, end: start + code.end });
       }
     });
-    return offsets;
+    return spans;
   },
 };
 
@@ -153,17 +153,17 @@ const MAX_DOSE = 18;
 export const medicationDetector: PiiDetector = {
   type: 'medication_dosage',
   find: (text) => {
-    const offsets: number[] = [];
-    if (!UNIT_HINT.test(text)) return offsets;
+    const spans: PiiSpan[] = [];
+    if (!UNIT_HINT.test(text)) return spans;
     const context = new ContextWords(text);
     const first = context.nextFrom(0);
-    if (first < 0) return offsets;
+    if (first < 0) return spans;
     DOSE.lastIndex = maxOf(first - DOSE_CONTEXT_CHARS - MAX_DOSE, 0);
     let match: RegExpExecArray | null;
     while ((match = DOSE.exec(text)) !== null) {
       const to = minOf(match.index + match[0].length + DOSE_CONTEXT_CHARS, text.length);
       if (context.within(maxOf(match.index - DOSE_CONTEXT_CHARS, 0), to)) {
-        offsets.push(match.index);
+        spans.push({ start: match.index, end: match.index + match[0].length });
         continue;
       }
       // No context word reaches this dose: the next one that can be reached starts at or after `to`.
@@ -171,6 +171,6 @@ export const medicationDetector: PiiDetector = {
       if (next < 0) break;
       DOSE.lastIndex = maxOf(DOSE.lastIndex, next - DOSE_CONTEXT_CHARS - MAX_DOSE);
     }
-    return offsets;
+    return spans;
   },
 };

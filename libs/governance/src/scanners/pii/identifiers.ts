@@ -1,6 +1,6 @@
-import { forEachKeywordWindow, isAlnumCode, isLetterCode, matchOffsets } from '../text-utils';
+import { forEachKeywordWindow, isAlnumCode, isLetterCode, matchSpans } from '../text-utils';
 import { ssnValid } from './validators';
-import { PiiDetector } from './types';
+import { PiiDetector, PiiSpan } from './types';
 
 const SSN_DASHED = /(?<![\d-])(\d{3})-(\d{2})-(\d{4})(?![\d-])/g;
 const SSN_KEYWORD = /\b(?:ssn|social security|soc\. ?sec\.)/gi;
@@ -13,15 +13,15 @@ const SSN_AFTER_KEYWORD = /^([^0-9]{0,24})(\d{3})[ .-]?(\d{2})[ .-]?(\d{4})(?!\d
 export const ssnDetector: PiiDetector = {
   type: 'ssn',
   find: (text) => {
-    const offsets = text.includes('-') ? matchOffsets(SSN_DASHED, text, (m) => ssnValid(m[1], m[2], m[3])) : [];
+    const spans = text.includes('-') ? matchSpans(SSN_DASHED, text, (m) => ssnValid(m[1], m[2], m[3])) : [];
     forEachKeywordWindow(SSN_KEYWORD, text, 40, (start, end) => {
       const m = SSN_AFTER_KEYWORD.exec(text.slice(start, end));
       if (m && ssnValid(m[2], m[3], m[4])) {
         const at = start + m[1].length;
-        if (!offsets.includes(at)) offsets.push(at);
+        if (!spans.some((span) => span.start === at)) spans.push({ start: at, end: start + m[0].length });
       }
     });
-    return offsets;
+    return spans;
   },
 };
 
@@ -91,8 +91,8 @@ function isUrlCredentials(text: string, localStart: number): boolean {
  * remote (`git@github.com:org/repo.git`).
  * Each character is visited a bounded number of times, so the scan is linear even on runs of `@`.
  */
-export function findEmails(text: string): number[] {
-  const offsets: number[] = [];
+export function findEmails(text: string): PiiSpan[] {
+  const spans: PiiSpan[] = [];
   for (let at = text.indexOf('@'); at !== -1 && at < text.length; at++) {
     if (text.charCodeAt(at) !== 64) continue;
     let start = at;
@@ -110,9 +110,9 @@ export function findEmails(text: string): number[] {
     }
     if (!dot || (end < text.length && isDomainChar(text.charCodeAt(end))) || isRemotePath(text, end)) continue;
     while (end > at + 1 && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 45)) end--;
-    if (domainValid(text, at + 1, end)) offsets.push(start);
+    if (domainValid(text, at + 1, end)) spans.push({ start, end });
   }
-  return offsets;
+  return spans;
 }
 
 export const emailDetector: PiiDetector = { type: 'email', find: findEmails };

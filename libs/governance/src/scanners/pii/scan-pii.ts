@@ -80,9 +80,9 @@ export function detectPii(text: string, types?: readonly PiiType[]): { type: Pii
   const found: { type: PiiType; count: number }[] = [];
   for (const detector of PII_DETECTORS) {
     if (types && !types.includes(detector.type)) continue;
-    const offsets = detector.find(text);
-    // Distinct offsets; most texts hold no match at all, so no Set for zero or one.
-    const count = offsets.length < 2 ? offsets.length : new Set(offsets).size;
+    const spans = detector.find(text);
+    // Distinct start offsets; most texts hold no match at all, so no Set for zero or one.
+    const count = spans.length < 2 ? spans.length : new Set(spans.map((span) => span.start)).size;
     if (count > 0) found.push({ type: detector.type, count });
   }
   return found;

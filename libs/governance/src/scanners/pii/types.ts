@@ -56,8 +56,14 @@ export const PII_TYPES: Readonly<Record<PiiType, Readonly<PiiTypeInfo>>> = Objec
   medication_dosage: { category: 'health', severity: 'MEDIUM' },
 });
 
-/** A pattern detector: start offsets of its validated matches in a text (never the matched values). */
+/** Where a validated match lies in a text: text[start, end). Offsets only, never the matched value. */
+export interface PiiSpan {
+  start: number;
+  end: number;
+}
+
+/** A pattern detector: the spans of its validated matches in a text (`maskPii` masks them; stage 4 counts their starts). */
 export interface PiiDetector {
   readonly type: PiiType;
-  find(text: string): number[];
+  find(text: string): PiiSpan[];
 }

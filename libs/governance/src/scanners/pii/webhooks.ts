@@ -1,6 +1,6 @@
 import { isAlnumCode, minOf } from '../text-utils';
 import { tokenLooksRandom } from './credentials';
-import { PiiDetector } from './types';
+import { PiiDetector, PiiSpan } from './types';
 
 /**
  * Team-chat webhook URLs (`webhook_url`, HIGH): whoever holds one can post into the channel, so
@@ -61,29 +61,29 @@ function querySignature(text: string, from: number, name: string): number {
   return -end;
 }
 
-/** Start offsets of the URLs of `re` (ending in `?`) whose query has a random-looking `name` parameter. */
-function signedUrls(re: RegExp, text: string, name: string): number[] {
-  const offsets: number[] = [];
+/** Spans of the URLs of `re` (ending in `?`), query included, whose query has a random-looking `name` parameter. */
+function signedUrls(re: RegExp, text: string, name: string): PiiSpan[] {
+  const spans: PiiSpan[] = [];
   re.lastIndex = 0;
   let match: RegExpExecArray | null;
   while ((match = re.exec(text)) !== null) {
     const end = querySignature(text, re.lastIndex, name);
-    if (end > 0) offsets.push(match.index);
+    if (end > 0) spans.push({ start: match.index, end });
     re.lastIndex = end > 0 ? end : -end;
   }
-  return offsets;
+  return spans;
 }
 
-/** Start offsets of the matches of `re` whose secret (group 1) looks random and is not cut from a longer run. */
-function secretUrls(re: RegExp, text: string): number[] {
-  const offsets: number[] = [];
+/** Spans of the matches of `re` whose secret (group 1) looks random and is not cut from a longer run. */
+function secretUrls(re: RegExp, text: string): PiiSpan[] {
+  const spans: PiiSpan[] = [];
   re.lastIndex = 0;
   let match: RegExpExecArray | null;
   while ((match = re.exec(text)) !== null) {
     const end = match.index + match[0].length;
-    if (!SECRET_CHAR.test(text[end] ?? '') && tokenLooksRandom(match[1], 10) && !ZERO_ID.test(match[0])) offsets.push(match.index);
+    if (!SECRET_CHAR.test(text[end] ?? '') && tokenLooksRandom(match[1], 10) && !ZERO_ID.test(match[0])) spans.push({ start: match.index, end });
   }
-  return offsets;
+  return spans;
 }
 
 /** Slack, Discord, Microsoft Teams (connectors and Workflows) and Google Chat webhook URLs. */
