@@ -1,5 +1,6 @@
 import type { Logger } from '@svc/platform';
 import type { SecretCipher } from '../crypto/secret-cipher';
+import { passOverDocuments } from '../shared/document-pass';
 import { asOrgId } from '../shared/tenancy';
 import type { ProviderTargetEntity } from './provider-target.entity';
 import type { ProviderTargetRepository } from './provider-target.repository';
@@ -43,17 +44,11 @@ export async function sealTargetHeaderDocument(
  * resumes at the next start. Readers accept both shapes meanwhile. Never logs a header value.
  */
 export async function sealProviderTargetHeaders(repo: ProviderTargetRepository, cipher: SecretCipher, logger?: Logger): Promise<TargetHeaderSealResult> {
-  const result: TargetHeaderSealResult = { sealed: 0, marked: 0 };
-  let after = '';
-  for (;;) {
-    const batch = await repo.listUnsealedHeadersAcrossOrgs(after);
-    if (batch.length === 0) break;
-    for (const target of batch) {
-      const outcome = await sealTargetHeaderDocument(repo, cipher, target);
-      if (outcome !== 'unchanged') result[outcome] += 1;
-    }
-    after = batch[batch.length - 1]._id;
-  }
+  const result = await passOverDocuments(
+    (after) => repo.listUnsealedHeadersAcrossOrgs(after),
+    (target) => sealTargetHeaderDocument(repo, cipher, target),
+    { sealed: 0, marked: 0 },
+  );
   if (result.sealed) logger?.info({ ...result }, 'credential headers of provider targets sealed under the current master key');
   return result;
 }

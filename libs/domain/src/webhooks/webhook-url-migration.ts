@@ -1,5 +1,6 @@
 import type { Logger } from '@svc/platform';
 import { SecretCipher, SecretDecryptionError } from '../crypto/secret-cipher';
+import { passOverDocuments } from '../shared/document-pass';
 import { asOrgId } from '../shared/tenancy';
 import { DuplicateKeyError } from '../store/types';
 import type { WebhookEntity } from './webhook.entity';
@@ -53,18 +54,12 @@ export async function resealWebhookUrl(
  * stops half-way resumes at the next start. Readers accept both shapes meanwhile.
  */
 export async function resealWebhookUrls(repo: WebhookRepository, cipher: SecretCipher, logger?: Logger): Promise<WebhookUrlResealResult> {
-  const result: WebhookUrlResealResult = { sealed: 0, rehashed: 0, skipped: 0 };
   const stale = cipher.versions.filter((version) => version !== cipher.currentVersion);
-  let after = '';
-  for (;;) {
-    const batch = await repo.listUrlsToResealAcrossOrgs(stale, after);
-    if (batch.length === 0) break;
-    for (const webhook of batch) {
-      const outcome = await resealWebhookUrl(repo, cipher, webhook, logger);
-      if (outcome !== 'unchanged') result[outcome] += 1;
-    }
-    after = batch[batch.length - 1]._id;
-  }
+  const result = await passOverDocuments(
+    (after) => repo.listUrlsToResealAcrossOrgs(stale, after),
+    (webhook) => resealWebhookUrl(repo, cipher, webhook, logger),
+    { sealed: 0, rehashed: 0, skipped: 0 },
+  );
   if (result.sealed || result.rehashed || result.skipped) logger?.info({ ...result }, 'webhook URLs sealed under the current master key');
   return result;
 }
