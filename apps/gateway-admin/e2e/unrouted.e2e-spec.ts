@@ -1,3 +1,4 @@
+import { UNSERVED_V1_ADMIN_CALLS } from '@svc/testing';
 import { AdminHarness, CallOptions, gatewayError, GATEWAY_WITH_ADMIN, Reply, startAdmin } from './admin-harness';
 
 /**
@@ -21,14 +22,7 @@ describe('gateway admin: paths no route serves', () => {
   /** The answer without the request id, which differs by request. */
   const comparable = (reply: Reply) => ({ status: reply.status, allow: reply.headers.get('allow'), body: reply.body, requestId: Boolean(reply.headers.get('x-svc-request-id')) });
 
-  it.each([
-    ['DELETE', '/v1/admin/webhooks'],
-    ['PUT', '/v1/admin/api-keys'],
-    ['GET', '/v1/admin/api-keys/key_1'],
-    ['POST', '/v1/admin/webhooks/wh_1/deliveries'],
-    ['GET', '/v1/admin/not-a-route'],
-    ['GET', '/v1/admin'],
-  ])('%s %s: the same 404 as on the gateway port beside the proxy, with or without credentials', async (method, path) => {
+  it.each(UNSERVED_V1_ADMIN_CALLS)('%s %s: the same 404 as on the gateway port beside the proxy, with or without credentials', async (method, path) => {
     for (const options of [{ key: 'svc_sk_not_a_real_key_at_all_000000000000' }, {}, { body: { url: 'https://8.8.8.8/x' } }, { rawBody: '{"url": ' }] as CallOptions[]) {
       if (method === 'GET' && (options.body !== undefined || options.rawBody !== undefined)) continue;
       const answer = await alone.call(method, path, options);

@@ -1,6 +1,6 @@
 import { asOrgId } from '@svc/domain';
 import { startMockProvider } from '@svc/mock-provider';
-import { bootService, TestService } from '@svc/testing';
+import { bootService, TestService, UNSERVED_V1_ADMIN_CALLS } from '@svc/testing';
 import { SERVICE } from '../src/app.module';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
@@ -124,14 +124,7 @@ describe('npm start: /v1/admin routes on the gateway port', () => {
     expect({ status: privateUrl.status, code: privateUrl.body.error?.code, param: privateUrl.body.error?.param }).toEqual({ status: 400, code: 'url_not_allowed', param: 'url' });
   });
 
-  it.each([
-    ['DELETE', '/v1/admin/webhooks'],
-    ['PUT', '/v1/admin/api-keys'],
-    ['GET', '/v1/admin/api-keys/key_1'],
-    ['POST', '/v1/admin/webhooks/wh_1/deliveries'],
-    ['GET', '/v1/admin/not-a-route'],
-    ['GET', '/v1/admin'],
-  ])('%s %s, which no admin route serves: 404 not_found in the gateway format as the gateway admin alone answers it, never the proxy catch-all', async (method, path) => {
+  it.each(UNSERVED_V1_ADMIN_CALLS)('%s %s, which no admin route serves: 404 not_found in the gateway format as the gateway admin alone answers it, never the proxy catch-all', async (method, path) => {
     // No credentials, an unknown gateway key, the owner's dashboard token: the same answer, before
     // any authentication (the catch-all never takes `admin` for a provider).
     for (const credentials of [{ bearer: null }, { key: 'svc_sk_not_a_real_key_at_all_000000000000', bearer: null }, {}]) {

@@ -5,3 +5,4 @@ export { RedisProcess, startRedisProcess } from '@svc/test-redis';
 /** Seeded usage per cost-anomaly rule (like RecordingPublisher in @svc/events). */
 export * as anomalyScenarios from './anomaly-usage';
 export * from './openapi';
+export * from './admin-routes';
