@@ -22,6 +22,8 @@ export const REASONING_EFFORT_TOKENS: Readonly<Record<string, number>> = Object.
 export interface ReasoningAsk {
   field: string;
   tokens: number;
+  /** An effort or thinking level as the client sent it, for a refusal: `reasoning effort high`, `thinking level medium`. */
+  level?: string;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -47,7 +49,9 @@ export function reasoningAsks(body: unknown): ReasoningAsk[] {
   if (completion !== null) asks.push({ field: 'max_completion_tokens', tokens: completion });
   const effort = typeof body.reasoning_effort === 'string' ? body.reasoning_effort : isObject(body.reasoning) ? body.reasoning.effort : undefined;
   const effortTokens = levelTokens(effort);
-  if (effortTokens !== null) asks.push({ field: typeof body.reasoning_effort === 'string' ? 'reasoning_effort' : 'reasoning.effort', tokens: effortTokens });
+  if (effortTokens !== null) {
+    asks.push({ field: typeof body.reasoning_effort === 'string' ? 'reasoning_effort' : 'reasoning.effort', tokens: effortTokens, level: `reasoning effort ${String(effort).toLowerCase()}` });
+  }
   if (isObject(body.thinking) && body.thinking.type !== 'disabled') {
     const budget = positive(body.thinking.budget_tokens);
     if (budget !== null) asks.push({ field: 'thinking.budget_tokens', tokens: budget });
@@ -65,29 +69,26 @@ function pushGeminiThinkingAsks(body: Record<string, unknown>, asks: ReasoningAs
   // 0 counts (thinking off); -1 (the model decides) asks for nothing.
   if (typeof budget === 'number' && Number.isFinite(budget) && budget >= 0) asks.push({ field: `${field}.thinking_budget`, tokens: Math.ceil(budget) });
   const levelAsk = levelTokens(thinking.thinking_level);
-  if (levelAsk !== null) asks.push({ field: `${field}.thinking_level`, tokens: levelAsk });
+  if (levelAsk !== null) asks.push({ field: `${field}.thinking_level`, tokens: levelAsk, level: `thinking level ${String(thinking.thinking_level).toLowerCase()}` });
 }
 
 /** The largest reasoning budget the request asks for, or null (kept on the usage record). */
 export function reasoningTokens(body: unknown): number | null {
-  const asks = reasoningAsks(body);
-  return asks.length > 0 ? Math.max(...asks.map((ask) => ask.tokens)) : null;
+  return largestAsk(reasoningAsks(body));
 }
 
-/** An effort or thinking level as the client sent it, for a refusal: `reasoning effort high`, `thinking level medium`. */
-function levelName(body: unknown, field: string): string {
-  const sent = field.split('.').reduce<unknown>((value, key) => (isObject(value) ? value[key] : undefined), body);
-  return `${field.endsWith('level') ? 'thinking level' : 'reasoning effort'} ${String(sent).toLowerCase()}`;
+function largestAsk(asks: readonly ReasoningAsk[]): number | null {
+  return asks.length > 0 ? Math.max(...asks.map((ask) => ask.tokens)) : null;
 }
 
 export function reasoningCapStage(ctx: ChainContext): StageResult {
   const asks = reasoningAsks(ctx.input.body);
-  ctx.findings.reasoning_tokens = asks.length > 0 ? Math.max(...asks.map((ask) => ask.tokens)) : null;
+  ctx.findings.reasoning_tokens = largestAsk(asks);
   const cap = ctx.policy.max_reasoning_tokens;
   if (cap === null) return ALLOW;
   const over = asks.find((ask) => ask.tokens > cap);
   if (!over) return ALLOW;
-  const value = /(effort|level)$/.test(over.field) ? `${levelName(ctx.input.body, over.field)} (${over.tokens} tokens)` : `${over.tokens} tokens`;
+  const value = over.level ? `${over.level} (${over.tokens} tokens)` : `${over.tokens} tokens`;
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {
