@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
-import { BODY_NOT_OBJECT_MESSAGE, CreateBody, createValidationPipe, displayNameProblem, IsOptionalNonNull } from './validation';
+import { BODY_NOT_OBJECT_MESSAGE, CreateBody, createValidationPipe, displayNameProblem, freeTextProblem, IsOptionalNonNull } from './validation';
 
 class Item {
   @IsInt() @Min(0) n!: number;
@@ -167,5 +167,22 @@ describe('displayNameProblem', () => {
     const names = ['ci pipeline', 'Équipe données', 'a\u00a0b', 'x\u2027y', 'x\u202fy', 'x\u2065y', 'x\u206ay', 'データ', 'bot 🚀', '', 'פרויקט\u200f 2', 'ops\u200eteam'];
     for (const name of names) expect([name, displayNameProblem(name)]).toEqual([name, null]);
     expect(displayNameProblem(5)).toBeNull();
+  });
+});
+
+describe('freeTextProblem', () => {
+  it('refuses what a name refuses except tab, line feed and carriage return', () => {
+    const bidi = [0x202a, 0x202e, 0x2066, 0x2069];
+    for (const code of [0x00, 0x08, 0x0b, 0x0c, 0x0e, 0x1b, 0x1f, 0x7f, 0x85, 0x9f, 0x2028, 0x2029, ...bidi]) {
+      const hex = code.toString(16).toUpperCase().padStart(4, '0');
+      expect(freeTextProblem(`ab${String.fromCharCode(code)}c\n`)).toContain(`found U+${hex} at position 3`);
+    }
+  });
+
+  it('accepts multi-line text with tabs, and leaves a non-string to the type check', () => {
+    for (const text of ['first line\nsecond line', 'windows\r\nline', 'a\tb', 'Équipe données 🚀', 'פרויקט\u200f 2']) {
+      expect([text, freeTextProblem(text)]).toEqual([text, null]);
+    }
+    expect(freeTextProblem(null)).toBeNull();
   });
 });

@@ -178,16 +178,34 @@ const NAME_CHARACTERS_REFUSED =
   'must not contain control characters, line breaks, line/paragraph separators or bidirectional embeddings, overrides and isolates ' +
   '(U+0000–U+001F, U+007F–U+009F, U+2028, U+2029, U+202A–U+202E, U+2066–U+2069)';
 
-/** Null for a string without those characters (and for a non-string: its type check answers), else the refusal. */
-export function displayNameProblem(value: unknown): string | null {
+const TEXT_CHARACTERS_REFUSED =
+  'must not contain control characters other than tab and line breaks, line/paragraph separators or bidirectional embeddings, overrides and isolates ' +
+  '(U+0000–U+0008, U+000B, U+000C, U+000E–U+001F, U+007F–U+009F, U+2028, U+2029, U+202A–U+202E, U+2066–U+2069)';
+
+/** Tab, line feed and carriage return: what a multi-line text may hold that a name may not. */
+function isTextLayoutCharacter(code: number): boolean {
+  return code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+function refusedCharacterProblem(value: unknown, allowLayout: boolean, refusal: string): string | null {
   if (typeof value !== 'string') return null;
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
-    if (!isNameControlCharacter(code)) continue;
+    if (!isNameControlCharacter(code) || (allowLayout && isTextLayoutCharacter(code))) continue;
     const codePoint = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-    return `${NAME_CHARACTERS_REFUSED}; found ${codePoint} at position ${i + 1}`;
+    return `${refusal}; found ${codePoint} at position ${i + 1}`;
   }
   return null;
+}
+
+/** Null for a string without those characters (and for a non-string: its type check answers), else the refusal. */
+export function displayNameProblem(value: unknown): string | null {
+  return refusedCharacterProblem(value, false, NAME_CHARACTERS_REFUSED);
+}
+
+/** As `displayNameProblem`, but tab and line breaks are allowed: for descriptions and reasons, which may run over lines. */
+export function freeTextProblem(value: unknown): string | null {
+  return refusedCharacterProblem(value, true, TEXT_CHARACTERS_REFUSED);
 }
 
 /**
@@ -198,4 +216,12 @@ export function displayNameProblem(value: unknown): string | null {
  */
 export function IsDisplayName(): PropertyDecorator {
   return Satisfies('isDisplayName', displayNameProblem);
+}
+
+/**
+ * A free text users set (an alias's or webhook's description, a rejection reason): as `IsDisplayName`,
+ * except that tab, line feed and carriage return are allowed (`freeTextProblem`).
+ */
+export function IsFreeText(): PropertyDecorator {
+  return Satisfies('isFreeText', freeTextProblem);
 }

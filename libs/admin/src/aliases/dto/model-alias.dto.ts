@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { IsOptionalNonNull } from '@svc/platform';
+import { IsFreeText, IsOptionalNonNull } from '@svc/platform';
 import type { AdminPage } from '../../common/admin-query';
 
 export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -29,6 +29,7 @@ export class CreateModelAliasDto {
   @ValidateIf((_, value) => value !== null)
   @IsString()
   @MaxLength(500)
+  @IsFreeText()
   description?: string | null;
 }
 
@@ -57,6 +58,7 @@ export class UpdateModelAliasDto {
   @ValidateIf((_, value) => value !== null)
   @IsString()
   @MaxLength(500)
+  @IsFreeText()
   description?: string | null;
 }
 

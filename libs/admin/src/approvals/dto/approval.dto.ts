@@ -2,12 +2,14 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { IsOptional, IsString } from 'class-validator';
 import { APPROVAL_STATUSES } from '@svc/domain';
+import { IsFreeText } from '@svc/platform';
 import { APPROVAL_STATUS_RESPONSE } from '@svc/proxy';
 
 export class RejectApprovalDto {
   @ApiPropertyOptional({ description: 'required: why the request is rejected (at most 1000 characters)' })
   @IsOptional()
   @IsString()
+  @IsFreeText()
   reason?: string;
 }
 
