@@ -39,6 +39,10 @@ export class RunnerStreamController {
     const session = query.session_id
       ? await this.records.loadSession(principal.orgId, runner._id, query.session_id)
       : await this.records.liveSession(principal.orgId, runner);
-    this.streams.follow(request, reply, runner, session);
+    const { repos } = this.records;
+    this.streams.follow(request, reply, runner, session, async () => ({
+      runner: await repos.runners.findById(principal.orgId, runner._id),
+      session: session ? await repos.runnerSessions.findById(principal.orgId, session._id) : null,
+    }));
   }
 }

@@ -5,13 +5,26 @@ import { RUNNER_SETTINGS, RunnerSettings } from '../runner-settings';
 import { ENDED_SESSION_STATES, FINAL_RUNNER_STATES } from '../state-machine';
 import { RunnerStreamEvent, RunnerStreamEventName, RunnerStreamHub } from './runner-stream.hub';
 
+/** The runner and the followed session as they are now (null when gone). */
+export type RunnerStreamReload = () => Promise<{ runner: RunnerEntity | null; session: RunnerSessionEntity | null }>;
+
+/** Why a stream on this runner (and session) has nothing more to send, or null while it may. */
+function endReason(runner: RunnerEntity, session: RunnerSessionEntity | null): string | null {
+  if (session && ENDED_SESSION_STATES.includes(session.state)) return `session_${session.state}`;
+  if (FINAL_RUNNER_STATES.includes(runner.state)) return `runner_${runner.state}`;
+  return null;
+}
+
 /**
  * `GET /gateway/admin/runners/{runner_id}/stream` (SPEC.md "Runner stream"): Server-Sent Events
  * over the hijacked Fastify reply. A stream follows one session (the one asked for, else the
  * active one) or, when the runner has none, the whole runner. It opens with a `state_change`
  * snapshot (`snapshot: true`), then relays `output`, `state_change` and `error` as they happen,
  * sends `heartbeat` every RUNNER_STREAM_HEARTBEAT_MS, and ends with `done` when its session or the
- * runner ends (or the service shuts down). A client that goes away is unsubscribed at once.
+ * runner ends (or the service shuts down). A client that goes away is unsubscribed at once; one that
+ * went away before the stream was set up (while the request was authenticated and the runner read)
+ * is never subscribed. The runner and session were read before the stream subscribed: `reload` reads
+ * them again once it has, so an end that happened in between still ends the stream with `done`.
  */
 @Injectable()
 export class RunnerStreamService implements OnModuleDestroy {
@@ -27,9 +40,15 @@ export class RunnerStreamService implements OnModuleDestroy {
     return this.open.size;
   }
 
-  follow(request: FastifyRequest, reply: FastifyReply, runner: RunnerEntity, session: RunnerSessionEntity | null): void {
+  follow(request: FastifyRequest, reply: FastifyReply, runner: RunnerEntity, session: RunnerSessionEntity | null, reload?: RunnerStreamReload): void {
     reply.hijack();
     const raw = reply.raw;
+    // The client left while the request was being authenticated and the runner read: its `close` has
+    // already fired and will not again, so subscribing now would keep a listener and a timer forever.
+    if (raw.destroyed || request.raw.destroyed) {
+      raw.destroy();
+      return;
+    }
     raw.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -74,8 +93,21 @@ export class RunnerStreamService implements OnModuleDestroy {
       version: runner.version,
       timestamp: new Date().toISOString(),
     });
-    if (session && ENDED_SESSION_STATES.includes(session.state)) close(`session_${session.state}`);
-    else if (FINAL_RUNNER_STATES.includes(runner.state)) close(`runner_${runner.state}`);
+    const ended = endReason(runner, session);
+    if (ended) {
+      close(ended);
+      return;
+    }
+    // An end between the read and the subscription published its `done` to nobody: read again now.
+    // Ended states are final, so what this read shows stays true whatever was relayed meanwhile.
+    reload?.().then(
+      (now) => {
+        const reason = !closed && now.runner ? endReason(now.runner, session ? now.session : null) : null;
+        if (reason) close(reason);
+      },
+      // The stream goes on as it was; the next transition still reaches it.
+      () => undefined,
+    );
   }
 
   /** Ends every open stream with `done` (shutdown: the listener cannot close while they are open). */
