@@ -26,7 +26,7 @@ import { ModelAliasResolver } from './model-aliases';
 import { OrgProviderRegistry } from './org-registry';
 import { ProviderKeySources } from './provider-keys';
 import { agentName, checkFields, formatOf, hitlBypassRequested, noRetryHelps, ProxyKind, readFields, runnerHeaders, unservedRoute } from './proxy-input';
-import { checkKeyAccess, principalOfRefusedKey } from './key-refusals';
+import { checkKeyAccess, principalOfRefusedKey, readProxyCredentials } from './key-refusals';
 import { notForwarded, unknownProvider } from './route-refusals';
 import { exchange } from './upstream-exchange';
 import { upstreamRequestFor } from './upstream-request';
@@ -159,15 +159,11 @@ export class ProxyService implements OnModuleDestroy {
     try {
       // Read once: the gateway key authenticates, the provider key (if any) goes upstream.
       const readXApiKey = formatOf(call.kind) === 'anthropic';
-      const credentials = parseCredentials({
-        headers: request.headers,
-        query: request.query,
-        readXApiKey,
-        authorization: repeatedAuthorization(request.rawHeaders),
-      });
+      const { credentials, providerKeyRefusal } = readProxyCredentials(request, readXApiKey);
       const principal = await this.authorize(request, 'gateway:write', (name, value) => void reply.header(name, value), { credentials, readXApiKey });
       state.principal = principal;
       state.agent = principal.keyName ?? 'unknown';
+      if (providerKeyRefusal) throw providerKeyRefusal;
       await this.serve(call, request, reply, state, principal, credentials);
     } catch (error) {
       if (!state.decision && !reply.sent) await this.addStandingHeaders(error, request, reply, state);
