@@ -17,6 +17,8 @@ export * from './http/openapi';
 export * from './http/body-log';
 export * from './http/access-log';
 export * from './http/json-depth';
+export * from './http/query-int';
+export { megabytes } from './http/json-body';
 export * from './http/lifecycle';
 export * from './version';
 export * from './async/race-timeout';

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { QueryInt } from '@svc/platform';
 
 /** Every query may carry the gateway key as `api_key` (SPEC.md: the fallback for clients without headers). */
 export class AdminQuery {
@@ -14,7 +14,7 @@ export class AdminQuery {
 export class PageQuery extends AdminQuery {
   @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(0)
   @Max(Number.MAX_SAFE_INTEGER)
@@ -22,7 +22,7 @@ export class PageQuery extends AdminQuery {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 20 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(1)
   @Max(1000)

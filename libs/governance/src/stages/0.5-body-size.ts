@@ -1,6 +1,5 @@
-import { GatewayError } from '@svc/platform';
+import { GatewayError, megabytes } from '@svc/platform';
 import { ALLOW, ChainContext, StageResult } from '../chain/context';
-import { megabytes } from '../chain/format';
 
 /**
  * The 413 of SPEC.md: the limit in bytes and in MB. The proxy raises it while reading the body

@@ -1,7 +1,7 @@
 import Fastify, { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { useJsonBodies } from './json-body';
+import { megabytes, useJsonBodies } from './json-body';
 
 /** The JSON body parser on a real socket: what a route sees for each kind of body. */
 describe('useJsonBodies', () => {
@@ -74,5 +74,15 @@ describe('useJsonBodies', () => {
     const malformed = await post('/raw/parsed/echo', '{"x":');
     expect({ status: malformed.status, error: ((await malformed.json()) as { error: string }).error }).toEqual({ status: 400, error: 'MalformedJsonError' });
     expect((await post('/raw/parsed/echo', 'x=1', 'text/plain')).status).toBe(415);
+  });
+});
+
+describe('megabytes', () => {
+  it('shows a size in MB with at most two decimals, and a small one with two significant digits instead of 0', () => {
+    expect(megabytes(1048576)).toBe('1');
+    expect(megabytes(524288)).toBe('0.5');
+    expect(megabytes(209715200)).toBe('200');
+    expect(megabytes(2000)).toBe('0.0019');
+    expect(megabytes(1)).toBe('9.5e-7');
   });
 });

@@ -45,7 +45,7 @@ export function useJsonBodies(fastify: FastifyInstance, options: BodyOptions = {
       size += chunk.length;
       if (size > limit) {
         payload.removeAllListeners('data');
-        const error = Object.assign(new Error(`Request body is too large (limit ${limit} bytes)`), {
+        const error = Object.assign(new Error(`Request body is too large (limit ${limit} bytes, ${megabytes(limit)} MB)`), {
           code: 'FST_ERR_CTP_BODY_TOO_LARGE',
           statusCode: 413,
         });
@@ -81,4 +81,10 @@ export function useJsonBodies(fastify: FastifyInstance, options: BodyOptions = {
       else done(Object.assign(new Error(`Unsupported Media Type: ${request.headers['content-type']}`), { statusCode: 415 }), undefined);
     });
   }
+}
+
+/** Bytes as MB (1,048,576 bytes) with at most two decimals (`1`, `0.5`, `12.25`), or two significant digits below 0.01 MB (`0.0019`), never a bare `0`: the 413 messages of every surface. */
+export function megabytes(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  return String(mb >= 0.01 || mb <= 0 ? Math.round(mb * 100) / 100 : Number(mb.toPrecision(2)));
 }

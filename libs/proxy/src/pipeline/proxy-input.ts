@@ -58,14 +58,17 @@ export function checkFields(kind: ProxyKind, body: Record<string, unknown> | und
       throw invalidRequest(`messages[${index}] must be an object with a string \`role\``, `messages[${index}].role`);
     }
   });
-  checkTokenLimit(body, 'max_tokens');
-  if (format === 'openai') checkTokenLimit(body, 'max_completion_tokens');
+  // Format A's API takes `null` for these (the OpenAI SDK sends `temperature: null` when asked to):
+  // the same as leaving them out, which is how the cost estimate reads them too (4096 max output tokens).
+  const unset = (field: string) => body[field] === undefined || (format === 'openai' && body[field] === null);
+  if (!unset('max_tokens')) checkTokenLimit(body, 'max_tokens');
+  if (format === 'openai' && !unset('max_completion_tokens')) checkTokenLimit(body, 'max_completion_tokens');
   if (format === 'anthropic') {
     if (body.max_tokens === undefined) throw invalidRequest('`max_tokens` is required', 'max_tokens');
     if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system)) {
       throw invalidRequest('`system` must be a string or an array of content blocks', 'system');
     }
-  } else if (body.temperature !== undefined && !(typeof body.temperature === 'number' && body.temperature >= 0 && body.temperature <= 2)) {
+  } else if (!unset('temperature') && !(typeof body.temperature === 'number' && body.temperature >= 0 && body.temperature <= 2)) {
     throw invalidRequest('`temperature` must be a number between 0 and 2', 'temperature');
   }
 }
@@ -73,10 +76,9 @@ export function checkFields(kind: ProxyKind, body: Record<string, unknown> | und
 /** The largest output-token limit accepted (2^31 - 1): larger values only make the cost estimate meaningless. */
 export const MAX_OUTPUT_TOKENS = 2_147_483_647;
 
-/** `max_tokens` / `max_completion_tokens`, which the cost estimate reads: absent, or an integer from 1 to MAX_OUTPUT_TOKENS. */
+/** `max_tokens` / `max_completion_tokens`, which the cost estimate reads, when sent: an integer from 1 to MAX_OUTPUT_TOKENS. */
 function checkTokenLimit(body: Record<string, unknown>, field: 'max_tokens' | 'max_completion_tokens'): void {
   const value = body[field];
-  if (value === undefined) return;
   if (!(Number.isInteger(value) && (value as number) > 0 && (value as number) <= MAX_OUTPUT_TOKENS)) {
     throw invalidRequest(`\`${field}\` must be a positive integer of at most ${MAX_OUTPUT_TOKENS}`, field);
   }

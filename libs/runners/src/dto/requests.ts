@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -16,7 +15,7 @@ import {
   Min,
 } from 'class-validator';
 import { RUNNER_STATES, RunnerState, TOOL_PROFILES, ToolProfile } from '@svc/domain';
-import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsDisplayName, IsOptionalNonNull, QueryInt } from '@svc/platform';
 import { PROVIDER_TYPES } from '../providers/provider-registry';
 
 export const MIN_TTL_SECONDS = 60;
@@ -83,7 +82,7 @@ export class ListRunnersQuery extends GatewayKeyQuery {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(1)
   @Max(1000)
@@ -91,7 +90,7 @@ export class ListRunnersQuery extends GatewayKeyQuery {
 
   @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(0)
   @Max(Number.MAX_SAFE_INTEGER)
@@ -101,7 +100,7 @@ export class ListRunnersQuery extends GatewayKeyQuery {
 export class EventsQuery extends GatewayKeyQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 50 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(1)
   @Max(1000)

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PROVIDER_TARGET_KINDS, ProviderTargetKind } from '@svc/domain';
-import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsDisplayName, IsOptionalNonNull, QueryInt } from '@svc/platform';
 import { AdminQuery } from '../../common/admin-query';
 
 export const PROVIDER_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -93,7 +92,7 @@ export class CatalogQuery extends AdminQuery {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 200 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(1)
   @Max(1000)
@@ -108,7 +107,7 @@ export class CatalogQuery extends AdminQuery {
 export class HistoryQuery extends AdminQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 50 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(1)
   @Max(1000)

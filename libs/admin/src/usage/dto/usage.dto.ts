@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import type { UsageSource } from '@svc/domain';
+import { QueryInt } from '@svc/platform';
 import { AdminQuery } from '../../common/admin-query';
 
 export const MAX_USAGE_DAYS = 90;
@@ -9,7 +9,7 @@ export const MAX_USAGE_DAYS = 90;
 export class UsageDaysQuery extends AdminQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_USAGE_DAYS })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(1)
   @Max(MAX_USAGE_DAYS)
@@ -19,7 +19,7 @@ export class UsageDaysQuery extends AdminQuery {
 export class UsageListQuery extends UsageDaysQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(1)
   @Max(1000)
@@ -27,7 +27,7 @@ export class UsageListQuery extends UsageDaysQuery {
 
   @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'records to skip (or use cursor)' })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInt()
   @IsInt()
   @Min(0)
   @Max(Number.MAX_SAFE_INTEGER)
