@@ -102,11 +102,24 @@ export const BODY_NOT_OBJECT_MESSAGE = 'The request body must be a JSON object';
 const isJsonObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * The ValidationPipe, plus one check it lacks: a route whose body is a DTO refuses a body that is
+ * The first field of a body or query named like a member of `Object.prototype` (`constructor`,
+ * `__proto__`, `toString`, ...). No DTO declares one, yet the whitelist lets them through:
+ * class-validator looks the name up in a plain object of the DTO's fields, where it finds the
+ * prototype's member, and class-transformer then drops the value. Such a field was ignored, not
+ * refused like any other unknown field (`?constructor=1`, `{"__proto__": ...}`).
+ */
+function prototypeNamedField(value: unknown): string | undefined {
+  if (!isJsonObject(value)) return undefined;
+  return Object.keys(value as object).find((key) => key in Object.prototype);
+}
+
+/**
+ * The ValidationPipe, plus two checks it lacks: a route whose body is a DTO refuses a body that is
  * not a JSON object (`null`, an array, a string, a number) with 400 naming `body`. Left to the
  * ValidationPipe, `null` became `{}` (so a partial update answered 200 and changed nothing) and an
  * array was validated as an object with properties `0`, `1`, ... No body at all stays no body
  * (docs/decisions.md "empty body"): a route that needs fields still names the first one missing.
+ * And a field named like a member of `Object.prototype` is refused as unknown (`prototypeNamedField`).
  */
 class DtoValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -114,6 +127,9 @@ class DtoValidationPipe extends ValidationPipe {
     if (wholeBody && value !== undefined && !isJsonObject(value) && this.toValidate(metadata)) {
       throw new BadRequestException({ message: BODY_NOT_OBJECT_MESSAGE, param: 'body' });
     }
+    const wholeQuery = metadata.type === 'query' && metadata.data === undefined;
+    const field = (wholeBody || wholeQuery) && this.toValidate(metadata) ? prototypeNamedField(value) : undefined;
+    if (field !== undefined) throw new BadRequestException({ message: `property ${field} should not exist`, param: field });
     return super.transform(value, metadata);
   }
 }

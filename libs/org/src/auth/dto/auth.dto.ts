@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
+import { IsEmailAddress } from '../../common/email';
 
 export class LoginDto {
   @ApiProperty({ example: 'admin@example.com' })
@@ -32,7 +33,7 @@ export class LogoutDto {
 @CreateBody()
 export class RegisterDto {
   @ApiProperty({ example: 'founder@example.com' })
-  @IsEmail()
+  @IsEmailAddress()
   @MaxLength(320)
   email!: string;
 

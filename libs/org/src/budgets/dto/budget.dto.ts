@@ -14,6 +14,7 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 import { ALERT_CHANNELS, AlertChannel, BUDGET_TYPES, BudgetType } from '@svc/domain';
@@ -24,6 +25,21 @@ import { IsQueryInt } from '../../common/query-int';
 function AlertThresholdsUnique(): PropertyDecorator {
   return ArrayUnique((alert: unknown) => (alert && typeof alert === 'object' ? (alert as { threshold?: unknown }).threshold : alert), {
     message: 'alerts must not repeat a threshold (an alert is tracked by its threshold)',
+  });
+}
+
+/**
+ * Each alert is an object. `@ValidateNested({ each: true })` walks an element that is itself an
+ * array as a list of alerts, so `alerts: [[]]` passed validation and failed in the store (500).
+ * Other non-objects (`null`, `1`, `"x"`) are refused by the nested validation itself.
+ */
+function AlertsAreNotArrays(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isObject',
+    validator: {
+      validate: (value: unknown) => !Array.isArray(value) || !value.some((alert) => Array.isArray(alert)),
+      defaultMessage: () => 'each value in $property must be an object ({threshold, channels}), not an array',
+    },
   });
 }
 
@@ -68,6 +84,7 @@ export class CreateBudgetDto {
   @IsArray()
   @ArrayMaxSize(20)
   @AlertThresholdsUnique()
+  @AlertsAreNotArrays()
   @ValidateNested({ each: true })
   @Type(() => BudgetAlertInputDto)
   alerts?: BudgetAlertInputDto[];
@@ -104,6 +121,7 @@ export class UpdateBudgetDto {
   @IsArray()
   @ArrayMaxSize(20)
   @AlertThresholdsUnique()
+  @AlertsAreNotArrays()
   @ValidateNested({ each: true })
   @Type(() => BudgetAlertInputDto)
   alerts?: BudgetAlertInputDto[];

@@ -1,12 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { ORG_ROLES, OrgRole, SUBSCRIPTION_STATUSES, SubscriptionStatus } from '@svc/domain';
 import { CreateBody, IsDisplayName, IsOptionalNonNull } from '@svc/platform';
+import { IsEmailAddress } from '../../common/email';
 
 @CreateBody()
 export class AddMemberDto {
   @ApiProperty({ example: 'ada@example.com' })
-  @IsEmail()
+  @IsEmailAddress()
   @MaxLength(320)
   email!: string;
 
