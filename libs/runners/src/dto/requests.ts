@@ -51,12 +51,14 @@ export class CreateRunnerDto {
   @IsOptionalNonNull()
   @IsString()
   @MaxLength(64)
+  @IsDisplayName()
   runtime_version?: string;
 
   @ApiPropertyOptional({ nullable: true, description: 'custom image; null or absent for the default' })
   @IsOptional()
   @IsString()
   @MaxLength(512)
+  @IsDisplayName()
   image_ref?: string | null;
 
   @ApiPropertyOptional({ description: 'display name (agent.failed carries it as runner_name); default the runner id' })
@@ -181,5 +183,6 @@ export class RegisterByovmDto {
   @IsOptionalNonNull()
   @IsString()
   @MaxLength(64)
+  @IsDisplayName()
   runtime_version?: string;
 }
