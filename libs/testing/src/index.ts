@@ -6,3 +6,4 @@ export { RedisProcess, startRedisProcess } from '@svc/test-redis';
 export * as anomalyScenarios from './anomaly-usage';
 export * from './openapi';
 export * from './admin-routes';
+export * from './webhook-receiver';
