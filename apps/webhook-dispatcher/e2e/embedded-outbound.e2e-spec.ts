@@ -62,7 +62,7 @@ describe('webhook dispatcher in the embedded mode, and outbound safety', () => {
         status: 'dead_letter',
         status_code: null,
         retry_count: 0,
-        error: expect.stringMatching(/^refused by outbound safety: Outbound requests to .* are not allowed: the address is in a loopback range$/),
+        error: expect.stringMatching(/^refused by outbound safety: Outbound requests to .* are not allowed: the address is in a non-public range \(loopback\)$/),
       });
     }
     await waitUntil(

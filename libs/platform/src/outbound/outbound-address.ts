@@ -76,7 +76,7 @@ export function assertPublicAddress(address: string, allowPrivate: boolean, host
   const shown = host === address ? address : `${host} (${address})`;
   throw new OutboundBlockedError(
     'blocked_address',
-    `Outbound requests to ${shown} are not allowed: the address is in a ${range} range`,
+    `Outbound requests to ${shown} are not allowed: the address is in a non-public range (${range})`,
     address,
     range,
   );
