@@ -1,17 +1,43 @@
-/** Text cells a spreadsheet would run as a formula (CSV injection): prefixed with `'` on export. */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * Text a spreadsheet would run as a formula (CSV injection): a cell starting with `=`, `+`, `-` or
+ * `@` (after any spaces or quotes), a tab or a carriage return. Such text gets a leading `'`.
+ */
+const FORMULA_START = /^(?:[\s"]*[=+\-@]|[\t\r])/;
+
+/**
+ * A formula character where a spreadsheet that splits on another separator starts a new cell: after
+ * a semicolon (the CSV separator of Excel and LibreOffice in locales with a decimal comma: German,
+ * French, Spanish, ...), a tab or a line break, after any spaces or quotes. Those programs take a
+ * quote as a text qualifier only at the start of a field, so the RFC 4180 quotes around a cell in
+ * the middle of a row do not hold its semicolons and line breaks together there: the comma-separated
+ * row opens as one text cell up to `x;`, and `=HYPERLINK(...)` becomes a cell of its own, a formula.
+ * A `'` goes before that character too.
+ */
+const FORMULA_AFTER_SEPARATOR = /([;\t\r\n][\s"]*)([=+\-@])/g;
+
+/**
+ * Characters that make a cell quoted: RFC 4180's comma, quote and line breaks, and the other
+ * separators (semicolon, tab), for the programs that do honour the quotes with them.
+ */
+const QUOTED = /[",;\t\r\n]/;
+
+/** Text with every place a spreadsheet could read as the start of a formula neutralized by a `'`. */
+function inertText(value: string): string {
+  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  return text.replace(FORMULA_AFTER_SEPARATOR, "$1'$2");
+}
 
 /**
  * One RFC 4180 cell: empty for null, ISO 8601 for dates, quoted (inner quotes doubled) when it holds
- * a comma, a quote or a line break. Text that starts like a formula gets a leading `'`.
+ * a comma, a quote, a line break, a semicolon or a tab. Text is made inert first (`inertText`).
  */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   let text: string;
   if (value instanceof Date) text = value.toISOString();
-  else if (typeof value === 'string') text = FORMULA_START.test(value) ? `'${value}` : value;
+  else if (typeof value === 'string') text = inertText(value);
   else text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return QUOTED.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** One CSV record, CRLF-terminated. */
