@@ -170,6 +170,44 @@ describe('extractTexts', () => {
     expect(extractTexts({ input: [[1, 2, 3]] })).toEqual([]);
   });
 
+  it('extracts every other text stage 2 prices: Responses and Mistral conversation items, instructions, FIM suffix, response schema, prediction', () => {
+    const responses = {
+      instructions: 'Answer as support.',
+      input: [
+        { role: 'user', content: [{ type: 'input_text', text: 'my card' }, { type: 'input_image', image_url: 'https://x/y.png' }] },
+        { type: 'function_call', call_id: 'c1', name: 'lookup', arguments: '{"id":7}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'found it' },
+        { type: 'message', content: 'no role' },
+      ],
+    };
+    expect(extractTexts(responses)).toEqual([
+      { path: 'input[0].content[0].text', text: 'my card', role: 'user' },
+      { path: 'input[1].arguments', text: '{"id":7}', role: 'assistant' },
+      { path: 'input[2].output', text: 'found it', role: 'tool' },
+      { path: 'input[3].content', text: 'no role', role: 'user' },
+      { path: 'instructions', text: 'Answer as support.', role: 'system' },
+    ]);
+    expect(extractTexts({ inputs: 'hello' })).toEqual([{ path: 'inputs', text: 'hello', role: 'input' }]);
+    expect(extractTexts({ inputs: [{ type: 'message.input', role: 'user', content: 'hi' }, { type: 'function.result', tool_call_id: 't', result: { ok: true } }] })).toEqual([
+      { path: 'inputs[0].content', text: 'hi', role: 'user' },
+      { path: 'inputs[1].result', text: '{"ok":true}', role: 'tool' },
+    ]);
+    expect(extractTexts({ prompt: 'def f():', suffix: '    return 1' })).toEqual([
+      { path: 'prompt', text: 'def f():', role: 'input' },
+      { path: 'suffix', text: '    return 1', role: 'input' },
+    ]);
+    const formatted = {
+      response_format: { type: 'json_schema', json_schema: { name: 'r', description: 'A reply', schema: { type: 'object', properties: { a: { type: 'string', description: 'Field a' } } } } },
+      prediction: { type: 'content', content: [{ type: 'text', text: 'the old file' }] },
+    };
+    expect(extractTexts(formatted)).toEqual([
+      { path: 'response_format.json_schema.description', text: 'A reply', role: 'system' },
+      { path: 'response_format.json_schema.schema.properties.a.description', text: 'Field a', role: 'system' },
+      { path: 'prediction.content[0].text', text: 'the old file', role: 'prediction' },
+    ]);
+    expect(extractTexts({ response_format: { type: 'json_object' }, prediction: 'x', inputs: [null, 3] })).toEqual([]);
+  });
+
   it('tolerates malformed bodies', () => {
     expect(extractTexts(null)).toEqual([]);
     expect(extractTexts({ messages: 'nope' })).toEqual([]);

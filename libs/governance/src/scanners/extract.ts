@@ -21,8 +21,17 @@
  *   `schemaTexts` for the bounds;
  * - end-user identifiers: format A `user` and `safety_identifier`, format B `metadata.user_id`,
  *   role `metadata`;
- * - embeddings `input` and a legacy `prompt` (string or array of strings), role `input`.
- * Not extracted: images, audio, token arrays, tool names and schema property names.
+ * - embeddings `input` and a legacy `prompt` (string or array of strings) with its FIM `suffix`,
+ *   role `input`;
+ * - Responses-style `input` items and Mistral conversation `inputs` (the D catch-all forwards both):
+ *   a string is role `input`; a message item's `content` (string or parts) has the item's role
+ *   (`user` without one), a tool result's `output` (Responses) or `result` (Mistral) role `tool`, a
+ *   tool call's `arguments` role `assistant`;
+ * - `instructions` (Responses, Mistral conversations) and a format-A `response_format.json_schema`
+ *   (its `description` and its schema's texts as for tool parameters), role `system`;
+ * - format-A predicted output `prediction.content` (string or text parts), role `prediction`.
+ * These are the texts stage 2 counts as input (`cost/tokens.ts`), so what is priced is scanned.
+ * Not extracted: images, audio, token arrays, tool names, message `name`s and schema property names.
  *
  * Stage 4 (PII) scans every role; stages 4.5 and 4.6 scan the untrusted ones
  * (`DEFAULT_SAFETY_ROLES`). A body without tools, tool calls or identifiers costs no more than a
@@ -34,7 +43,8 @@ export interface ExtractedText {
   text: string;
   /**
    * `system`, `developer`, `user`, `assistant`, `tool`, `function` (the message role), `input`
-   * (embeddings, legacy prompt), `tool_definition` (tool descriptions) or `metadata` (end-user ids).
+   * (embeddings, legacy prompt and FIM suffix), `tool_definition` (tool descriptions), `metadata`
+   * (end-user ids) or `prediction` (predicted output).
    */
   role: string;
 }
@@ -160,19 +170,19 @@ interface SchemaNode {
  * is extracted whole instead, as one text of all its keys and strings at the schema's path; so
  * nothing in it goes unscanned, and the paths built stay few and short.
  */
-function schemaTexts(out: ExtractedText[], path: string, schema: unknown, budget: SchemaBudget): void {
-  if (typeof schema === 'string') return push(out, path, schema, 'tool_definition');
+function schemaTexts(out: ExtractedText[], path: string, schema: unknown, budget: SchemaBudget, role = 'tool_definition'): void {
+  if (typeof schema === 'string') return push(out, path, schema, role);
   if (typeof schema !== 'object' || schema === null) return;
   const found: ExtractedText[] = [];
   const stack: SchemaNode[] = [{ value: schema, path, depth: 0, map: false }];
   while (stack.length > 0) {
     const node = stack.pop() as SchemaNode;
     if (node.text !== undefined) {
-      if (found.length >= budget.texts) return push(out, path, stringsOf(schema), 'tool_definition');
-      push(found, node.path, node.text, 'tool_definition');
+      if (found.length >= budget.texts) return push(out, path, stringsOf(schema), role);
+      push(found, node.path, node.text, role);
       continue;
     }
-    if (node.depth > MAX_SCHEMA_DEPTH) return push(out, path, stringsOf(schema), 'tool_definition');
+    if (node.depth > MAX_SCHEMA_DEPTH) return push(out, path, stringsOf(schema), role);
     const children: SchemaNode[] = [];
     const depth = node.depth + 1;
     if (Array.isArray(node.value)) {
@@ -197,9 +207,29 @@ function schemaTexts(out: ExtractedText[], path: string, schema: unknown, budget
   for (const text of found) out.push(text);
 }
 
+/**
+ * Embeddings `input` and a legacy `prompt` (strings), and the item lists of a Responses-style
+ * `input` or a Mistral conversation's `inputs`: messages (`role`, `content`), tool results
+ * (`output`, `result`) and tool calls (`arguments`).
+ */
 function inputs(out: ExtractedText[], field: string, value: unknown): void {
   if (typeof value === 'string') return push(out, field, value, 'input');
-  if (Array.isArray(value)) value.forEach((item, index) => push(out, `${field}[${index}]`, item, 'input'));
+  if (!Array.isArray(value)) return;
+  value.forEach((item, index) => {
+    const at = `${field}[${index}]`;
+    if (!isObject(item)) return push(out, at, item, 'input');
+    if (item.content !== undefined) blocks(out, `${at}.content`, item.content, typeof item.role === 'string' ? item.role : 'user');
+    if (item.output !== undefined) blocks(out, `${at}.output`, item.output, 'tool');
+    if (item.result !== undefined) push(out, `${at}.result`, jsonText(item.result), 'tool');
+    if (item.arguments !== undefined) push(out, `${at}.arguments`, jsonText(item.arguments), 'assistant');
+  });
+}
+
+/** A format-A `response_format` of type `json_schema`: its description and its schema's texts. */
+function responseFormat(out: ExtractedText[], format: unknown, budget: SchemaBudget): void {
+  if (!isObject(format) || !isObject(format.json_schema)) return;
+  push(out, 'response_format.json_schema.description', format.json_schema.description, 'system');
+  if (format.json_schema.schema !== undefined) schemaTexts(out, 'response_format.json_schema.schema', format.json_schema.schema, budget, 'system');
 }
 
 export function extractTexts(body: unknown): ExtractedText[] {
@@ -222,6 +252,11 @@ export function extractTexts(body: unknown): ExtractedText[] {
   push(out, 'safety_identifier', body.safety_identifier, 'metadata');
   if (isObject(body.metadata)) push(out, 'metadata.user_id', body.metadata.user_id, 'metadata');
   inputs(out, 'input', body.input);
+  inputs(out, 'inputs', body.inputs);
+  push(out, 'instructions', body.instructions, 'system');
+  if (body.response_format !== undefined) responseFormat(out, body.response_format, budget);
+  if (isObject(body.prediction)) blocks(out, 'prediction.content', body.prediction.content, 'prediction');
   inputs(out, 'prompt', body.prompt);
+  push(out, 'suffix', body.suffix, 'input');
   return out;
 }
