@@ -124,8 +124,10 @@ describe('clientIp', () => {
     expect(clientIp('127.0.0.1', '203.0.113.7:5555, 10.0.0.2:80', trusted)).toBe('203.0.113.7');
   });
 
-  it('is the proxy itself when every hop is trusted', () => {
-    expect(clientIp('127.0.0.1', '10.0.0.2, 10.0.0.3', trusted)).toBe('127.0.0.1');
+  it('is the left-most hop when every hop is trusted (a client inside a trusted range), never the proxy itself', () => {
+    expect(clientIp('127.0.0.1', '10.0.0.2, 10.0.0.3', trusted)).toBe('10.0.0.2');
+    expect(clientIp('127.0.0.1', '10.0.0.2', trusted)).toBe('10.0.0.2');
+    expect(clientIp('10.0.0.9', '[::ffff:10.0.0.2]:443, 10.0.0.3', trusted)).toBe('10.0.0.2');
   });
 
   it('stops at a malformed hop and falls back to the socket address, never trusting garbage', () => {

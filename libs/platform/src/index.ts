@@ -1,5 +1,6 @@
 export * from './config/app-config';
 export * from './config/config.schema';
+export * from './config/ip-entry';
 export * from './config/tokens';
 export * from './logging/logger';
 export * from './logging/redact';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isValidIpEntry } from './ip-entry';
 
 /** A boolean whose default depends on other settings (resolved by loadConfig): undefined when unset. */
 const optionalBool = () =>
@@ -59,10 +60,15 @@ export const configSchema = z.object({
     .refine((value) => value === undefined || value.length >= 32, { message: 'must be at least 32 characters' }),
   JWT_ISSUER: z.string().min(1).default('svc-org-api'),
   JWT_AUDIENCE: z.string().min(1).default('svc-gateway'),
+  // A malformed entry would trust nobody in its place, silently: refused at start, named.
   TRUSTED_PROXIES: z
     .string()
     .optional()
-    .transform((value) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
+    .transform((value) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean))
+    .superRefine((entries, ctx) => {
+      const bad = entries.filter((entry) => !isValidIpEntry(entry));
+      if (bad.length) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `not an IP address or CIDR range: ${bad.join(', ')}` });
+    }),
   BOOTSTRAP_ORG_NAME: z.string().min(1).default('Default Organization'),
   BOOTSTRAP_ADMIN_EMAIL: z.string().email().default('admin@example.com'),
   BOOTSTRAP_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),

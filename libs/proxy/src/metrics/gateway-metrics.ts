@@ -3,6 +3,9 @@ import type { BreakerState } from '../breaker/provider-breaker';
 import type { ProviderDefinition } from '../providers';
 import { MetricLabels } from './metric-labels';
 
+/** prom-client default gauges whose names end in `_total`, removed from the exposition. */
+const GAUGES_NAMED_AS_COUNTERS = ['svc_gateway_nodejs_active_resources_total', 'svc_gateway_nodejs_active_handles_total', 'svc_gateway_nodejs_active_requests_total'];
+
 /**
  * The gateway's Prometheus metrics (served at /metrics, without authentication) and the in-process
  * figures that /v1/health/detailed reports. Every label value goes through MetricLabels, so the
@@ -23,6 +26,10 @@ export class GatewayMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_gateway_' });
+    // prom-client's sums of the per-type gauges are gauges named `_total`, a suffix Prometheus keeps
+    // for counters (promtool: "non-counter metrics should not have _total suffix"). Dropped: each is
+    // `sum()` of its per-type family (`svc_gateway_nodejs_active_handles` ...), which stays.
+    for (const name of GAUGES_NAMED_AS_COUNTERS) this.registry.removeSingleMetric(name);
     this.requests = new Counter({
       name: 'svc_gateway_requests_total',
       help: 'Proxied requests by provider, model and HTTP status',
