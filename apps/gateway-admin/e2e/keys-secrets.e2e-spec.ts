@@ -65,6 +65,41 @@ describe('gateway admin: key rotation', () => {
     expect((await h.repos.apiKeys.findById(asOrgId(h.org.id), old.key._id))?.replaced_by).toBeNull();
   });
 
+  it('takes only a plain decimal grace_period_hours in the query (fractions too): 0x10, 1e1, spaces, +, the empty value are a 400 and rotate nothing', async () => {
+    // Number() reads `0x10` as 16, `1e1` as 10, ` 1` as 1 and `` as 0 (which would stop the old key at once).
+    for (const value of ['0x10', '0b11', '0o7', '1e1', '1E1', '%201', '1%20', '+5', '', '.5', '5.', '1_0', 'Infinity', 'NaN', '١']) {
+      const old = await h.newKey(h.org.id, ['admin:read']);
+      const res = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate?grace_period_hours=${value}`);
+      expect({ value, status: res.status, error: res.body.error }).toEqual({
+        value,
+        status: 400,
+        error: { message: 'grace_period_hours must be a number in plain decimal notation (digits, an optional fraction)', type: 'invalid_request_error', param: 'grace_period_hours', code: 'invalid_request' },
+      });
+      expect((await h.repos.apiKeys.findById(asOrgId(h.org.id), old.key._id))?.replaced_by).toBeNull();
+    }
+    for (const [value, hours] of [['1.5', 1.5], ['0', 0], ['007', 7], ['168.0', 168], ['0.25', 0.25]] as const) {
+      const old = await h.newKey(h.org.id, ['admin:read']);
+      const res = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate?grace_period_hours=${value}`);
+      expect({ value, status: res.status, hours: res.body.grace_period_hours }).toEqual({ value, status: 200, hours });
+    }
+    for (const value of ['-1', '168.5']) {
+      const old = await h.newKey(h.org.id, ['admin:read']);
+      const error = gatewayError(await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate?grace_period_hours=${value}`), 400, 'invalid_request');
+      expect(error.param).toBe('grace_period_hours');
+    }
+  });
+
+  it('takes a fraction as a JSON number in the body, never a string spelling', async () => {
+    const old = await h.newKey(h.org.id, ['admin:read']);
+    const res = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate`, { body: { grace_period_hours: 1.5 } });
+    expect({ status: res.status, hours: res.body.grace_period_hours }).toEqual({ status: 200, hours: 1.5 });
+    for (const value of ['0x10', '1.5', '16']) {
+      const fresh = await h.newKey(h.org.id, ['admin:read']);
+      const error = gatewayError(await h.call('POST', `/gateway/admin/keys/${fresh.key._id}/rotate`, { body: { grace_period_hours: value } }), 400, 'invalid_request');
+      expect({ value, param: error.param }).toEqual({ value, param: 'grace_period_hours' });
+    }
+  });
+
   it('409 for a key already rotated or revoked, in the conflict shape with request_id', async () => {
     const old = await h.newKey(h.org.id, ['admin:read']);
     const first = await h.call('POST', `/gateway/admin/keys/${old.key._id}/rotate`);

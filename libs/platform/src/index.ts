@@ -19,6 +19,8 @@ export * from './http/body-log';
 export * from './http/access-log';
 export * from './http/json-depth';
 export * from './http/query-int';
+export * from './http/query-number';
+export * from './http/refuse-before-body';
 export { megabytes } from './http/json-body';
 export * from './http/lifecycle';
 export * from './version';

@@ -15,7 +15,8 @@ export class KeysController {
   @AdminRoute(
     'admin:write',
     'Rotate a gateway key; the new plaintext key is returned once',
-    'Optional `grace_period_hours` (0–168, default 24; body or query): the old key keeps working with `X-SVC-Key-Deprecated` until then (never past its own ' +
+    'Optional `grace_period_hours` (0–168, default 24, fractions allowed; a JSON number in the body, or plain decimal notation in the query such as `1.5`): ' +
+      'the old key keeps working with `X-SVC-Key-Deprecated` until then (never past its own ' +
       '`expires_at`), 0 stops it at once. Optional `expires_at` (body): when the replacement expires, null = never; absent, it keeps the old key\'s. ' +
       'A calling key that expires bounds it by its own: absent is capped at it, null or later is 403 `insufficient_lifetime`. ' +
       '409 for a revoked, expired or already rotated key.',

@@ -1,7 +1,9 @@
-import { All, Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
+import { All, Controller, Get, Inject, OnModuleInit, Param, Query, UseGuards } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { ApiGoneResponse, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IS_PROVIDER_CALL, OrgId, Repositories } from '@svc/domain';
-import { ApiCollectionResponse } from '@svc/platform';
+import type { FastifyInstance } from 'fastify';
+import { ApiCollectionResponse, refuseBeforeBody } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { OrgAuthGuard } from '../auth/org-auth.guard';
 import { Caller, OrgPrincipal } from '../auth/org-principal';
@@ -68,10 +70,25 @@ export class AgentsController {
   }
 }
 
-/** SPEC.md "Versioning": the former `/api/v1/admin/agents/*` routes answer 410 to every method. */
+const REMOVED_AGENTS = '/api/v1/admin/agents';
+
+/**
+ * SPEC.md "Versioning": the former `/api/v1/admin/agents/*` routes answer 410 to every method,
+ * whatever the body: the 410 is sent from an `onRequest` hook, before the body is read, so no content
+ * type (415), malformed JSON (400) or size (413) comes first and a huge body is never buffered. The
+ * handlers below stand for the routes (Fastify matches them; /docs lists them) and are reached only
+ * where the hook is not registered.
+ */
 @ApiTags('agents')
-@Controller('api/v1/admin/agents')
-export class RemovedAgentsController {
+@Controller(REMOVED_AGENTS.slice(1))
+export class RemovedAgentsController implements OnModuleInit {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    if (typeof fastify?.addHook === 'function') refuseBeforeBody(fastify, [REMOVED_AGENTS, `${REMOVED_AGENTS}/*`], gone);
+  }
+
   @All()
   @ApiOperation({ summary: 'Removed: use /api/v1/agents/health', description: 'Every method and sub-path answers 410 `GONE`.' })
   @ApiGoneResponse({ description: '`{error: {code: GONE, ...}}`' })

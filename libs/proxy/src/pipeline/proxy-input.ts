@@ -17,7 +17,8 @@ export interface ReadFields {
 const AGENT = /^[\x20-\x7e]{1,120}$/;
 
 /**
- * Validates the fields that choose the route (SPEC.md request tables): the body, `model`, `stream`.
+ * Validates the fields that choose the route (SPEC.md request tables): the body, `model`, `stream`
+ * (format A: `null` is not streaming).
  * The rest of the body is checked by `checkFields` once the route is known to serve the call.
  */
 export function readFields(kind: ProxyKind, body: Record<string, unknown> | undefined): ReadFields {
@@ -27,7 +28,10 @@ export function readFields(kind: ProxyKind, body: Record<string, unknown> | unde
   }
   if (!body) throw invalidRequest('A JSON body is required', null);
   if (typeof body.model !== 'string' || body.model.trim() === '') throw invalidRequest('`model` is required and must be a string', 'model');
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') throw invalidRequest('`stream` must be a boolean', 'stream');
+  // Format A's API takes `stream: null` (not streaming), as it does the nullable fields of `checkFields`;
+  // format B's takes a boolean only. The body goes up as sent either way.
+  const unset = body.stream === undefined || (formatOf(kind) === 'openai' && body.stream === null);
+  if (!unset && typeof body.stream !== 'boolean') throw invalidRequest('`stream` must be a boolean', 'stream');
   return { model: body.model, stream: body.stream === true };
 }
 

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsNumber, IsOptional, Max, Min } from 'class-validator';
 import { apiKeyExpiryProblem, MAX_API_KEY_LIFETIME_DAYS } from '@svc/domain';
-import { CreateBody, IsOptionalNonNull, Satisfies } from '@svc/platform';
+import { CreateBody, IsOptionalNonNull, QueryNumber, Satisfies } from '@svc/platform';
 import { AdminQuery } from '../../common/admin-query';
 
 export const MAX_GRACE_HOURS = 168;
@@ -39,12 +38,14 @@ export class RotateKeyDto {
   expires_at?: string | null;
 }
 
-/** The same, for callers that send no body (SPEC.md: the route takes none). */
+/**
+ * The same, for callers that send no body (SPEC.md: the route takes none): plain decimal notation
+ * only (`1.5`), never `Number()`'s readings (`0x10` as 16, the empty value as 0). The body takes a JSON number.
+ */
 export class RotateKeyQuery extends AdminQuery {
   @ApiPropertyOptional(graceDoc)
   @IsOptional()
-  @Type(() => Number)
-  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @QueryNumber()
   @Min(0)
   @Max(MAX_GRACE_HOURS)
   grace_period_hours?: number;
