@@ -71,9 +71,14 @@ export class ProxyReply {
     this.send(status, JSON.stringify(value), 'application/json; charset=utf-8');
   }
 
-  /** Starts a streamed answer with the collected headers plus `extra`. */
+  /**
+   * Starts a streamed answer with the collected headers plus `extra`, sent at once: Node would hold
+   * them until the first event, so a client (or a proxy in front with a first-byte deadline) of a
+   * provider that thinks before its first event would see nothing, not even the request id.
+   */
   startStream(status: number, extra: OutgoingHttpHeaders): void {
     this.raw.writeHead(status, { ...this.headers, ...extra });
+    this.raw.flushHeaders();
   }
 }
 

@@ -165,7 +165,8 @@ function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse)
  * its usage tracked otherwise). A client that reads slower than the provider writes pauses the
  * upstream read until the client's socket drains. A failure after the headers (connection lost,
  * deadline, a chunk that cannot be translated) ends the client's stream with an error event and
- * counts against the breaker; the client going away ends it without one.
+ * counts against the breaker, unless the provider's stream had already reached its documented end;
+ * the client going away ends it without one.
  */
 function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: ExchangeAbort): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
   const raw = input.reply.raw;
@@ -236,6 +237,15 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
       },
       error(error) {
         if (clientGone(abort)) {
+          finish(false);
+          return;
+        }
+        // The provider's stream had reached its documented end (`[DONE]`, `message_stop`, every
+        // candidate finished) before its connection broke or the deadline passed without the
+        // body's own end: the answer is whole, so it ends as a completed stream would.
+        if (translator ? translator.translator.completed : tracker?.completed) {
+          if (translator) write(translator.end());
+          else tracker?.end();
           finish(false);
           return;
         }
