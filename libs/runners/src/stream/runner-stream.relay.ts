@@ -32,10 +32,16 @@ export class RunnerStreamRelay {
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, message: string) => this.receive(message));
     this.subscriber = subscriber;
-    this.subscribed = subscriber.subscribe(channel).then(
-      () => undefined,
-      (err: unknown) => logger.warn({ err }, 'runner stream relay could not subscribe; streams see this replica only'),
-    );
+    // SUBSCRIBE goes out once the new connection is ready: the hot-path client's 1 s command timeout,
+    // which the duplicate inherits, would otherwise run while it connects (a busy start, a distant
+    // Redis) and report a failure for a subscription that then goes through.
+    const connected = new Promise<void>((resolve) => (subscriber.status === 'ready' ? resolve() : subscriber.once('ready', () => resolve())));
+    this.subscribed = connected
+      .then(() => subscriber.subscribe(channel))
+      .then(
+        () => undefined,
+        (err: unknown) => logger.warn({ err }, 'runner stream relay could not subscribe; streams see this replica only'),
+      );
     hub.forwardTo((event) => this.forward(event));
   }
 
