@@ -40,7 +40,7 @@ export class AuthController {
     level: 'public',
     description:
       'Returns a 30-minute access token and a 7-day refresh token. Unknown e-mail and wrong password get the same 401. ' +
-      'After 5 failed attempts for one e-mail from one address within 15 minutes, logins for that pair answer 429 ' +
+      'After 5 failed attempts for one e-mail from one address (an IPv6 client: its /64) within 15 minutes, logins for that pair answer 429 ' +
       '`RATE_LIMIT_EXCEEDED` with `details.retry_after` (seconds) until the window ends.',
   })
   @ApiOkResponse({ type: TokenResponseDto })

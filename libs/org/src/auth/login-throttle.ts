@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { IPv6 } from 'ipaddr.js';
+import { parseIp } from '@svc/auth';
 import type { Logger, Redis } from '@svc/platform';
 import { orgErrors } from '../common/org-errors';
 
@@ -18,6 +20,7 @@ const MAX_MEMORY_ENTRIES = 100_000;
  * afterwards let 45 of 200 parallel wrong passwords through. Redis when available (shared by
  * replicas, one atomic MULTI per attempt), else memory. A key starts with a digest of the e-mail
  * alone, so an operator's password reset can clear the e-mail's lockouts from every address.
+ * An IPv6 client is counted by its /64 (`throttledAddress`), as one IPv4 address is.
  */
 export class LoginThrottle {
   private readonly memory = new Map<string, { count: number; expiresAt: number }>();
@@ -69,7 +72,7 @@ export class LoginThrottle {
   }
 
   private key(email: string, ip: string): string {
-    return `${this.emailPrefix(email)}${sha256(`${email.trim().toLowerCase()}|${ip}`)}`;
+    return `${this.emailPrefix(email)}${sha256(`${email.trim().toLowerCase()}|${throttledAddress(ip)}`)}`;
   }
 
   /** INCR with the window set on the first attempt (SET NX EX), atomically; null when Redis is not there. */
@@ -104,6 +107,18 @@ export class LoginThrottle {
       this.memory.delete(key);
     }
   }
+}
+
+/**
+ * The address failed logins are counted for: an IPv4 address as is (an IPv4-mapped IPv6 one as its
+ * IPv4), an IPv6 address as its /64 network. One subscriber, host or cloud instance is given a whole
+ * /64 and can send from any of its 2^64 addresses: counted per address, each would get 5 guesses.
+ */
+export function throttledAddress(ip: string): string {
+  const address = parseIp(ip);
+  if (!address) return ip;
+  if (address.kind() === 'ipv4') return address.toString();
+  return `${(address as IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
 }
 
 function sha256(text: string): string {

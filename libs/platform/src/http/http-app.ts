@@ -85,9 +85,9 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
 }
 
 /**
- * Every answer Fastify sends (the proxy writes its own, after hijacking the reply): `nosniff`, and
- * `Cache-Control: no-store` unless the route set its own, since these answers carry tokens, keys,
- * usage and policies that no shared cache should keep.
+ * Every answer Fastify sends: `nosniff`, and `Cache-Control: no-store` unless the route set its own,
+ * since these answers carry tokens, keys, usage and policies that no shared cache should keep. The
+ * proxy's `ProxyReply` and the runner stream hijack the reply and set them themselves.
  */
 function useApiResponseHeaders(fastify: FastifyInstance): void {
   fastify.addHook('onSend', (_request, reply, payload, done) => {

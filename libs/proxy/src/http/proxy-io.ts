@@ -58,12 +58,16 @@ export class ProxyReply {
     return this.raw.headersSent;
   }
 
-  /** Sends a whole answer: the collected headers, `content-type` and `content-length`. */
+  /**
+   * Sends a whole answer: the collected headers, `content-type`, `content-length` and the API
+   * answers' own (`withApiHeaders`): `no-store` unless the provider set a `Cache-Control`.
+   */
   send(status: number, body: Buffer | string, contentType: string): void {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     this.headers['content-type'] = contentType;
     this.headers['content-length'] = bytes.byteLength;
-    this.raw.writeHead(status, this.headers);
+    if (this.headers['cache-control'] === undefined) this.headers['cache-control'] = 'no-store';
+    this.raw.writeHead(status, withApiHeaders(this.headers));
     this.raw.end(bytes);
   }
 
@@ -77,9 +81,19 @@ export class ProxyReply {
    * provider that thinks before its first event would see nothing, not even the request id.
    */
   startStream(status: number, extra: OutgoingHttpHeaders): void {
-    this.raw.writeHead(status, { ...this.headers, ...extra });
+    this.raw.writeHead(status, withApiHeaders({ ...this.headers, ...extra }));
     this.raw.flushHeaders();
   }
+}
+
+/**
+ * The headers every proxy answer carries whatever the provider sent, as Fastify's answers get them
+ * from `useApiResponseHeaders` (@svc/platform), which the hijacked reply skips: `nosniff`, so a
+ * browser never renders a provider's (or a provider target's) answer as another type than declared.
+ */
+function withApiHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  headers['x-content-type-options'] = 'nosniff';
+  return headers;
 }
 
 /** The pipeline's request from a Fastify request: the body is the untouched Node stream. */

@@ -54,6 +54,8 @@ export class RunnerStreamService implements OnModuleDestroy {
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
+      // The hijacked reply skips the onSend hook that gives every other answer `nosniff`.
+      'X-Content-Type-Options': 'nosniff',
       'X-SVC-Request-ID': String(request.id),
     });
     // HEAD (which Fastify routes to this GET handler): the same headers, no body, and nothing held open.
