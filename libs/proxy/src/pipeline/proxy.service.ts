@@ -210,8 +210,11 @@ export class ProxyService implements OnModuleDestroy {
     state.route = route;
     if (unserved) throw unserved;
 
+    // A streamed request with a key is checked and holds the key while in flight (another body is
+    // 409 reused, a duplicate in flight 409 in progress), but its answer is never stored: the key is
+    // released when the stream ends (DECISIONS.md "Idempotency-Key").
     let idempotencyKey: string | undefined;
-    if (call.kind === 'chat' && !fields.stream) {
+    if (call.kind === 'chat') {
       idempotencyKey = await this.idempotency.begin(principal, request.headers['idempotency-key'], raw, reply, () => this.standingHeaders(principal, request.id));
       if (idempotencyKey === IdempotencyGate.REPLAYED) {
         state.replayed = true;
@@ -249,7 +252,7 @@ export class ProxyService implements OnModuleDestroy {
         translate: call.kind === 'chat' && needsResponseTranslation(route.provider),
         model: route.requestedModel,
         includeUsage: clientWantsStreamUsage(json),
-        keepBody: idempotencyKey !== undefined,
+        keepBody: idempotencyKey !== undefined && !fields.stream,
         onLostAfterDispatch: () => void (state.dispatched = true),
       });
       state.status = state.result.aborted ? 499 : state.result.status;
