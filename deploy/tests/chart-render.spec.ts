@@ -115,6 +115,15 @@ describe('rendering refusals', () => {
     expect(() => renderChart(base, { secrets: { MASTER_ENCRYPTION_KEY_PREVIOUS: randomBytes(32).toString('base64') } })).toThrow(/MASTER_ENCRYPTION_KEY_VERSION/);
   });
 
+  it('refuses a bundled MongoDB replica set: MONGODB_URI names the standalone Service, which a replica set does not have', () => {
+    const bundled = example('values-bundled.yaml');
+    expect(() => renderChart(bundled, { mongodb: { architecture: 'replicaset' } })).toThrow(/mongodb\.architecture must be standalone/);
+    // External stores are the operator's: any architecture behind mongodb.uri / mongodb.existingSecret.
+    expect(() => renderChart(MINIMAL_VALUES, { mongodb: { architecture: 'replicaset' } })).not.toThrow();
+    const uri = (containerOf(renderChart(bundled).get('Deployment', `${RELEASE.Name}-svc-gateway-gateway`)).env ?? []).find((e) => e.name === 'MONGODB_URI')?.value;
+    expect(uri).toMatch(new RegExp(`@${RELEASE.Name}-mongodb:27017/`));
+  });
+
   it('refuses a grace period that the preStop pause and the drain do not fit in', () => {
     expect(() => renderChart(MINIMAL_VALUES, { config: { SHUTDOWN_TIMEOUT_MS: 40000 } })).toThrow(/terminationGracePeriodSeconds \(40\) must exceed/);
   });

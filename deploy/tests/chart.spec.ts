@@ -25,7 +25,7 @@ const mebibytes = (quantity: unknown) => {
 const packageVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Values only the Bitnami subcharts read (the chart passes them through under redis./mongodb.). */
-const SUBCHART_ONLY = ['redis.architecture', 'redis.master.persistence.size', 'mongodb.architecture', 'mongodb.persistence.size'];
+const SUBCHART_ONLY = ['redis.architecture', 'redis.master.persistence.size', 'mongodb.persistence.size'];
 
 describe('Chart.yaml', () => {
   it('is a v2 application chart whose appVersion is the package.json version', () => {
@@ -221,5 +221,15 @@ describe('documentation', () => {
       expect({ step, present: guide.includes(step) }).toEqual({ step, present: true });
     }
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('docs/deploy.md');
+  });
+
+  it('docs/deploy.md states the rolling-update settings every Deployment template uses', () => {
+    const strategies = SERVICES.map(({ app }) => /rollingUpdate:\n\s+maxSurge: (\S+)\n\s+maxUnavailable: (\S+)\n/.exec(template(`${app}.yaml`))?.slice(1, 3));
+    expect(new Set(strategies.map((s) => JSON.stringify(s))).size).toBe(1);
+    const [maxSurge, maxUnavailable] = strategies[0] ?? [];
+    expect(guide).toContain(`\`maxSurge: ${maxSurge}\``);
+    expect(guide).toContain(`\`maxUnavailable: ${maxUnavailable}\``);
+    // With a surge of a fraction of the replicas, a large Deployment rolls several pods at a time.
+    if (/%$/.test(String(maxSurge))) expect(guide).not.toMatch(/roll one pod at a time/);
   });
 });

@@ -123,6 +123,10 @@ the drain.
 {{- if and .Values.mongodb.enabled (or .Values.mongodb.uri .Values.mongodb.existingSecret) -}}
 {{- fail "mongodb.enabled (bundled) and mongodb.uri / mongodb.existingSecret (external) exclude each other" -}}
 {{- end -}}
+{{- /* MONGODB_URI names the standalone chart's Service <fullname>; a replica set has only <fullname>-headless. */ -}}
+{{- if and .Values.mongodb.enabled (ne (print .Values.mongodb.architecture) "standalone") -}}
+{{- fail "mongodb.architecture must be standalone with the bundled MongoDB (mongodb.enabled): for a replica set, install it yourself and give its URI in mongodb.uri or mongodb.existingSecret" -}}
+{{- end -}}
 {{- if not .Values.secrets.existingSecret -}}
 {{- if not .Values.secrets.MASTER_ENCRYPTION_KEY -}}
 {{- fail "secrets.MASTER_ENCRYPTION_KEY is required (openssl rand -base64 32), or name a Secret in secrets.existingSecret" -}}
