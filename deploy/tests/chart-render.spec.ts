@@ -115,6 +115,14 @@ describe('rendering refusals', () => {
     expect(() => renderChart(base, { secrets: { MASTER_ENCRYPTION_KEY_PREVIOUS: randomBytes(32).toString('base64') } })).toThrow(/MASTER_ENCRYPTION_KEY_VERSION/);
   });
 
+  it('refuses secret values beside secrets.existingSecret, which would ignore them without a word', () => {
+    const existing = { ...MINIMAL_VALUES, secrets: { existingSecret: 'svc-secrets' } };
+    expect(() => renderChart(existing)).not.toThrow();
+    for (const key of ['MASTER_ENCRYPTION_KEY', 'MASTER_ENCRYPTION_KEY_PREVIOUS', 'JWT_SECRET', 'BOOTSTRAP_ADMIN_PASSWORD']) {
+      expect(() => renderChart(existing, { secrets: { [key]: 'x'.repeat(44) } })).toThrow(/secrets\.existingSecret and .* exclude each other/);
+    }
+  });
+
   it('refuses a bundled MongoDB replica set: MONGODB_URI names the standalone Service, which a replica set does not have', () => {
     const bundled = example('values-bundled.yaml');
     expect(() => renderChart(bundled, { mongodb: { architecture: 'replicaset' } })).toThrow(/mongodb\.architecture must be standalone/);

@@ -127,6 +127,10 @@ the drain.
 {{- if and .Values.mongodb.enabled (ne (print .Values.mongodb.architecture) "standalone") -}}
 {{- fail "mongodb.architecture must be standalone with the bundled MongoDB (mongodb.enabled): for a replica set, install it yourself and give its URI in mongodb.uri or mongodb.existingSecret" -}}
 {{- end -}}
+{{- /* With an existing Secret the chart renders none of these: given in values too, they would be ignored without a word. */ -}}
+{{- if and .Values.secrets.existingSecret (or .Values.secrets.MASTER_ENCRYPTION_KEY .Values.secrets.MASTER_ENCRYPTION_KEY_PREVIOUS .Values.secrets.JWT_SECRET .Values.secrets.BOOTSTRAP_ADMIN_PASSWORD) -}}
+{{- fail "secrets.existingSecret and secrets.MASTER_ENCRYPTION_KEY / MASTER_ENCRYPTION_KEY_PREVIOUS / JWT_SECRET / BOOTSTRAP_ADMIN_PASSWORD exclude each other: put those keys in the existing Secret" -}}
+{{- end -}}
 {{- if not .Values.secrets.existingSecret -}}
 {{- if not .Values.secrets.MASTER_ENCRYPTION_KEY -}}
 {{- fail "secrets.MASTER_ENCRYPTION_KEY is required (openssl rand -base64 32), or name a Secret in secrets.existingSecret" -}}
