@@ -57,14 +57,15 @@ function servesOwnModels(provider: string | undefined): boolean {
 
 /**
  * A call below `/v1/{provider}` the gateway answers itself, before authentication (no key is needed
- * to learn that a route does not exist): any under a gateway route segment (`/v1/admin/...`,
+ * to learn that a route does not exist): any under an empty segment or a gateway route segment (`/v1/admin/...`,
  * `/v1/chat/...`: never a provider's base, whatever an organization stored), or token counting
  * under a built-in B provider's base.
  */
 function answeredWithoutKey(call: ProxyCall): boolean {
   const provider = call.endpointProvider?.toLowerCase();
   if (provider === undefined) return false;
-  if (GATEWAY_ROUTE_SEGMENTS.has(provider)) return true;
+  // An empty segment (`/v1//groq/files`, `/v1//chat/completions`) names no provider and no route.
+  if (provider === '' || GATEWAY_ROUTE_SEGMENTS.has(provider)) return true;
   return call.kind === 'passthrough' && providerRegistry.get(provider)?.format === 'anthropic' && COUNT_TOKENS.test(`/${call.path ?? ''}`);
 }
 

@@ -3,7 +3,40 @@ import type { GoogleExtras } from './gemini-google-extras';
 import { GeminiGenerationConfig, GeminiThinkingConfig } from './gemini-types';
 import { isJsonObject, JsonObject } from './types';
 
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+/**
+ * A numeric field of the body: absent or `null` is unset (the OpenAI SDK sends `null` for a caller's
+ * `null`); any other value that is not a (whole, for `integer`) number is refused, as OpenAI refuses
+ * it, instead of being dropped from the translation without a word.
+ */
+function numberField(body: JsonObject, name: string, integer = false): number | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+    throw invalidRequest(`\`${name}\` must be ${integer ? 'an integer' : 'a number'}`, name);
+  }
+  return value;
+}
+
+/** `stop`: a string or a list of strings (`null` is unset). */
+function stopSequences(stop: unknown): string[] | undefined {
+  if (stop === undefined || stop === null) return undefined;
+  if (typeof stop === 'string') return [stop];
+  if (Array.isArray(stop) && stop.every((s) => typeof s === 'string')) return stop;
+  throw invalidRequest('`stop` must be a string or an array of strings', 'stop');
+}
+
+const RESPONSE_FORMATS: ReadonlySet<unknown> = new Set(['text', 'json_object', 'json_schema']);
+
+/** `response_format` → JSON mode; a format other than text, json_object or json_schema is refused, not dropped. */
+function responseFormat(format: unknown): Pick<GeminiGenerationConfig, 'responseMimeType' | 'responseJsonSchema'> {
+  if (format === undefined || format === null) return {};
+  if (!isJsonObject(format) || !RESPONSE_FORMATS.has(format.type)) {
+    throw invalidRequest('`response_format.type` must be text, json_object or json_schema for this provider', 'response_format');
+  }
+  if (format.type === 'text') return {};
+  const schema = format.type === 'json_schema' && isJsonObject(format.json_schema) ? format.json_schema.schema : undefined;
+  return schema === undefined ? { responseMimeType: 'application/json' } : { responseMimeType: 'application/json', responseJsonSchema: schema };
+}
 
 /** Format-A sampling, length, stop, JSON-mode, reasoning and logprobs fields → `generationConfig`. */
 export function translateGenerationConfig(body: JsonObject, model: string, google: GoogleExtras): GeminiGenerationConfig {
@@ -11,23 +44,16 @@ export function translateGenerationConfig(body: JsonObject, model: string, googl
   const set = <K extends keyof GeminiGenerationConfig>(key: K, value: GeminiGenerationConfig[K] | undefined): void => {
     if (value !== undefined) config[key] = value;
   };
-  set('temperature', num(body.temperature));
-  set('topP', num(body.top_p));
-  set('topK', num(body.top_k));
-  set('maxOutputTokens', num(body.max_completion_tokens) ?? num(body.max_tokens));
-  set('candidateCount', num(body.n));
-  set('presencePenalty', num(body.presence_penalty));
-  set('frequencyPenalty', num(body.frequency_penalty));
-  set('seed', num(body.seed));
-  if (typeof body.stop === 'string') config.stopSequences = [body.stop];
-  else if (Array.isArray(body.stop)) config.stopSequences = body.stop.filter((s): s is string => typeof s === 'string');
-  const format = isJsonObject(body.response_format) ? body.response_format : undefined;
-  if (format?.type === 'json_object') config.responseMimeType = 'application/json';
-  if (format?.type === 'json_schema') {
-    config.responseMimeType = 'application/json';
-    const schema = isJsonObject(format.json_schema) ? format.json_schema.schema : undefined;
-    if (schema !== undefined) config.responseJsonSchema = schema;
-  }
+  set('temperature', numberField(body, 'temperature'));
+  set('topP', numberField(body, 'top_p'));
+  set('topK', numberField(body, 'top_k', true));
+  set('maxOutputTokens', numberField(body, 'max_completion_tokens', true) ?? numberField(body, 'max_tokens', true));
+  set('candidateCount', numberField(body, 'n', true));
+  set('presencePenalty', numberField(body, 'presence_penalty'));
+  set('frequencyPenalty', numberField(body, 'frequency_penalty'));
+  set('seed', numberField(body, 'seed', true));
+  set('stopSequences', stopSequences(body.stop));
+  Object.assign(config, responseFormat(body.response_format));
   Object.assign(config, translateLogprobs(body));
   const thinking = mergeThinking(requestedEffort(body), google.thinkingConfig, model);
   if (thinking) config.thinkingConfig = thinking;

@@ -163,6 +163,10 @@ export function fromGeminiResponse(response: GeminiGenerateContentResponse, opti
   if (!choices.length && blockReason) {
     // The prompt itself was blocked: no candidates at all.
     choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', native_finish_reason: blockReason, logprobs: null });
+  } else if (!choices.length) {
+    // No candidates and no block reason (Gemini's empty turn): a format-A answer always has a choice,
+    // and clients read `choices[0]`; an empty one says the model answered nothing.
+    choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'stop', logprobs: null });
   }
   const completion: ChatCompletion = {
     id: response.responseId ? `chatcmpl-${response.responseId}` : newId('chatcmpl-'),
