@@ -368,7 +368,9 @@ function describe(code: string | undefined, error: unknown): string {
     case 'UND_ERR_HEADERS_TIMEOUT':
       return 'upstream first-byte timeout';
     case 'UND_ERR_BODY_TIMEOUT':
-      return 'upstream stalled while sending the body';
+      // The first-byte deadline also bounds each silence in the body (undici's bodyTimeout): a
+      // passed deadline, answered 504 upstream_timeout like the others (upstreamError).
+      return 'upstream body timeout (the provider stalled while sending the body)';
     case 'ECONNREFUSED':
       return 'upstream refused the connection';
     default:

@@ -30,12 +30,14 @@ const GATEWAY_ONLY = /^(x-svc-|x-gateway-|x-provider-key$|authorization$|x-api-k
 
 /**
  * Upstream response headers that would be wrong or unsafe on the gateway's response: cookies and
- * encodings of the provider's host, policies of its origin (HSTS, CORS, `alt-svc`), and the names
+ * encodings of the provider's host, policies of its origin (HSTS, CORS, `alt-svc`), every `Proxy-*`
+ * header (they speak of the hop between the gateway and a proxy in front of the provider:
+ * `Proxy-Authenticate`, `Proxy-Authentication-Info`, `Proxy-Status`), and the names
  * the gateway sets itself (`X-SVC-*`, `X-Gateway-*`, SPEC.md's `X-RateLimit-Limit/-Remaining/-Reset`,
  * `Idempotent-Replayed`), so a provider never speaks for the gateway even where it set none.
  */
 const RESPONSE_DROPPED =
-  /^(set-cookie$|content-encoding$|alt-svc$|strict-transport-security$|access-control-|x-svc-|x-gateway-|x-ratelimit-(limit|remaining|reset)$|idempotent-replayed$)/;
+  /^(set-cookie$|content-encoding$|alt-svc$|strict-transport-security$|access-control-|proxy-|x-svc-|x-gateway-|x-ratelimit-(limit|remaining|reset)$|idempotent-replayed$)/;
 
 export type OutgoingHeaders = Record<string, string>;
 
