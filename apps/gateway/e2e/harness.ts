@@ -1,3 +1,4 @@
+import { IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { asOrgId, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour, PlanTier, PolicyOverrides, Repositories, UsageRecordEntity } from '@svc/domain';
@@ -279,4 +280,29 @@ export async function metricSum(gw: GatewayHarness, family: string, labels: Reco
     if (Object.entries(labels).every(([name, value]) => found[name] === value)) sum += Number(match[3]);
   }
   return sum;
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * One request over a plain socket: every response header exactly as the gateway wrote it (hop-by-hop
+ * ones too, which fetch hides). A string body is sent as is, anything else as JSON.
+ */
+export function rawRequest(gw: GatewayHarness, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const req = httpRequest(`${gw.url}${path}`, { method, headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }

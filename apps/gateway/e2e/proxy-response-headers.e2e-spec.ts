@@ -1,7 +1,7 @@
-import { request as httpRequest, IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { expectGovernanceHeaders, GatewayHarness, openaiClient, PROVIDER_KEY, startGateway } from './harness';
+import { expectGovernanceHeaders, GatewayHarness, openaiClient, PROVIDER_KEY, rawRequest as raw, startGateway } from './harness';
 
 /** A provider's own headers: request id, processing time, its rate-limit counters (other names than the gateway's). */
 const VENDOR = {
@@ -33,27 +33,6 @@ const COLLIDING = {
 /** What a stream's framing headers must stay, whatever the provider sent for them. */
 const STREAM_OWN = { 'cache-control': 'no-store', 'x-accel-buffering': 'yes' };
 
-interface RawAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** One request over a plain socket: every response header as the gateway wrote it (fetch hides none, but this shows hop-by-hop ones too). */
-function raw(gw: GatewayHarness, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpRequest(`${gw.url}${path}`, { method, headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 /** `IncomingHttpHeaders` as a fetch `Headers`, for the harness's governance assertions. */
 function asHeaders(headers: IncomingHttpHeaders): Headers {

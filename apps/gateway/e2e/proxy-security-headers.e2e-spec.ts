@@ -1,27 +1,4 @@
-import { request as httpRequest, IncomingHttpHeaders } from 'node:http';
-import { GatewayHarness, PROVIDER_KEY, startGateway } from './harness';
-
-interface RawAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** One request over a plain socket (a string body is sent as is): the response headers exactly as the gateway wrote them. */
-function raw(gw: GatewayHarness, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-    const req = httpRequest(`${gw.url}${path}`, { method, headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+import { GatewayHarness, PROVIDER_KEY, rawRequest as raw, startGateway } from './harness';
 
 const chat = (extra: Record<string, unknown> = {}) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'headers' }], ...extra });
 
