@@ -33,7 +33,8 @@ export class Standalone {
     readonly orgId: string,
   ) {}
 
-  static async boot(owner: { email: string; password: string }, plan: string): Promise<Standalone> {
+  /** `env`: more configuration (CIRCUIT_BREAKER_* ...), over the defaults below. */
+  static async boot(owner: { email: string; password: string }, plan: string, env: Record<string, string> = {}): Promise<Standalone> {
     const mock = await startMockProvider({ port: 0, record: false });
     const service = await bootService(SERVICE, {
       REDIS_URL: process.env.TEST_REDIS_URL as string,
@@ -41,6 +42,7 @@ export class Standalone {
       BOOTSTRAP_ADMIN_EMAIL: owner.email,
       BOOTSTRAP_ADMIN_PASSWORD: owner.password,
       BOOTSTRAP_ORG_PLAN: plan,
+      ...env,
     });
     const login = await request(service, 'org-api', 'POST', '/api/v1/auth/login', { body: owner }, undefined);
     const token: string = login.body.access_token;

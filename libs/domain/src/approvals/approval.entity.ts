@@ -30,6 +30,17 @@ export interface ApprovalEntity {
   rejection_reason: string | null;
   /** Set when the approved request was re-submitted and proxied (an approval is consumed once). */
   consumed_at: Date | null;
+  /**
+   * The request id (`gw_...`) of the re-submission that consumed it: only that request can give it
+   * back (`release`). Absent on approvals stored before releases existed.
+   */
+  consumed_by?: string | null;
+  /**
+   * Set when the consuming request ended without a provider answer the client could use and gave
+   * the approval back: approved and unused again, and from then on it expires at `expires_at` as a
+   * pending one does. Absent on approvals stored before releases existed.
+   */
+  released_at?: Date | null;
 }
 
 export const APPROVALS = defineCollection<ApprovalEntity>('approvals', [

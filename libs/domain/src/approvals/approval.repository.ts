@@ -19,6 +19,18 @@ export interface NewApproval {
 
 export type ApprovalStats = Record<ApprovalStatus, number>;
 
+/**
+ * What expires at `expires_at`: a pending approval, and an approved one that a failed request gave
+ * back (`released_at`) and that nothing has used since. An approved approval never used keeps its
+ * approval; a consumed one is done.
+ */
+function overdue(now: Date): Record<string, unknown> {
+  return {
+    expires_at: { $lte: now },
+    $or: [{ status: 'pending' }, { status: 'approved', consumed_at: null, released_at: { $ne: null } }],
+  };
+}
+
 export class ApprovalRepository extends TenantRepository<ApprovalEntity> {
   constructor(store: DocumentStore) {
     super(store, APPROVALS);
@@ -45,16 +57,14 @@ export class ApprovalRepository extends TenantRepository<ApprovalEntity> {
       rejected_at: null,
       rejection_reason: null,
       consumed_at: null,
+      consumed_by: null,
+      released_at: null,
     });
   }
 
-  /** One approval; a pending one past its expiry is marked expired first. */
+  /** One approval; a pending (or released) one past its expiry is marked expired first. */
   override async findById(orgId: OrgId, id: string, now = new Date()): Promise<ApprovalEntity | null> {
-    const expired = await this.findOneAndUpdateIn(
-      orgId,
-      { _id: id, status: 'pending', expires_at: { $lte: now } },
-      { $set: { status: 'expired', updated_at: now } },
-    );
+    const expired = await this.findOneAndUpdateIn(orgId, { _id: id, ...overdue(now) }, { $set: { status: 'expired', updated_at: now } });
     return expired ?? super.findById(orgId, id);
   }
 
@@ -97,31 +107,44 @@ export class ApprovalRepository extends TenantRepository<ApprovalEntity> {
     return this.findOneIn(orgId, { model, request_hash: requestHash }, { sort: { created_at: -1, _id: -1 } });
   }
 
-  /** Consumes an approved, unconsumed approval whose body hash matches; null when that is not the case. */
-  consume(orgId: OrgId, id: string, requestHash: string, now = new Date()): Promise<ApprovalEntity | null> {
+  /**
+   * Consumes an approved, unconsumed approval whose body hash matches, for the request `requestId`
+   * (the one that may `release` it); null when that is not the case, or when it was released and
+   * is past its expiry (it is then expired).
+   */
+  consume(orgId: OrgId, id: string, requestHash: string, requestId: string, now = new Date()): Promise<ApprovalEntity | null> {
     return this.findOneAndUpdateIn(
       orgId,
-      { _id: id, status: 'approved', request_hash: requestHash, consumed_at: null },
-      { $set: { consumed_at: now, updated_at: now } },
+      { _id: id, status: 'approved', request_hash: requestHash, consumed_at: null, $or: [{ released_at: null }, { expires_at: { $gt: now } }] },
+      { $set: { consumed_at: now, consumed_by: requestId, updated_at: now } },
     );
   }
 
-  /** Marks the organization's overdue pending approvals expired; returns how many. */
-  async expireOverdue(orgId: OrgId, now = new Date()): Promise<number> {
-    const result = await this.updateManyIn(
+  /**
+   * Gives a consumed approval back (approved and unused again) when the request that consumed it
+   * ended without a provider answer the client could use. Only `requestId`, the consumer, can: a
+   * late or repeated release never frees an approval another request has consumed since. Past its
+   * `expires_at`, the released approval is expired. Null when `requestId` does not hold it.
+   */
+  async release(orgId: OrgId, id: string, requestId: string, now = new Date()): Promise<ApprovalEntity | null> {
+    const released = await this.findOneAndUpdateIn(
       orgId,
-      { status: 'pending', expires_at: { $lte: now } },
-      { $set: { status: 'expired', updated_at: now } },
+      { _id: id, status: 'approved', consumed_by: requestId, consumed_at: { $ne: null } },
+      { $set: { consumed_at: null, consumed_by: null, released_at: now, updated_at: now } },
     );
+    if (!released || released.expires_at.getTime() > now.getTime()) return released;
+    return this.findById(orgId, id, now);
+  }
+
+  /** Marks the organization's overdue pending (or released) approvals expired; returns how many. */
+  async expireOverdue(orgId: OrgId, now = new Date()): Promise<number> {
+    const result = await this.updateManyIn(orgId, overdue(now), { $set: { status: 'expired', updated_at: now } });
     return result.modified;
   }
 
-  /** Cross-tenant by design, for the periodic sweep: marks every overdue pending approval expired. */
+  /** Cross-tenant by design, for the periodic sweep: marks every overdue pending (or released) approval expired. */
   async expireOverdueAcrossOrgs(now = new Date()): Promise<number> {
-    const result = await this.acrossTenants.updateMany(
-      { status: 'pending', expires_at: { $lte: now } },
-      { $set: { status: 'expired', updated_at: now } },
-    );
+    const result = await this.acrossTenants.updateMany(overdue(now), { $set: { status: 'expired', updated_at: now } });
     return result.modified;
   }
 }

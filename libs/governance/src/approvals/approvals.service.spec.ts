@@ -61,9 +61,9 @@ describe('ApprovalsService', () => {
   it('is consumed once, and only by the same body', async () => {
     const created = await approvals.request(orgId, request('hash_a'));
     await approvals.approve(orgId, created._id, 'usr_reviewer');
-    expect(await approvals.consume(orgId, created._id, 'hash_b')).toBeNull();
-    expect(await approvals.consume(orgId, created._id, 'hash_a')).toMatchObject({ _id: created._id });
-    expect(await approvals.consume(orgId, created._id, 'hash_a')).toBeNull();
+    expect(await approvals.consume(orgId, created._id, 'hash_b', 'gw_2')).toBeNull();
+    expect(await approvals.consume(orgId, created._id, 'hash_a', 'gw_2')).toMatchObject({ _id: created._id });
+    expect(await approvals.consume(orgId, created._id, 'hash_a', 'gw_3')).toBeNull();
   });
 
   it('expires after the TTL (sweep), and an expired approval can no longer be approved', async () => {

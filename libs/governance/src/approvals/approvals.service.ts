@@ -36,7 +36,8 @@ export const MAX_REJECTION_REASON = 1000;
 /**
  * HITL approvals (SPEC.md "Approval"): created pending by stage 6, approved or rejected by a
  * reviewer (the admin API), expired by the sweep after APPROVAL_TTL_HOURS, consumed once by the
- * re-submitted request that matches the organization, the model and the body hash.
+ * re-submitted request that matches the organization, the model and the body hash, and given back
+ * (`release`) when that request got no provider answer the client could use.
  * Everything is scoped to an organization; an id of another organization is not found.
  */
 export class ApprovalsService {
@@ -79,9 +80,21 @@ export class ApprovalsService {
     return this.repository.findLatestForRequest(asOrgId(orgId), model, hash);
   }
 
-  /** Marks an approved approval used by its re-submission; null when it is not approved, used or bound to another body. */
-  consume(orgId: string, id: string, hash: string): Promise<ApprovalEntity | null> {
-    return this.repository.consume(asOrgId(orgId), id, hash, this.now());
+  /**
+   * Marks an approved approval used by its re-submission `requestId`; null when it is not approved,
+   * used, bound to another body, or released and past its expiry.
+   */
+  consume(orgId: string, id: string, hash: string, requestId: string): Promise<ApprovalEntity | null> {
+    return this.repository.consume(asOrgId(orgId), id, hash, requestId, this.now());
+  }
+
+  /**
+   * Gives the approval back when the request `requestId` that consumed it got no provider answer the
+   * client could use, so the next identical re-submission is served without a new review. Null
+   * when `requestId` does not hold it (never consumed by it, or already given back).
+   */
+  release(orgId: string, id: string, requestId: string): Promise<ApprovalEntity | null> {
+    return this.repository.release(asOrgId(orgId), id, requestId, this.now());
   }
 
   /** `GET /v1/approvals/{id}/status`: 404 `not_found` (param `approval_id`) for an unknown id. */

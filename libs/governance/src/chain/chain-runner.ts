@@ -206,7 +206,19 @@ export class ChainRunner {
     if (!refusal) {
       const headers = decisionHeaders(ctx, governanceMs);
       return {
-        decision: { estimate, findings: ctx.findings, governanceMs, session, outcome: 'ALLOW', error: null, approval: null, headers, reservation, blockedBy: null },
+        decision: {
+          estimate,
+          findings: ctx.findings,
+          governanceMs,
+          session,
+          outcome: 'ALLOW',
+          error: null,
+          approval: null,
+          headers,
+          reservation,
+          blockedBy: null,
+          consumedApprovalId: ctx.consumedApprovalId,
+        },
         events: NO_EVENTS,
       };
     }

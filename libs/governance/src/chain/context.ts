@@ -74,6 +74,8 @@ export class ChainContext {
   dailySpent = 0;
   /** The request's `X-Runner-Proof` verifies for its runner and session (set once, before the stages run; read by 1.5 and 3). */
   runnerProofValid = false;
+  /** The approval stage 6 consumed for this request (given back if it gets no usable answer). */
+  consumedApprovalId: string | null = null;
   /** Findings of 4.5 and 4.6, decided on by 4.7. */
   safetyFindings: SafetyFinding[] = [];
   readonly findings: Required<GovernanceFindings> = {

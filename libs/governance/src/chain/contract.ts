@@ -115,6 +115,11 @@ export interface GovernanceDecision {
   governanceMs: number;
   /** The runner session stage 3 charged (verified proof or runner token), for the usage record. */
   session: { runnerId: string; sessionId: string } | null;
+  /**
+   * ALLOW: the HITL approval stage 6 consumed for this request, if any. Give it back with
+   * `releaseApproval` when the request ends without a provider answer the client can use.
+   */
+  consumedApprovalId?: string | null;
 }
 
 export interface GovernanceHealth {
@@ -144,6 +149,11 @@ export interface GovernanceService {
    * principal refused before `evaluate` ran; nothing is counted.
    */
   standingHeaders(principal: Principal, requestId: string): Promise<Record<string, string>>;
+  /**
+   * Gives back the approval `decision.consumedApprovalId` that the request `requestId` consumed
+   * (approved and unused again); a no-op unless that request still holds it.
+   */
+  releaseApproval(orgId: string, approvalId: string, requestId: string): Promise<void>;
 }
 
 /** Injection token of the GovernanceService. */

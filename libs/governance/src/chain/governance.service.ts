@@ -223,6 +223,10 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
     return this.runner.standingHeaders(input, profile);
   }
 
+  async releaseApproval(orgId: string, approvalId: string, requestId: string): Promise<void> {
+    await this.approvals.release(orgId, approvalId, requestId);
+  }
+
   async bodyLimit(principal: Principal): Promise<number> {
     return (await this.profiles.get(principal)).policy.max_body_bytes;
   }

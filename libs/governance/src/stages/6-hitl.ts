@@ -9,7 +9,10 @@ import { ALLOW, ChainContext, StageResult } from '../chain/context';
  * the organization, the model and the SHA-256 of the canonical body:
  * - no approval yet, or the last one expired or was already used: a new pending approval, 202;
  * - pending: the same approval again, 202;
- * - approved and unused: consumed (once) and the request proceeds;
+ * - approved and unused: consumed (once) by this request and the request proceeds; the proxy
+ *   gives it back (`GovernanceService.releaseApproval`) when the provider's answer is not one the
+ *   client can use (5xx, 408, 409, 429, a transport failure, an open breaker), so the next identical
+ *   re-submission is served without a new review; a given-back approval past `expires_at` is expired;
  * - rejected: 403 `approval_rejected` for as long as the same request is re-submitted.
  * A caller with `admin:write` on a plan that includes it may skip the gate (`hitlBypass`).
  */
@@ -29,7 +32,10 @@ export async function hitlStage(ctx: ChainContext, approvals: HitlApprovals): Pr
   const hash = requestHash(input.body);
   const latest = await approvals.findLatestForRequest(ctx.orgId, input.model, hash);
   if (latest?.status === 'approved' && latest.consumed_at === null) {
-    if (await approvals.consume(ctx.orgId, latest._id, hash)) return ALLOW;
+    if (await approvals.consume(ctx.orgId, latest._id, hash, input.requestId)) {
+      ctx.consumedApprovalId = latest._id;
+      return ALLOW;
+    }
   }
   if (latest?.status === 'rejected') {
     const by = latest.rejected_by ? ` by ${latest.rejected_by}` : '';

@@ -20,6 +20,7 @@ import { GatewayMetrics } from '../metrics/gateway-metrics';
 import { checkProviderEnvironment, ProviderDefinition, providerRegistry, resolveBaseUrl, resolveRoute } from '../providers';
 import { chatAnswerFormat, clientWantsStreamUsage, needsResponseTranslation } from '../upstream';
 import { ClientAbortedError, UpstreamClient } from '../transport/upstream-client';
+import { ConsumedApproval } from './approval-release';
 import { parseJsonObject, readBody } from './body-reader';
 import { IdempotencyGate, storable } from './idempotency';
 import { ModelAliasResolver } from './model-aliases';
@@ -222,6 +223,8 @@ export class ProxyService implements OnModuleDestroy {
         return;
       }
     }
+    // Only a request that consumed a HITL approval carries one (the common request allocates nothing).
+    let approval: ConsumedApproval | undefined;
     try {
       const target = { provider: route.provider.id, model: route.upstreamModel, requested: route.requestedModel, body: json, stream: fields.stream };
       const decision = await this.evaluate(call, principal, request, state, target, runner, runnerToken);
@@ -234,6 +237,8 @@ export class ProxyService implements OnModuleDestroy {
         reply.sendJson(202, decision.approval);
         return;
       }
+      if (decision.consumedApprovalId) approval = new ConsumedApproval(this.governance, principal.orgId, request.id, this.logger, decision.consumedApprovalId);
+      const held = approval;
       const providerKey = await resolveProviderKey({
         provider: route.provider.id,
         fromRequest: credentials.providerKeyFromRequest,
@@ -254,13 +259,20 @@ export class ProxyService implements OnModuleDestroy {
         includeUsage: clientWantsStreamUsage(json),
         keepBody: idempotencyKey !== undefined && !fields.stream,
         onLostAfterDispatch: () => void (state.dispatched = true),
+        beforeRelay: held ? (status) => held.beforeRelay(status) : undefined,
       });
       state.status = state.result.aborted ? 499 : state.result.status;
+      if (held) await held.settle(state.result.status);
       if (idempotencyKey && state.result.bufferedBody && storable(state.status)) {
         await this.idempotency.complete(principal, idempotencyKey, state.status, state.result.bufferedBody);
         idempotencyKey = undefined;
       }
+    } catch (error) {
+      // The client left after the request went upstream: the provider may have served it.
+      if (error instanceof ClientAbortedError && state.dispatched) approval?.keep();
+      throw error;
     } finally {
+      if (approval?.holding) await approval.release();
       if (idempotencyKey) void this.idempotency.release(principal, idempotencyKey);
     }
   }

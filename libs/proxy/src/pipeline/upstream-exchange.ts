@@ -67,6 +67,8 @@ export interface ExchangeInput {
    * a deadline passed, or the connection broke. The provider has the prompt (chargeOf).
    */
   onLostAfterDispatch?: () => void;
+  /** Awaited with the provider's status before a whole answer is relayed (a consumed approval given back first). */
+  beforeRelay?: (status: number) => Promise<void>;
 }
 
 /** Sends the request through the provider's breaker and relays the answer, streaming or not. */
@@ -87,6 +89,7 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
       // A whole answer: read into memory (its usage is in the body), then relayed.
       const response = await throughBreaker(input, () => input.client.sendBuffered(input.request, abort));
       const upstreamLatencyMs = latencySince(started);
+      if (input.beforeRelay) await input.beforeRelay(response.status);
       return { ...relayBuffered(input, response), upstreamLatencyMs };
     }
     const response = await throughBreaker(input, () => input.client.open(input.request, abort));
@@ -99,6 +102,7 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
     const body = await readWhole(response).catch((error: unknown) => {
       throw upstreamError(error, input.provider.id);
     });
+    if (input.beforeRelay) await input.beforeRelay(response.status);
     return { ...relayBuffered(input, { status: response.status, headers: response.headers, body }), upstreamLatencyMs };
   } catch (error) {
     // A provider's error or redirect (its headers came, status 300 or above) is its answer, not a lost one.
