@@ -3,6 +3,7 @@ import type { Principal } from '@svc/auth';
 import { OrgId, Repositories } from '@svc/domain';
 import { REPOSITORIES } from '@svc/runtime';
 import { BillingAmounts, BillingLine, BillingSummary } from './dto/billing.dto';
+import { allocateMicros, fromMicros, toMicros } from './micros';
 
 interface GroupRow {
   _id: { provider: string; model: string; key_id: string | null; agent: string | null };
@@ -13,26 +14,28 @@ interface GroupRow {
   cost: number;
 }
 
-/** A UTC calendar month: `YYYY-MM` and its [from, to) range. */
+/** A UTC calendar month: `YYYY-MM` and its [from, to) range. Years are as written (`0050` is not 1950). */
 export function monthRange(month: string | undefined, now = new Date()): { month: string; from: Date; to: Date } {
   const [year, index] = month ? [Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1] : [now.getUTCFullYear(), now.getUTCMonth()];
-  const from = new Date(Date.UTC(year, index, 1));
-  return { month: from.toISOString().slice(0, 7), from, to: new Date(Date.UTC(year, index + 1, 1)) };
+  // `Date.UTC` reads the years 0–99 as 1900–1999: set the year on its own.
+  const utc = (monthIndex: number) => new Date(new Date(0).setUTCFullYear(year, monthIndex, 1));
+  const from = utc(index);
+  return { month: `${String(year).padStart(4, '0')}-${String(index + 1).padStart(2, '0')}`, from, to: utc(index + 1) };
 }
 
-const toMicros = (usd: number) => Math.round(usd * 1_000_000);
-const fromMicros = (micros: number) => micros / 1_000_000;
+/** A line or group before its cost is shown: `cost` is the records' exact sum (USD). */
+type Exact<T> = T & { cost: number };
 
-/** Sums amounts in integer micro-dollars, so every grouping adds up to the total exactly. */
+/** Counts of a line or group, summed; the cost summed exactly (rounded once, by `withMicros`). */
 class Accumulator {
-  micros = 0;
+  cost = 0;
   requests = 0;
   blocked = 0;
   input_tokens = 0;
   output_tokens = 0;
 
   add(line: BillingAmounts): this {
-    this.micros += toMicros(line.cost);
+    this.cost += line.cost;
     this.requests += line.requests;
     this.blocked += line.blocked;
     this.input_tokens += line.input_tokens;
@@ -41,11 +44,24 @@ class Accumulator {
   }
 
   amounts(): BillingAmounts {
-    return { cost: fromMicros(this.micros), requests: this.requests, blocked: this.blocked, input_tokens: this.input_tokens, output_tokens: this.output_tokens };
+    return { cost: this.cost, requests: this.requests, blocked: this.blocked, input_tokens: this.input_tokens, output_tokens: this.output_tokens };
   }
 }
 
-function groupBy<K extends Record<string, string | null>>(lines: BillingLine[], keyOf: (line: BillingLine) => K): (BillingAmounts & K)[] {
+/**
+ * Rows shown in whole micro-dollars that add up to `totalMicros` exactly, each within a micro-dollar
+ * of its records' sum (`allocateMicros`), costliest first; `tieKeys[i]` orders rows of equal figures.
+ */
+function withMicros<T extends BillingAmounts>(rows: readonly T[], tieKeys: readonly string[], totalMicros?: number): T[] {
+  const shown = allocateMicros(rows.map((row) => row.cost), totalMicros);
+  return rows
+    .map((row, i) => ({ row: { ...row, cost: fromMicros(shown[i]) }, micros: shown[i], tie: tieKeys[i] }))
+    .sort((a, b) => b.micros - a.micros || b.row.requests - a.row.requests || a.tie.localeCompare(b.tie))
+    .map(({ row }) => row);
+}
+
+/** The lines summed per group, shown like the lines (`withMicros`), adding up to the summary's total. */
+function groupBy<K extends Record<string, string | null>>(lines: Exact<BillingLine>[], totalMicros: number, keyOf: (line: BillingLine) => K): (BillingAmounts & K)[] {
   const groups = new Map<string, { key: K; sum: Accumulator }>();
   for (const line of lines) {
     const key = keyOf(line);
@@ -54,9 +70,12 @@ function groupBy<K extends Record<string, string | null>>(lines: BillingLine[], 
     if (!group) groups.set(id, (group = { key, sum: new Accumulator() }));
     group.sum.add(line);
   }
-  return [...groups.entries()]
-    .sort(([idA, a], [idB, b]) => b.sum.micros - a.sum.micros || b.sum.requests - a.sum.requests || idA.localeCompare(idB))
-    .map(([, { key, sum }]) => ({ ...key, ...sum.amounts() }));
+  const entries = [...groups.entries()];
+  return withMicros(
+    entries.map(([, { key, sum }]) => ({ ...key, ...sum.amounts() })),
+    entries.map(([id]) => id),
+    totalMicros,
+  );
 }
 
 /** The monthly bill of an organization, from its usage records (costs as the proxy recorded them). */
@@ -64,8 +83,14 @@ function groupBy<K extends Record<string, string | null>>(lines: BillingLine[], 
 export class BillingService {
   constructor(@Inject(REPOSITORIES) private readonly repositories: Repositories) {}
 
-  /** One line per provider, model, key and agent, costliest first. */
+  /** One line per provider, model, key and agent, costliest first, in micro-dollars adding up to the month's total. */
   async lines(orgId: OrgId, range: { month: string; from: Date; to: Date }): Promise<BillingLine[]> {
+    const lines = await this.exactLines(orgId, range);
+    return withMicros(lines, lines.map((line) => `${line.provider}/${line.model}`));
+  }
+
+  /** The lines with their records' exact cost sums. */
+  private async exactLines(orgId: OrgId, range: { month: string; from: Date; to: Date }): Promise<Exact<BillingLine>[]> {
     const rows = await this.repositories.usage.aggregateUsage<GroupRow>(orgId, [
       { $match: { created_at: { $gte: range.from, $lt: range.to } } },
       {
@@ -92,16 +117,18 @@ export class BillingService {
         blocked: row.blocked,
         input_tokens: row.input_tokens,
         output_tokens: row.output_tokens,
-        cost: fromMicros(toMicros(row.cost)),
+        cost: row.cost,
       }),
     );
-    return lines.sort((a, b) => b.cost - a.cost || b.requests - a.requests || `${a.provider}/${a.model}`.localeCompare(`${b.provider}/${b.model}`));
+    return lines;
   }
 
   async summary(principal: Principal, month: string | undefined): Promise<BillingSummary> {
     const range = monthRange(month);
-    const lines = await this.lines(principal.orgId, range);
-    const total = lines.reduce((sum, line) => sum.add(line), new Accumulator()).amounts();
+    const lines = await this.exactLines(principal.orgId, range);
+    const sum = lines.reduce((total, line) => total.add(line), new Accumulator()).amounts();
+    const totalMicros = Math.round(toMicros(sum.cost));
+    const total = { ...sum, cost: fromMicros(totalMicros) };
     return {
       month: range.month,
       from: range.from.toISOString(),
@@ -109,10 +136,10 @@ export class BillingService {
       currency: 'USD',
       total_cost: total.cost,
       ...total,
-      by_provider: groupBy(lines, (line) => ({ provider: line.provider })),
-      by_model: groupBy(lines, (line) => ({ provider: line.provider, model: line.model })),
-      by_key: groupBy(lines, (line) => ({ key_id: line.key_id, key_name: line.key_name })),
-      by_agent: groupBy(lines, (line) => ({ agent: line.agent })),
+      by_provider: groupBy(lines, totalMicros, (line) => ({ provider: line.provider })),
+      by_model: groupBy(lines, totalMicros, (line) => ({ provider: line.provider, model: line.model })),
+      by_key: groupBy(lines, totalMicros, (line) => ({ key_id: line.key_id, key_name: line.key_name })),
+      by_agent: groupBy(lines, totalMicros, (line) => ({ agent: line.agent })),
     };
   }
 

@@ -1,3 +1,5 @@
+import { plainDecimal } from '@svc/domain';
+
 /**
  * Text a spreadsheet would run as a formula (CSV injection): a cell starting with `=`, `+`, `-` or
  * `@` (after any spaces or quotes), a tab or a carriage return. Such text gets a leading `'`.
@@ -28,14 +30,16 @@ function inertText(value: string): string {
 }
 
 /**
- * One RFC 4180 cell: empty for null, ISO 8601 for dates, quoted (inner quotes doubled) when it holds
- * a comma, a quote, a line break, a semicolon or a tab. Text is made inert first (`inertText`).
+ * One RFC 4180 cell: empty for null, ISO 8601 for dates, numbers in plain decimals (`plainDecimal` of @svc/domain),
+ * quoted (inner quotes doubled) when it holds a comma, a quote, a line break, a semicolon or a tab.
+ * Text is made inert first (`inertText`).
  */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   let text: string;
   if (value instanceof Date) text = value.toISOString();
   else if (typeof value === 'string') text = inertText(value);
+  else if (typeof value === 'number') text = plainDecimal(value);
   else text = String(value);
   return QUOTED.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

@@ -1,4 +1,4 @@
-import { formatUsd, roundUsd } from './money';
+import { formatUsd, plainDecimal, roundUsd } from './money';
 
 describe('roundUsd', () => {
   it('removes float noise and keeps every digit of the amount down to 10 decimals', () => {
@@ -76,5 +76,18 @@ describe('formatUsd', () => {
     expect(formatUsd(Number.NaN)).toBe('NaN');
     expect(formatUsd(Number.POSITIVE_INFINITY)).toBe('Infinity');
     expect(formatUsd(Number.NEGATIVE_INFINITY)).toBe('-Infinity');
+  });
+});
+
+describe('plainDecimal', () => {
+  it('writes small magnitudes without exponent form, exactly, and everything else as String does', () => {
+    expect(plainDecimal(4e-7)).toBe('0.0000004');
+    expect(plainDecimal(6e-8)).toBe('0.00000006');
+    expect(plainDecimal(1.25e-7)).toBe('0.000000125');
+    expect(plainDecimal(-3.5e-9)).toBe('-0.0000000035');
+    expect(plainDecimal(0.000001)).toBe('0.000001');
+    expect(plainDecimal(0)).toBe('0');
+    expect(plainDecimal(12.5)).toBe('12.5');
+    expect(plainDecimal(42)).toBe('42');
   });
 });

@@ -39,3 +39,17 @@ export function formatUsd(value: number): string {
   if (digits > 100) return `${sign}$${Number(amount.toPrecision(3))}`;
   return `${sign}$${amount.toFixed(digits).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
 }
+
+/**
+ * A number in plain decimals, as `String` writes it except that a magnitude below 10^-6 is not put in
+ * exponent form (`4e-7`, a cheap request's cost, is `0.0000004`): for headers and CSV cells, whose
+ * readers (finance tools, spreadsheets in some locales, header parsers) should not have to parse it.
+ * Exact: the digits are `String`'s own, moved behind the zeros.
+ */
+export function plainDecimal(value: number): string {
+  const text = String(value);
+  const small = /^(-?)(\d)(?:\.(\d+))?e-(\d+)$/.exec(text);
+  if (!small) return text;
+  const [, sign, lead, rest = '', exponent] = small;
+  return `${sign}0.${'0'.repeat(Number(exponent) - 1)}${lead}${rest}`;
+}

@@ -1,4 +1,4 @@
-import { roundUsd, USD_DECIMALS } from '@svc/domain';
+import { plainDecimal, roundUsd } from '@svc/domain';
 import { rateLimitHeaders } from '../stages/1-rate-limit';
 import type { ChainContext } from './context';
 
@@ -29,9 +29,7 @@ export function decisionHeaders(ctx: ChainContext, governanceMs: number, extra?:
  * header's reader should not have to parse.
  */
 export function usdHeader(value: number): string {
-  const rounded = roundUsd(value);
-  if (rounded === 0 || Math.abs(rounded) >= 1e-6) return String(rounded);
-  return rounded.toFixed(USD_DECIMALS).replace(/0+$/, '');
+  return plainDecimal(roundUsd(value));
 }
 
 /** The daily budget in force: the policy's, or a lower daily named budget with `auto_stop` (which refuses as `daily_budget` too). */
