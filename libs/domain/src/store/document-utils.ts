@@ -42,6 +42,15 @@ export function ttlVisibility(rule: TtlRule, nowMs: number): Record<string, unkn
   return { [rule.field]: { $not: { $lt: cutoff } } };
 }
 
+/**
+ * The MongoDB condition that selects the documents expired at `nowMs`: the complement of
+ * `ttlVisibility`, written as a range on the TTL field so that the TTL index serves it.
+ */
+export function ttlExpired(rule: TtlRule, nowMs: number): Record<string, unknown> {
+  const expired = { [rule.field]: { $lt: new Date(nowMs - rule.seconds * 1000) } };
+  return rule.partial ? { $and: [rule.partial, expired] } : expired;
+}
+
 export function uniqueIndexesOf(spec: CollectionSpec<StoredDocument>): IndexSpec[] {
   return spec.indexes.filter((i) => i.unique);
 }

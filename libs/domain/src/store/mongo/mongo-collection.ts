@@ -1,5 +1,5 @@
 import type { Model, PipelineStage as MongoosePipelineStage, QueryFilter, UpdateQuery } from 'mongoose';
-import { assertDocumentId, buildUpsertDocument, cloneDocument, normalizeUpdate, stripUndefined, TtlRule, ttlRuleOf, ttlVisibility } from '../document-utils';
+import { assertDocumentId, buildUpsertDocument, cloneDocument, normalizeUpdate, stripUndefined, ttlExpired, TtlRule, ttlRuleOf, ttlVisibility } from '../document-utils';
 import type {
   Collection,
   CollectionSpec,
@@ -14,6 +14,7 @@ import type {
   UpdateResult,
 } from '../types';
 import { toDuplicateKeyError } from './mongo-errors';
+import { toMongoFilter, toMongoPipeline } from './mongo-filter';
 
 /** The raw shape every model stores: a string `_id` and anything else (`strict: false`). */
 export type RawDocument = { _id: string } & Record<string, unknown>;
@@ -161,7 +162,7 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
   async aggregate<R = Record<string, unknown>>(pipeline: PipelineStage[]): Promise<R[]> {
     await this.indexesReady;
     const condition = this.visibility();
-    const stages = (condition ? [{ $match: condition }, ...pipeline] : pipeline) as unknown as MongoosePipelineStage[];
+    const stages = toMongoPipeline(condition ? [{ $match: condition }, ...pipeline] : pipeline) as unknown as MongoosePipelineStage[];
     return this.model.aggregate<R>(stages).exec();
   }
 
@@ -172,16 +173,21 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
     return this.ttl ? ttlVisibility(this.ttl, this.clock()) : null;
   }
 
+  /** The filter as sent: `undefined` conditions as null (see toMongoFilter), expired documents hidden. */
   private visible(filter: Filter<T>): RawFilter {
     const condition = this.visibility();
-    return (condition ? { $and: [filter, condition] } : filter) as RawFilter;
+    const sent = toMongoFilter(filter);
+    return (condition ? { $and: [sent, condition] } : sent) as RawFilter;
   }
 
-  /** Removes documents already past their TTL (what MongoDB's TTL monitor will do within a minute). */
+  /**
+   * Removes documents already past their TTL (what MongoDB's TTL monitor will do within a minute).
+   * A range on the TTL field, which its index serves: it runs on every duplicate key of a TTL
+   * collection (each idempotent replay), where a `$nor` of the visibility would scan the collection.
+   */
   private async purgeExpired(): Promise<number> {
-    const condition = this.visibility();
-    if (!condition) return 0;
-    const result = await this.model.deleteMany({ $nor: [condition] } as RawFilter).exec();
+    if (!this.ttl) return 0;
+    const result = await this.model.deleteMany(ttlExpired(this.ttl, this.clock()) as RawFilter).exec();
     return result.deletedCount;
   }
 
