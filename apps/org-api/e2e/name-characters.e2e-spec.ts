@@ -101,6 +101,22 @@ describe('org API: control characters in names', () => {
     expect([renamed.status, renamed.body.name]).toEqual([200, 'Acme — Zürich']);
   });
 
+  it('a webhook description may run over lines but refuses the other control, separator and bidirectional characters', async () => {
+    const hooks = '/api/v1/admin/webhooks';
+    const before = (await api.call('GET', hooks, { token: owner.token })).body.total;
+    for (const [c, code] of [['\u0000', 'U+0000'], ['\u001b', 'U+001B'], ['\u2028', 'U+2028'], ['\u202e', 'U+202E']]) {
+      const res = await api.call('POST', hooks, { token: owner.token, body: { url: 'https://8.8.8.8/hooks/text', events: ['budget.warning'], description: `bad${c}text` } });
+      expect([res.status, res.body.error?.code, res.body.error?.details?.param]).toEqual([400, 'VALIDATION_ERROR', 'description']);
+      expect(res.body.error.message).toContain(`found ${code} at position 4`);
+    }
+    expect((await api.call('GET', hooks, { token: owner.token })).body.total).toBe(before);
+    const description = 'Finance alerts.\r\n\tOwner: data team';
+    const created = await api.call('POST', hooks, { token: owner.token, body: { url: 'https://8.8.8.8/hooks/text', events: ['budget.warning'], description } });
+    expect([created.status, created.body.description]).toEqual([201, description]);
+    const patched = await api.call('PATCH', `${hooks}/${created.body.id}`, { token: owner.token, body: { description: 'x\u202ey' } });
+    expect([patched.status, patched.body.error?.details?.param]).toEqual([400, 'description']);
+  });
+
   it('still lists and serves names stored before the rule', async () => {
     const orgId = asOrgId(owner.orgId);
     const legacyName = 'legacy\u0007key\nline2';

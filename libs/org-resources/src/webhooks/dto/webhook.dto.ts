@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { EVENT_TYPES } from '@svc/events';
-import { CreateBody, IsOptionalNonNull } from '@svc/platform';
+import { CreateBody, IsFreeText, IsOptionalNonNull } from '@svc/platform';
 
 const EVENTS_DESCRIPTION = `Catalog event types (${EVENT_TYPES.join(', ')}); the aliases cost.exceeded and approval.required are accepted and stored as budget.exceeded and approval.requested`;
 
@@ -30,6 +30,7 @@ export class CreateWebhookDto {
   @IsOptional()
   @IsString()
   @MaxLength(500)
+  @IsFreeText()
   description?: string | null;
 }
 
@@ -64,6 +65,7 @@ export class UpdateWebhookDto {
   @IsOptional()
   @IsString()
   @MaxLength(500)
+  @IsFreeText()
   description?: string | null;
 }
 
