@@ -80,6 +80,9 @@ describe('gateway admin: provider targets', () => {
     [{ name: 'x', base_url: PUBLIC, headers: { 'X-Provider-Key': 'sk-secret' } }, 'headers.X-Provider-Key'],
     [{ name: 'x', base_url: PUBLIC, headers: { 'x-ok': 'a\r\nb' } }, 'headers.x-ok'],
     [{ name: 'x', base_url: PUBLIC, headers: { 'bad name': 'v' } }, 'headers.bad name'],
+    // Valid in HTTP, but not stored: MongoDB may refuse such names as field names.
+    [{ name: 'x', base_url: PUBLIC, headers: { $where: 'v' } }, 'headers'],
+    [{ name: 'x', base_url: PUBLIC, headers: { 'x-team.name': 'v' } }, 'headers'],
     // Sent in HTTP headers on every call to the target: what a header cannot carry is refused here.
     [{ name: 'x', base_url: PUBLIC, headers: { 'x-team': 'équipe-ключ' } }, 'headers.x-team'],
     [{ name: 'x', base_url: PUBLIC, api_key: 'lab-key\r\nx-injected: 1' }, 'api_key'],
@@ -195,6 +198,8 @@ describe('gateway admin: provider targets', () => {
       [{ api_key: 'patch-clé-6666' }, 'api_key'],
       [{ headers: { 'x-ok': 7 } }, 'headers.x-ok'],
       [{ headers: { 'bad name': 'v' } }, 'headers.bad name'],
+      [{ headers: { $set: 'v' } }, 'headers'],
+      [{ headers: { 'x.env': 'v' } }, 'headers'],
       [{ headers: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`x-h${i}`, 'v'])) }, 'headers'],
       [{ headers: 'x-env: dev' }, 'headers'],
       [{ kind: 'ollama', format: 'openai_compatible' }, 'kind'],

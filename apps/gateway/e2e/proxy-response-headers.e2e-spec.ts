@@ -168,6 +168,23 @@ describe('gateway response headers', () => {
     expectGovernanceHeaders(asHeaders(replay.headers), gw.orgId);
   });
 
+  it("an idempotent replay goes without the provider headers whose names cannot be a stored field ('$', '.')", async () => {
+    const odd = { 'x-trace.id': 'dotted', $meta: 'dollar' };
+    gw.mock.setBehavior({ headers: { ...VENDOR, ...odd } });
+    const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'odd names' }] };
+    const headers = { ...auth(), 'Idempotency-Key': `idem-odd-${Date.now()}` };
+    const first = await raw(gw, 'POST', '/v1/chat/completions', headers, body);
+    expect(first.status).toBe(200);
+    expect(first.headers).toMatchObject(odd);
+    const replay = await raw(gw, 'POST', '/v1/chat/completions', headers, body);
+    expect(gw.mock.requests).toHaveLength(1);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(first.body);
+    expect(replay.headers).toMatchObject(VENDOR);
+    expect(replay.headers['x-trace.id']).toBeUndefined();
+    expect(replay.headers.$meta).toBeUndefined();
+  });
+
   describe('401 for a missing gateway key', () => {
     const GENERIC = 'Missing gateway API key. Send it in the X-SVC-API-Key header, Authorization: Bearer <API_KEY>, or the api_key query parameter.';
     const B_ROUTES = 'Missing gateway API key. Send it in the X-SVC-API-Key header, Authorization: Bearer <API_KEY>, the x-api-key header, or the api_key query parameter.';

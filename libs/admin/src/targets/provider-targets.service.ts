@@ -207,6 +207,8 @@ export class ProviderTargetsService {
     if (entries.length > MAX_HEADERS) throw invalidRequest(`headers: at most ${MAX_HEADERS} entries`, 'headers');
     for (const [name, value] of entries) {
       if (!HEADER_NAME.test(name)) throw invalidRequest(`headers: '${name.slice(0, 64)}' is not a valid header name`, `headers.${name.slice(0, 64)}`);
+      // HTTP allows them, but no provider header uses them and MongoDB may refuse them as field names.
+      if (name.startsWith('$') || name.includes('.')) throw invalidRequest(`headers: '${name.slice(0, 64)}' cannot be stored: a header name may not start with '$' or contain '.'`, 'headers');
       const lower = name.toLowerCase();
       if (isCredentialHeader(name) && stored && value === MASKED_HEADER_VALUE) {
         const kept = this.storedCredential(stored, lower);

@@ -132,6 +132,13 @@ describe.each(storeTargets(process.env.MONGODB_URI))('ApiKeyRepository ($name)',
     expect((await keys.listByTeam(ORG_A, 'odd')).map((k) => k.name)).toEqual(['k3', 'k1']);
   });
 
+  it('lists the keys of a team created at the same moment newest first too (ties by id, as list does)', async () => {
+    const at = new Date(Date.UTC(2025, 0, 1));
+    for (const name of ['t1', 't2', 't3']) await keys.create(ORG_A, keyInput(name, { team_id: 'same' }), at);
+    expect((await keys.list(ORG_A)).items.map((k) => k.name)).toEqual(['t3', 't2', 't1']);
+    expect((await keys.listByTeam(ORG_A, 'same')).map((k) => k.name)).toEqual(['t3', 't2', 't1']);
+  });
+
   it('isolates tenants', async () => {
     const created = await keys.create(ORG_A, keyInput('ci', { team_id: 'shared' }));
     await expectTenantIsolation(keys, created, { scopes: ['admin:write'] });

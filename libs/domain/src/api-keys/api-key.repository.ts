@@ -102,7 +102,7 @@ export class ApiKeyRepository extends TenantRepository<ApiKeyEntity> {
   }
 
   listByTeam(orgId: OrgId, teamId: string): Promise<ApiKeyEntity[]> {
-    return this.findIn(orgId, { team_id: teamId }, { sort: { created_at: -1 } });
+    return this.findIn(orgId, { team_id: teamId }, { sort: { created_at: -1, _id: -1 } });
   }
 
   private newRecord(id: string, input: NewApiKey, now: Date): Omit<ApiKeyEntity, 'org_id'> {

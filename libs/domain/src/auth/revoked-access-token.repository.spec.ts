@@ -20,6 +20,12 @@ describe.each(storeTargets(process.env.MONGODB_URI))('RevokedAccessTokenReposito
     expect(await revoked.isRevoked('jti-2')).toBe(false);
   });
 
+  it('takes racing revocations of the same jti (two logouts at once) without an error', async () => {
+    const expiresAt = new Date(Date.now() + 60_000);
+    await expect(Promise.all(Array.from({ length: 8 }, () => revoked.revoke('jti-race', expiresAt)))).resolves.toHaveLength(8);
+    expect(await revoked.isRevoked('jti-race')).toBe(true);
+  });
+
   it('forgets a revocation once the token has expired', async () => {
     await revoked.revoke('jti-old', new Date(Date.now() - 1_000));
     expect(await revoked.isRevoked('jti-old')).toBe(false);

@@ -51,7 +51,7 @@ export class BudgetNodeRepository extends TenantRepository<BudgetNodeEntity> {
   }
 
   listChildren(orgId: OrgId, parentId: string): Promise<BudgetNodeEntity[]> {
-    return this.findIn(orgId, { parent_id: parentId }, { sort: { created_at: 1 } });
+    return this.findIn(orgId, { parent_id: parentId }, { sort: { created_at: 1, _id: 1 } });
   }
 
   /**

@@ -37,7 +37,7 @@ export class NamedBudgetRepository extends TenantRepository<NamedBudgetEntity> {
 
   /** Daily budgets with auto_stop: what the gateway checks. */
   listAutoStop(orgId: OrgId): Promise<NamedBudgetEntity[]> {
-    return this.findIn(orgId, { auto_stop: true, type: 'daily' }, { sort: { created_at: 1 } });
+    return this.findIn(orgId, { auto_stop: true, type: 'daily' }, { sort: { created_at: 1, _id: 1 } });
   }
 
   /** Sets (or resets) one alert's triggered state; false when the budget or alert does not exist. */

@@ -37,7 +37,7 @@ export class RunnerSessionRepository extends TenantRepository<RunnerSessionEntit
 
   /** The runner's session that is still alive (starting, active or stopping), if any. */
   findLive(orgId: OrgId, runnerId: string): Promise<RunnerSessionEntity | null> {
-    return this.findOneIn(orgId, { runner_id: runnerId, state: { $in: LIVE_SESSION_STATES } }, { sort: { started_at: -1 } });
+    return this.findOneIn(orgId, { runner_id: runnerId, state: { $in: LIVE_SESSION_STATES } }, { sort: { started_at: -1, _id: -1 } });
   }
 
   listByRunner(orgId: OrgId, runnerId: string, limit = 50): Promise<RunnerSessionEntity[]> {
@@ -79,7 +79,7 @@ export class RunnerSessionRepository extends TenantRepository<RunnerSessionEntit
   listExpiredLiveAcrossOrgs(now = new Date(), limit = 100): Promise<RunnerSessionEntity[]> {
     return this.acrossTenants.find(
       { state: { $in: LIVE_SESSION_STATES }, expires_at: { $lte: now } },
-      { sort: { expires_at: 1 }, limit },
+      { sort: { expires_at: 1, _id: 1 }, limit },
     );
   }
 }

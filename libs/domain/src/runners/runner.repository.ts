@@ -78,6 +78,6 @@ export class RunnerRepository extends TenantRepository<RunnerEntity> {
 
   /** Cross-tenant by design, for the reconciler: runners in a state since before `before`. */
   listInStateAcrossOrgs(states: RunnerState[], before: Date, limit = 100): Promise<RunnerEntity[]> {
-    return this.acrossTenants.find({ state: { $in: states }, updated_at: { $lt: before } }, { sort: { updated_at: 1 }, limit });
+    return this.acrossTenants.find({ state: { $in: states }, updated_at: { $lt: before } }, { sort: { updated_at: 1, _id: 1 }, limit });
   }
 }

@@ -5,6 +5,8 @@ import type { DocumentStore } from './types';
 
 export interface DocumentStoreConfig {
   MONGODB_URI?: string;
+  /** Longest a MongoDB query may run (maxTimeMS); default 10 s. */
+  MONGODB_OPERATION_TIMEOUT_MS?: number;
   DATA_DIR: string;
 }
 
@@ -19,7 +21,8 @@ export async function openDocumentStore(
 ): Promise<DocumentStore> {
   if (config.MONGODB_URI) {
     const { MongoDocumentStore } = require('./mongo/mongo-store') as typeof import('./mongo/mongo-store');
-    return MongoDocumentStore.open(config.MONGODB_URI, logger.child({ store: 'mongodb' }), options);
+    const operationTimeoutMS = options.operationTimeoutMS ?? config.MONGODB_OPERATION_TIMEOUT_MS;
+    return MongoDocumentStore.open(config.MONGODB_URI, logger.child({ store: 'mongodb' }), { ...options, operationTimeoutMS });
   }
   return EmbeddedDocumentStore.open(config.DATA_DIR, logger.child({ store: 'embedded' }), options);
 }

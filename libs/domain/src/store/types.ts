@@ -93,6 +93,13 @@ export interface Collection<T extends StoredDocument> {
   insertOne(doc: T): Promise<T>;
   /** Ordered: documents before a failing one stay inserted. */
   insertMany(docs: T[]): Promise<T[]>;
+  /**
+   * Idempotent per document, for batches that may be retried after a partial write: documents
+   * whose `_id` is already stored (or repeated in the batch) are skipped. Unordered: any other
+   * failure (a duplicate on another unique index) is thrown once the other documents are in.
+   * Returns how many documents were inserted.
+   */
+  insertNew(docs: T[]): Promise<number>;
   findOne(filter: Filter<T>, options?: FindOneOptions): Promise<T | null>;
   find(filter: Filter<T>, options?: FindOptions): Promise<T[]>;
   count(filter: Filter<T>): Promise<number>;

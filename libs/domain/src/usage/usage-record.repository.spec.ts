@@ -172,6 +172,16 @@ describe.each(storeTargets(process.env.MONGODB_URI))('UsageRecordRepository ($na
     expect(await t.repo.listOrgIdsWithUsageSince(at(0, 12))).toEqual([ORG_A]);
   });
 
+  it('records a batch retried after part of it was written once per record, without an error', async () => {
+    const day = { from: at(2, 0), to: at(3, 0) };
+    const batch = [usage(ORG_A, at(2, 1)), usage(ORG_A, at(2, 2)), usage(ORG_A, at(2, 3))];
+    await t.repo.recordBatch(batch.slice(0, 2));
+    expect(await t.repo.countRange(ORG_A, day)).toBe(2); // read: the collection is loaded from here on
+    await t.repo.recordBatch(batch);
+    await t.repo.recordBatch(batch);
+    expect((await t.repo.replay(ORG_A, day)).map((r) => r._id)).toEqual(batch.map((r) => r._id));
+  });
+
   it('drops records after 90 days', async () => {
     const recent = usage(ORG_A, new Date(t.ctx.clock.now()));
     await t.repo.recordBatch([recent]);

@@ -59,9 +59,13 @@ export class UsageRecordRepository extends TenantRepository<UsageRecordEntity> {
     this.stampsUpdatedAt = false;
   }
 
-  /** Writes a batch of records (usage is written in batches off the hot path); each names its org. */
+  /**
+   * Writes a batch of records (usage is written in batches off the hot path); each names its org.
+   * Idempotent per record: a record whose id is already stored is skipped, so a batch retried after
+   * a partial write stores each record once and does not fail on the part that went in.
+   */
   async recordBatch(records: UsageRecordEntity[]): Promise<void> {
-    if (records.length) await this.acrossTenants.insertMany(records);
+    if (records.length) await this.acrossTenants.insertNew(records);
   }
 
   /** Records of a time range, newest first, with the total. */
@@ -117,7 +121,7 @@ export class UsageRecordRepository extends TenantRepository<UsageRecordEntity> {
     const rows = await this.findIn(
       orgId,
       rangeOf(range, 'provider_calls'),
-      { sort: { created_at: -1 }, limit, projection: { provider: 1, model: 1, latency_ms: 1 } },
+      { sort: { created_at: -1, _id: -1 }, limit, projection: { provider: 1, model: 1, latency_ms: 1 } },
     );
     return rows.map(({ provider, model, latency_ms }) => ({ provider, model, latency_ms }));
   }

@@ -78,7 +78,7 @@ export class WebhookRepository extends TenantRepository<WebhookEntity> {
 
   /** Active webhooks of the org subscribed to an event type. */
   listActiveForEvent(orgId: OrgId, eventType: string): Promise<WebhookEntity[]> {
-    return this.findIn(orgId, { status: 'active', events: eventType }, { sort: { created_at: 1 } });
+    return this.findIn(orgId, { status: 'active', events: eventType }, { sort: { created_at: 1, _id: 1 } });
   }
 
   async recordDeliverySuccess(orgId: OrgId, id: string, at = new Date()): Promise<void> {

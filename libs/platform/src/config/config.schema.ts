@@ -50,6 +50,8 @@ export const configSchema = z.object({
   WEBHOOK_DISPATCHER_PORT: port(8005),
   REDIS_URL: optionalUrl(['redis', 'rediss']),
   MONGODB_URI: optionalUrl(['mongodb', 'mongodb+srv']),
+  /** maxTimeMS of every MongoDB query, update, delete and aggregation; the socket waits 5 s longer. */
+  MONGODB_OPERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   DATA_DIR: z.string().min(1).default('./.data'),
   MASTER_ENCRYPTION_KEY: base64Key,
   MASTER_ENCRYPTION_KEY_PREVIOUS: base64Key,

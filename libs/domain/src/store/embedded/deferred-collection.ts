@@ -82,6 +82,13 @@ export class DeferredCollection<T extends StoredDocument> implements Collection<
     return docs;
   }
 
+  /** Unloaded, every document is appended: a stored `_id` is dropped at load time (the first one wins). */
+  async insertNew(docs: T[]): Promise<number> {
+    if (this.loaded) return this.loaded.insertNew(docs);
+    this.append(docs);
+    return docs.length;
+  }
+
   findOne(filter: Filter<T>, options?: FindOneOptions): Promise<T | null> {
     return this.collection().findOne(filter, options);
   }

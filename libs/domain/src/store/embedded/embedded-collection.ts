@@ -130,6 +130,26 @@ export class EmbeddedCollection<T extends StoredDocument> implements Collection<
     return out;
   }
 
+  async insertNew(docs: T[]): Promise<number> {
+    this.hooks.assertOpen();
+    const stored: T_ANY[] = [];
+    let failure: unknown = null;
+    try {
+      for (const doc of docs) {
+        try {
+          stored.push(this.insertDocument(doc) as unknown as T_ANY);
+        } catch (error) {
+          if (error instanceof DuplicateKeyError && error.index === '_id_') continue;
+          failure ??= error;
+        }
+      }
+    } finally {
+      if (stored.length) this.hooks.changed(stored);
+    }
+    if (failure) throw failure;
+    return stored.length;
+  }
+
   async findOne(filter: Filter<T>, options: FindOneOptions = {}): Promise<T | null> {
     this.hooks.assertOpen();
     const [first] = this.query(filter, { ...options, limit: 1 });

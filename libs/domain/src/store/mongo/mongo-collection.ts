@@ -1,5 +1,6 @@
 import type { Model, PipelineStage as MongoosePipelineStage, QueryFilter, UpdateQuery } from 'mongoose';
 import { assertDocumentId, buildUpsertDocument, cloneDocument, normalizeUpdate, stripUndefined, ttlExpired, TtlRule, ttlRuleOf, ttlVisibility } from '../document-utils';
+import { DuplicateKeyError } from '../types';
 import type {
   Collection,
   CollectionSpec,
@@ -13,7 +14,7 @@ import type {
   UpdateOptions,
   UpdateResult,
 } from '../types';
-import { toDuplicateKeyError } from './mongo-errors';
+import { splitInsertFailure, toDuplicateKeyError } from './mongo-errors';
 import { toMongoFilter, toMongoPipeline } from './mongo-filter';
 
 /** The raw shape every model stores: a string `_id` and anything else (`strict: false`). */
@@ -69,6 +70,33 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
     return prepared;
   }
 
+  /**
+   * Unordered, skipping the documents whose `_id` is taken (E11000 on `_id_` only). A taken `_id`
+   * may belong to an expired document MongoDB's TTL monitor has not removed yet: when a purge
+   * removes any, those documents are tried once more, as the embedded store would insert them.
+   */
+  async insertNew(docs: T[]): Promise<number> {
+    await this.indexesReady;
+    let pending = docs.map((doc) => {
+      assertDocumentId(this.name, doc);
+      return stripUndefined(cloneDocument(doc));
+    });
+    let inserted = 0;
+    for (let attempt = 0; pending.length; attempt += 1) {
+      try {
+        await this.model.insertMany(pending as RawDocument[], { ordered: false, lean: true });
+        return inserted + pending.length;
+      } catch (error) {
+        const { takenIds, failure } = splitInsertFailure(this.name, this.spec.indexes, error);
+        if (failure) throw failure;
+        inserted += pending.length - takenIds.length;
+        if (attempt > 0 || !this.ttl || (await this.purgeExpired()) === 0) return inserted;
+        pending = takenIds.map((index) => pending[index]);
+      }
+    }
+    return inserted;
+  }
+
   async findOne(filter: Filter<T>, options: FindOneOptions = {}): Promise<T | null> {
     await this.indexesReady;
     const query = this.model.findOne(this.visible(filter), options.projection ?? null);
@@ -95,10 +123,9 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
     const normalized = normalizeUpdate(update);
     if (!normalized) return this.emptyUpdate(filter, options.upsert ?? false);
     if (options.upsert) buildUpsertDocument(this.name, filter, normalized);
-    const result = await this.withDuplicateRetry(() =>
-      this.model
-        .updateOne(this.visible(filter), normalized as RawUpdate, { upsert: options.upsert ?? false, strict: false })
-        .exec(),
+    const result = await this.withDuplicateRetry(
+      () => this.model.updateOne(this.visible(filter), normalized as RawUpdate, { upsert: options.upsert ?? false, strict: false }).exec(),
+      options.upsert ?? false,
     );
     const upserted = result.upsertedCount > 0 && result.upsertedId != null;
     return {
@@ -129,8 +156,9 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
     if (!normalized) {
       const found = await this.findOne(filter, { sort: options.sort });
       if (found || !options.upsert) return found;
-      const inserted = await this.insertOne(buildUpsertDocument(this.name, filter, {}));
-      return returnDocument === 'before' ? null : inserted;
+      const upserted = await this.insertOrFind(filter);
+      if (!upserted.inserted) return upserted.doc;
+      return returnDocument === 'before' ? null : upserted.doc;
     }
     if (options.upsert) buildUpsertDocument(this.name, filter, normalized);
     const result = await this.withDuplicateRetry(() =>
@@ -143,6 +171,7 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
           lean: true,
         })
         .exec(),
+      options.upsert ?? false,
     );
     return (result ?? null) as T | null;
   }
@@ -191,13 +220,20 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
     return result.deletedCount;
   }
 
-  private async withDuplicateRetry<R>(operation: () => Promise<R>): Promise<R> {
+  /**
+   * Retries a write once on a duplicate key when expired documents were purged, and always for an
+   * upsert: two racing upserts both miss and both insert, and the loser's retry now matches the
+   * winner's document. MongoDB retries such an upsert itself only when the filter is an equality on
+   * the unique key, which the TTL condition (`$and` with a `$not`) of `visible` never is.
+   */
+  private async withDuplicateRetry<R>(operation: () => Promise<R>, upsert = false): Promise<R> {
     try {
       return await operation();
     } catch (error) {
       const duplicate = toDuplicateKeyError(this.name, this.spec.indexes, error);
       if (!duplicate) throw error;
-      if (!this.ttl || (await this.purgeExpired()) === 0) throw duplicate;
+      const purged = this.ttl ? await this.purgeExpired() : 0;
+      if (purged === 0 && !upsert) throw duplicate;
       try {
         return await operation();
       } catch (retryError) {
@@ -211,7 +247,19 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
     const found = await this.findOne(filter, { projection: { _id: 1 } });
     if (found) return { matched: 1, modified: 0 };
     if (!upsert) return { matched: 0, modified: 0 };
-    const inserted = await this.insertOne(buildUpsertDocument(this.name, filter, {}));
-    return { matched: 0, modified: 0, upsertedId: inserted._id };
+    const upserted = await this.insertOrFind(filter);
+    if (!upserted.inserted) return { matched: 1, modified: 0 };
+    return { matched: 0, modified: 0, upsertedId: upserted.doc._id };
+  }
+
+  /** The insert of an upsert with nothing to update; a racing upsert that inserted first is found instead. */
+  private async insertOrFind(filter: Filter<T>): Promise<{ doc: T; inserted: boolean }> {
+    try {
+      return { doc: await this.insertOne(buildUpsertDocument(this.name, filter, {})), inserted: true };
+    } catch (error) {
+      const found = error instanceof DuplicateKeyError ? await this.findOne(filter) : null;
+      if (!found) throw error;
+      return { doc: found, inserted: false };
+    }
   }
 }

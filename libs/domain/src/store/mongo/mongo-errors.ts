@@ -38,3 +38,34 @@ export function toDuplicateKeyError(collection: string, indexes: IndexSpec[], er
         : [];
   return new DuplicateKeyError(collection, name, fields, e.keyValue ?? {});
 }
+
+/** One failed document of an unordered insert, as the driver's WriteError exposes it. */
+interface InsertWriteError {
+  index: number;
+  code?: number;
+  errmsg?: string;
+}
+
+/**
+ * Splits the failure of an unordered insert: the positions of the documents refused only because
+ * their `_id` is taken (E11000 on the `_id_` index), and the first other failure (mapped to a
+ * DuplicateKeyError when it is one), or null. An error that is not a bulk write error is the failure.
+ */
+export function splitInsertFailure(
+  collection: string,
+  indexes: IndexSpec[],
+  error: unknown,
+): { takenIds: number[]; failure: unknown } {
+  const writeErrors = (error as { writeErrors?: unknown } | null)?.writeErrors;
+  const concern = (error as { writeConcernErrors?: unknown[] } | null)?.writeConcernErrors;
+  if (!Array.isArray(writeErrors) || !writeErrors.length || concern?.length) {
+    return { takenIds: [], failure: toDuplicateKeyError(collection, indexes, error) ?? error };
+  }
+  const takenIds: number[] = [];
+  for (const writeError of writeErrors as InsertWriteError[]) {
+    const duplicate = toDuplicateKeyError(collection, indexes, { code: writeError.code, errmsg: writeError.errmsg });
+    if (duplicate?.index === '_id_' && typeof writeError.index === 'number') takenIds.push(writeError.index);
+    else return { takenIds, failure: duplicate ?? error };
+  }
+  return { takenIds, failure: null };
+}

@@ -1,4 +1,4 @@
-import mongoose, { Connection, Schema } from 'mongoose';
+import mongoose, { ConnectOptions, Connection, Schema } from 'mongoose';
 import type { Logger } from '@svc/platform';
 import {
   Collection,
@@ -10,16 +10,37 @@ import {
   StoredDocument,
 } from '../types';
 import { MongoCollection, RawDocument } from './mongo-collection';
+import { IndexMaintenance, IndexOperations, IndexRetry, indexPlan, maintainIndexes } from './mongo-indexes';
 
 export interface MongoStoreOptions extends StoreOptions {
   /** Database name; default: the one in the URI. */
   dbName?: string;
   /** How long to wait for a server at open and per operation (default 5 s). */
   serverSelectionTimeoutMS?: number;
+  /**
+   * Longest a query, update, delete or aggregation may run (MONGODB_OPERATION_TIMEOUT_MS, default
+   * 10 s): sent as `maxTimeMS`; the socket gives up on a silent server a little later.
+   */
+  operationTimeoutMS?: number;
+  /** Retry delays when an index cannot be built (tests shorten them). */
+  indexRetry?: IndexRetry;
+}
+
+export const DEFAULT_OPERATION_TIMEOUT_MS = 10_000;
+
+/** How much longer than `maxTimeMS` the client waits on a socket, so the server's own timeout error normally comes first. */
+export const SOCKET_TIMEOUT_MARGIN_MS = 5_000;
+
+/** The operations whose server-side time is bounded by `maxTimeMS` (schema query middleware). */
+const BOUNDED_QUERIES = ['find', 'findOne', 'countDocuments', 'updateOne', 'updateMany', 'findOneAndUpdate', 'deleteOne', 'deleteMany'] as const;
+
+export interface SchemaOptions {
+  /** Sets `maxTimeMS` on every query and aggregation that does not set its own. */
+  operationTimeoutMS?: number;
 }
 
 /** A mongoose schema for a spec: string `_id`, anything else allowed, the spec's indexes declared. */
-export function schemaFor(spec: CollectionSpec<StoredDocument>): Schema<RawDocument> {
+export function schemaFor(spec: CollectionSpec<StoredDocument>, options: SchemaOptions = {}): Schema<RawDocument> {
   const schema = new Schema<RawDocument>(
     { _id: { type: String, required: true } },
     {
@@ -41,35 +62,60 @@ export function schemaFor(spec: CollectionSpec<StoredDocument>): Schema<RawDocum
       ...(index.partialFilterExpression ? { partialFilterExpression: index.partialFilterExpression } : {}),
     });
   }
+  const maxTimeMS = options.operationTimeoutMS;
+  if (maxTimeMS) {
+    for (const op of BOUNDED_QUERIES) {
+      schema.pre(op, function (this: mongoose.Query<unknown, RawDocument>) {
+        if (this.getOptions().maxTimeMS === undefined) this.setOptions({ maxTimeMS });
+      });
+    }
+    schema.pre('aggregate', function (this: mongoose.Aggregate<unknown>) {
+      if (this.options.maxTimeMS === undefined) this.option({ maxTimeMS });
+    });
+  }
   return schema;
+}
+
+/** The options of the store's connection. */
+export function connectionOptions(options: MongoStoreOptions): ConnectOptions {
+  return {
+    ...(options.dbName ? { dbName: options.dbName } : {}),
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
+    // The driver ignores `timeoutMS` (deprecated, no effect in mongodb 7): queries carry maxTimeMS
+    // (schemaFor) and the socket bounds the wait for any reply, inserts and index builds included.
+    socketTimeoutMS: (options.operationTimeoutMS ?? DEFAULT_OPERATION_TIMEOUT_MS) + SOCKET_TIMEOUT_MARGIN_MS,
+    ignoreUndefined: true,
+    autoIndex: false,
+    autoCreate: false,
+  };
 }
 
 /**
  * The MongoDB adapter: one injected connection (no global mongoose models), one model per
- * collection spec, indexes synced (created, and stale ones dropped) when a collection is opened.
+ * collection spec. Opening a collection creates its declared indexes and drops the obsolete ones
+ * listed in OBSOLETE_INDEXES (mongo-indexes.ts), never any other; a failure is logged and retried.
  */
 export class MongoDocumentStore implements DocumentStore {
   readonly kind = 'mongodb' as const;
   private readonly collections = new Map<string, Collection<StoredDocument>>();
   private readonly pending: Promise<void>[] = [];
+  private readonly maintenance: IndexMaintenance[] = [];
   private readonly clock: () => number;
+  private readonly operationTimeoutMS: number;
+  private readonly indexRetry: IndexRetry;
 
   constructor(
     readonly connection: Connection,
     private readonly logger: Logger,
-    options: StoreOptions = {},
+    options: MongoStoreOptions = {},
   ) {
     this.clock = options.clock ?? Date.now;
+    this.operationTimeoutMS = options.operationTimeoutMS ?? DEFAULT_OPERATION_TIMEOUT_MS;
+    this.indexRetry = options.indexRetry ?? {};
   }
 
   static async open(uri: string, logger: Logger, options: MongoStoreOptions = {}): Promise<MongoDocumentStore> {
-    const connection = mongoose.createConnection(uri, {
-      ...(options.dbName ? { dbName: options.dbName } : {}),
-      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
-      ignoreUndefined: true,
-      autoIndex: false,
-      autoCreate: false,
-    });
+    const connection = mongoose.createConnection(uri, connectionOptions(options));
     // Without a listener an 'error' event would crash the process; status() reports the state.
     connection.on('error', (error: unknown) => logger.error({ err: error }, 'mongodb connection error'));
     connection.on('disconnected', () => logger.warn('mongodb disconnected'));
@@ -87,20 +133,14 @@ export class MongoDocumentStore implements DocumentStore {
   collection<T extends StoredDocument>(spec: CollectionSpec<T>): Collection<T> {
     const existing = this.collections.get(spec.name);
     if (existing) return existing as unknown as Collection<T>;
-    const model = this.connection.model<RawDocument>(spec.name, schemaFor(spec), spec.name);
-    const indexesReady = model.syncIndexes().then(
-      (dropped) => {
-        if (dropped.length) this.logger.info({ collection: spec.name, dropped }, 'dropped indexes no longer declared');
-      },
-      (error: unknown) => {
-        this.logger.error({ err: error, collection: spec.name }, 'could not create the indexes of a collection');
-        throw error;
-      },
-    );
-    // Failures surface on the collection's operations and in ready(); never as an unhandled rejection.
-    indexesReady.catch(() => undefined);
-    this.pending.push(indexesReady);
-    const collection = new MongoCollection<T>(spec, model, indexesReady, this.clock);
+    const schema = schemaFor(spec, { operationTimeoutMS: this.operationTimeoutMS });
+    const model = this.connection.model<RawDocument>(spec.name, schema, spec.name);
+    const plan = indexPlan(spec.name, schema.indexes() as [Record<string, unknown>, Record<string, unknown>][]);
+    // Operations wait for the first pass only; one that failed is retried in the background.
+    const maintenance = maintainIndexes(model.collection as unknown as IndexOperations, plan, this.logger, this.indexRetry);
+    this.maintenance.push(maintenance);
+    this.pending.push(maintenance.firstPass);
+    const collection = new MongoCollection<T>(spec, model, maintenance.firstPass, this.clock);
     this.collections.set(spec.name, collection as unknown as Collection<StoredDocument>);
     return collection;
   }
@@ -119,6 +159,7 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   async close(): Promise<void> {
+    for (const maintenance of this.maintenance) maintenance.stop();
     await this.connection.close();
   }
 }
