@@ -7,3 +7,4 @@ export * as anomalyScenarios from './anomaly-usage';
 export * from './openapi';
 export * from './admin-routes';
 export * from './webhook-receiver';
+export * from './redis-db';

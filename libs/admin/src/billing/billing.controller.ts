@@ -6,6 +6,7 @@ import { AdminController, AdminRoute } from '../common/admin-route';
 import { attachment, csvContent, csvDocument } from '../common/csv';
 import { BILLING_COLUMNS, BillingExport, BillingExportQuery, BillingLine, BillingQuery, BillingSummary } from './dto/billing.dto';
 import { BillingService, monthRange } from './billing.service';
+import { exactMicros, fromMicros } from './micros';
 
 /** SPEC.md billing routes: the monthly summary and its export. */
 @AdminController('billing', 'billing')
@@ -36,7 +37,8 @@ export class BillingController {
         .send(csvDocument<BillingLine>(BILLING_COLUMNS, lines));
       return;
     }
-    const total = lines.reduce((micros, line) => micros + Math.round(line.cost * 1_000_000), 0) / 1_000_000;
+    // The lines are whole micro-dollars (allocateMicros): their sum is the month's total.
+    const total = fromMicros(lines.reduce((micros, line) => micros + Math.round(exactMicros(line.cost)), 0));
     const body: BillingExport = { month: range.month, from: range.from.toISOString(), to: range.to.toISOString(), currency: 'USD', total_cost: total, lines };
     await reply.header('Content-Disposition', attachment(`billing-${principal.orgId}-${range.month}.json`)).send(body);
   }

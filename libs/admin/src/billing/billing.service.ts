@@ -3,7 +3,7 @@ import type { Principal } from '@svc/auth';
 import { OrgId, Repositories } from '@svc/domain';
 import { REPOSITORIES } from '@svc/runtime';
 import { BillingAmounts, BillingLine, BillingSummary } from './dto/billing.dto';
-import { allocateMicros, fromMicros, toMicros } from './micros';
+import { allocateMicros, exactMicros, fromMicros } from './micros';
 
 interface GroupRow {
   _id: { provider: string; model: string; key_id: string | null; agent: string | null };
@@ -127,7 +127,7 @@ export class BillingService {
     const range = monthRange(month);
     const lines = await this.exactLines(principal.orgId, range);
     const sum = lines.reduce((total, line) => total.add(line), new Accumulator()).amounts();
-    const totalMicros = Math.round(toMicros(sum.cost));
+    const totalMicros = Math.round(exactMicros(sum.cost));
     const total = { ...sum, cost: fromMicros(totalMicros) };
     return {
       month: range.month,

@@ -1,4 +1,4 @@
-import { allocateMicros, toMicros } from './micros';
+import { allocateMicros, exactMicros } from './micros';
 
 describe('allocateMicros', () => {
   it('adds up to the sum rounded to the micro-dollar, each amount rounded down or up', () => {
@@ -10,7 +10,7 @@ describe('allocateMicros', () => {
   });
 
   it('keeps whole micro-dollars whole despite float noise, and gives the rest to the largest remainders', () => {
-    expect(toMicros(0.000027)).toBe(27);
+    expect(exactMicros(0.000027)).toBe(27);
     expect(allocateMicros([0.000027, 0.1, 0.2])).toEqual([27, 100_000, 200_000]);
     expect(allocateMicros([0.0000016, 0.0000024, 0.0000004])).toEqual([2, 2, 0]);
     expect(allocateMicros([])).toEqual([]);

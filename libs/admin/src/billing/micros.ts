@@ -1,5 +1,5 @@
 /** USD as micro-dollars, float noise removed (`0.000027 * 1e6` is 26.999999999999996): not rounded to whole ones. */
-export function toMicros(usd: number): number {
+export function exactMicros(usd: number): number {
   return Number((usd * 1_000_000).toPrecision(15));
 }
 
@@ -14,9 +14,9 @@ export const fromMicros = (micros: number): number => micros / 1_000_000;
  * is the total of the same amounts summed elsewhere (so groupings of one set of lines share it).
  */
 export function allocateMicros(amounts: readonly number[], totalMicros?: number): number[] {
-  const exact = amounts.map(toMicros);
+  const exact = amounts.map(exactMicros);
   const floors = exact.map(Math.floor);
-  const total = totalMicros ?? Math.round(toMicros(amounts.reduce((sum, usd) => sum + usd, 0)));
+  const total = totalMicros ?? Math.round(exactMicros(amounts.reduce((sum, usd) => sum + usd, 0)));
   let left = total - floors.reduce((sum, micros) => sum + micros, 0);
   const order = exact.map((_, i) => i).sort((a, b) => exact[b] - floors[b] - (exact[a] - floors[a]) || exact[b] - exact[a] || a - b);
   for (const i of order) {

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApprovalsService } from '@svc/governance';
 import { ApiOrgIdHeader, GatewayError } from '@svc/platform';
 import { listModels } from '../providers';
+import { OrgProviderRegistry } from '../pipeline/org-registry';
 import { ProxyService } from '../pipeline/proxy.service';
 import { anthropicModelPage, toModelInfo } from './anthropic-models';
 import { APPROVAL_STATUS_RESPONSE, MODEL_ENTRY, MODEL_INFO, MODEL_INFO_PAGE, MODEL_LIST } from './service.openapi';
@@ -22,6 +23,7 @@ const ROOT_LIST_CREDENTIALS = { readXApiKey: true };
 export class ModelsController {
   constructor(
     private readonly proxy: ProxyService,
+    private readonly providers: OrgProviderRegistry,
     private readonly approvals: ApprovalsService,
   ) {}
 
@@ -30,7 +32,7 @@ export class ModelsController {
   @ApiOkResponse({ description: 'Model list in format A', schema: MODEL_LIST })
   async models(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const principal = await this.proxy.authenticate(request, reply, 'gateway:read', ROOT_LIST_CREDENTIALS);
-    await reply.send(listModels(await this.proxy.registry(principal)));
+    await reply.send(listModels(await this.providers.registry(principal.orgId)));
   }
 
   @Get('models/:model')
@@ -52,7 +54,7 @@ export class ModelsController {
 
   private async retrieve(id: string, request: FastifyRequest, reply: FastifyReply) {
     const principal = await this.proxy.authenticate(request, reply, 'gateway:read', ROOT_LIST_CREDENTIALS);
-    await reply.send(listedModel(listModels(await this.proxy.registry(principal)).data, id, 'GET /v1/models lists the models.'));
+    await reply.send(listedModel(listModels(await this.providers.registry(principal.orgId)).data, id, 'GET /v1/models lists the models.'));
   }
 
   @Get(':provider/models/:model')
@@ -116,8 +118,8 @@ export class ModelsController {
 
   private async modelsOf(provider: string, request: FastifyRequest, reply: FastifyReply, readXApiKey = false) {
     const principal = await this.proxy.authenticate(request, reply, 'gateway:read', { readXApiKey });
-    const definition = await this.proxy.provider(principal, provider);
-    const all = listModels(await this.proxy.registry(principal));
+    const definition = await this.providers.provider(principal.orgId, provider);
+    const all = listModels(await this.providers.registry(principal.orgId));
     return { definition, data: all.data.filter((model) => model.owned_by === definition.id) };
   }
 }

@@ -27,11 +27,6 @@ export class ConsumedApproval {
     this.held = approvalId;
   }
 
-  /** An approval is held and not yet kept or given back. */
-  get holding(): boolean {
-    return this.held !== null;
-  }
-
   /** The request got its answer: the approval stays used. */
   keep(): void {
     this.held = null;
@@ -41,9 +36,9 @@ export class ConsumedApproval {
    * Before the provider's answer of `status` is relayed: one the client cannot use gives the
    * approval back first, so a retry that follows at once already finds it approved.
    */
-  async beforeRelay(status: number): Promise<void> {
+  readonly beforeRelay = async (status: number): Promise<void> => {
     if (!storable(status)) await this.release();
-  }
+  };
 
   /** After the exchange answered (whole or streamed): a usable answer keeps the approval used, another gives it back. */
   async settle(status: number): Promise<void> {

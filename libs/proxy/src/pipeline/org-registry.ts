@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { asOrgId, EncryptedValue, loadOrgProviderTargets, openTargetHeaders, Repositories, SecretCipher } from '@svc/domain';
 import { InvalidationBus, LOGGER, Logger } from '@svc/platform';
 import { INVALIDATION_BUS, REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
-import { GATEWAY_ROUTE_SEGMENTS, ProviderRegistry, providerRegistry } from '../providers';
+import { GATEWAY_ROUTE_SEGMENTS, ProviderDefinition, ProviderRegistry, providerRegistry } from '../providers';
+import { unknownProvider } from './route-refusals';
 import { TtlCache } from './ttl-cache';
 
 interface OrgProviders {
@@ -31,6 +32,13 @@ export class OrgProviderRegistry {
 
   async registry(orgId: string): Promise<ProviderRegistry> {
     return (await this.load(orgId)).registry;
+  }
+
+  /** A provider of the organization (built-in or one of its targets) by id or alias; 404 `unknown_provider` otherwise. */
+  async provider(orgId: string, id: string): Promise<ProviderDefinition> {
+    const definition = (await this.registry(orgId)).get(id.toLowerCase());
+    if (!definition) throw unknownProvider(id);
+    return definition;
   }
 
   /** The decrypted key stored on an organization's provider target, if the provider is one. */

@@ -96,18 +96,6 @@ export class ProxyService implements OnModuleDestroy {
     warmUpTokenizers();
   }
 
-  /** The registry of the caller's organization: built-ins plus its provider targets. */
-  registry(principal: Principal) {
-    return this.providers.registry(principal.orgId);
-  }
-
-  /** A provider of the caller's organization (built-in or one of its targets) by id or alias; 404 otherwise. */
-  async provider(principal: Principal, id: string): Promise<ProviderDefinition> {
-    const definition = (await this.providers.registry(principal.orgId)).get(id.toLowerCase());
-    if (!definition) throw unknownProvider(id);
-    return definition;
-  }
-
   /**
    * Authenticates a gateway key, requiring `scope` and no contradicting X-Org-ID. Sets X-Gateway-Org
    * (also for a key refused once identified: rotated, expired, outside its allowlist) and the
@@ -238,7 +226,6 @@ export class ProxyService implements OnModuleDestroy {
         return;
       }
       if (decision.consumedApprovalId) approval = new ConsumedApproval(this.governance, principal.orgId, request.id, this.logger, decision.consumedApprovalId);
-      const held = approval;
       const providerKey = await resolveProviderKey({
         provider: route.provider.id,
         fromRequest: credentials.providerKeyFromRequest,
@@ -259,10 +246,10 @@ export class ProxyService implements OnModuleDestroy {
         includeUsage: clientWantsStreamUsage(json),
         keepBody: idempotencyKey !== undefined && !fields.stream,
         onLostAfterDispatch: () => void (state.dispatched = true),
-        beforeRelay: held ? (status) => held.beforeRelay(status) : undefined,
+        beforeRelay: approval?.beforeRelay,
       });
       state.status = state.result.aborted ? 499 : state.result.status;
-      if (held) await held.settle(state.result.status);
+      if (approval) await approval.settle(state.result.status);
       if (idempotencyKey && state.result.bufferedBody && storable(state.status)) {
         await this.idempotency.complete(principal, idempotencyKey, state.status, state.result.bufferedBody);
         idempotencyKey = undefined;
@@ -272,7 +259,7 @@ export class ProxyService implements OnModuleDestroy {
       if (error instanceof ClientAbortedError && state.dispatched) approval?.keep();
       throw error;
     } finally {
-      if (approval?.holding) await approval.release();
+      if (approval) await approval.release();
       if (idempotencyKey) void this.idempotency.release(principal, idempotencyKey);
     }
   }
