@@ -51,8 +51,8 @@ describe('webhook events: every catalog event the service emits reaches a real r
     const refused = await world.chat(rate, 'hello again');
     expect(refused.status).toBe(429);
     const rateEvent = await received('/guardrail/rate', 'guardrail.triggered', rate);
-    // docs/governance.md: current_count is the admitted count of the window, beside rpm_limit.
-    expect(rateEvent.data).toEqual({ guardrail: 'rate_limit', current_count: 1, rpm_limit: 1, model: 'gpt-4o-mini', timestamp: rateEvent.time });
+    // docs/governance.md: current_count counts the refused request, as the 429's `2/1` does.
+    expect(rateEvent.data).toEqual({ guardrail: 'rate_limit', current_count: 2, rpm_limit: 1, model: 'gpt-4o-mini', timestamp: rateEvent.time });
 
     const pii = await world.tenant('/guardrail/pii', CATALOG, { pii_scan_enabled: true, pii_action: 'block' });
     expect((await world.chat(pii, 'My SSN is 123-45-6789')).body.error.code).toBe('pii_detected');

@@ -15,7 +15,7 @@ describe('stage 1, rate limit', () => {
       gateway_error_code: 'GW_RATE_001',
     });
     expect(result.error.headers['Retry-After']).toBe('15');
-    expect(result.events?.[0]).toMatchObject({ type: 'guardrail.triggered', data: { guardrail: 'rate_limit', current_count: 50, rpm_limit: 50, model: 'gpt-4o-mini' } });
+    expect(result.events?.[0]).toMatchObject({ type: 'guardrail.triggered', data: { guardrail: 'rate_limit', current_count: 51, rpm_limit: 50, model: 'gpt-4o-mini' } });
   });
 
   it('gives the remaining requests of the window in the headers', () => {

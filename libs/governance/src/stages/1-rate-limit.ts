@@ -7,13 +7,15 @@ import { ChainContext, RateMeta, StageResult } from '../chain/context';
  */
 export function rateLimitRefusal(ctx: ChainContext, rate: RateMeta): StageResult {
   const retryAfter = Math.max(1, rate.reset - Math.floor(ctx.input.now.getTime() / 1000));
+  // The refused request is the one past the limit: it is counted here (SPEC.md: blocked "when the
+  // count exceeds" the limit), not in the window, so the 429 and the event say the same `5/4`.
+  const count = rate.count + 1;
   return {
     outcome: 'BLOCK',
     error: new GatewayError(
       429,
       {
-        // The refused request is the one past the limit: it is counted in the message, not in the window.
-        message: `Rate limit exceeded: ${rate.count + 1}/${rate.limit} requests per minute`,
+        message: `Rate limit exceeded: ${count}/${rate.limit} requests per minute`,
         type: 'rate_limit_error',
         code: 'rate_limit',
         gateway_error_code: 'GW_RATE_001',
@@ -24,7 +26,7 @@ export function rateLimitRefusal(ctx: ChainContext, rate: RateMeta): StageResult
     events: [
       {
         type: 'guardrail.triggered',
-        data: { guardrail: 'rate_limit', current_count: rate.count, rpm_limit: rate.limit, model: ctx.input.model, timestamp: ctx.timestamp },
+        data: { guardrail: 'rate_limit', current_count: count, rpm_limit: rate.limit, model: ctx.input.model, timestamp: ctx.timestamp },
       },
     ],
   };
