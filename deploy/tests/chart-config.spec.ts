@@ -127,8 +127,12 @@ describe('container environment', () => {
 
   it('REDIS_URL and MONGODB_URI come from the bundled charts, an existing Secret, or the chart Secret', () => {
     const helpers = template('_helpers.tpl');
-    expect(helpers).toMatch(/redis:\/\/:\$\(SVC_BUNDLED_REDIS_PASSWORD\)@%s-master:6379/);
-    expect(helpers).toMatch(/mongodb:\/\/%s:\$\(SVC_BUNDLED_MONGODB_PASSWORD\)@%s:27017\/%s\?authSource=admin/);
+    // Bundled: the URL without its password, the password apart (the services encode it into the URL);
+    // $(VAR) would paste a password into the URL as it is.
+    expect(helpers).toMatch(/- name: REDIS_PASSWORD\n\s+valueFrom:\n\s+secretKeyRef:/);
+    expect(helpers).toMatch(/- name: MONGODB_PASSWORD\n\s+valueFrom:\n\s+secretKeyRef:/);
+    expect(helpers).toContain('value: {{ printf "redis://%s-master:6379/0"');
+    expect(helpers).not.toMatch(/value: .*\$\([A-Z_]+\)/);
     expect(helpers).toMatch(/name: \{\{ \.Values\.redis\.existingSecret \}\}\n\s+key: \{\{ \.Values\.redis\.existingSecretKey \}\}/);
     expect(helpers).toMatch(/name: \{\{ \.Values\.mongodb\.existingSecret \}\}\n\s+key: \{\{ \.Values\.mongodb\.existingSecretKey \}\}/);
     expect(template('secret.yaml')).toContain('REDIS_URL: {{ .Values.redis.url | b64enc | quote }}');

@@ -6,6 +6,7 @@ import { CHART_DIR, isObject, ROOT, SERVICES, Yaml } from './support/chart';
 import { parseDockerfile, stagesOf } from './support/dockerfile';
 import { formatFloat, GoInt, Templates, truthy } from './support/gotemplate';
 import { DEFINITIONS } from './support/routes';
+import { Container, containerEnv, containerOf, podSpec } from './support/pods';
 import { Manifest, MINIMAL_VALUES, renderChart, Rendered, RELEASE, TemplateFail, valuesFile } from './support/render';
 
 /**
@@ -32,35 +33,8 @@ const IMAGE_USER = Number(
   stagesOf(parseDockerfile(readFileSync(join(ROOT, 'deploy/docker/Dockerfile'), 'utf8'))).pop()?.instructions.filter((i) => i.keyword === 'USER').pop()?.rest.split(':')[0],
 );
 
-type Container = { name: string; env?: { name: string; value?: string; valueFrom?: Yaml }[]; envFrom?: Yaml[]; ports?: { name: string; containerPort: number }[] } & Yaml;
-const podSpec = (deployment: Manifest) => (deployment.spec as Yaml & { template: { metadata: { labels: Record<string, string> }; spec: Yaml } }).template;
-const containerOf = (deployment: Manifest) => (podSpec(deployment).spec.containers as Container[])[0];
 const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
 const componentOf = (m: Manifest) => m.metadata.labels?.['app.kubernetes.io/component'];
-
-/**
- * The environment a container starts with: its ConfigMap and Secrets (an existing Secret holds the
- * keys the docs tell you to put there), then its env list, with Kubernetes' $(VAR) expansion.
- */
-function containerEnv(rendered: Rendered, container: Container): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const source of container.envFrom ?? []) {
-    const name = String(((source.configMapRef ?? source.secretRef) as Yaml).name);
-    if (source.configMapRef) Object.assign(env, rendered.get('ConfigMap', name).data);
-    else if (rendered.all('Secret').some((s) => s.metadata.name === name)) {
-      for (const [key, value] of Object.entries(rendered.get('Secret', name).data as Record<string, string>)) env[key] = Buffer.from(value, 'base64').toString('utf8');
-    } else {
-      Object.assign(env, { MASTER_ENCRYPTION_KEY: randomBytes(32).toString('base64'), JWT_SECRET: randomBytes(32).toString('hex'), BOOTSTRAP_ADMIN_PASSWORD: 'a-long-password' });
-    }
-  }
-  for (const entry of container.env ?? []) {
-    if (entry.valueFrom) {
-      const ref = (entry.valueFrom as { secretKeyRef: { name: string; key: string } }).secretKeyRef;
-      env[entry.name] = ref.key === 'REDIS_URL' ? 'redis://:pw@redis:6379/0' : ref.key === 'MONGODB_URI' ? 'mongodb://svc:pw@mongodb:27017/svc' : 'secret-from-a-secret';
-    } else env[entry.name] = String(entry.value ?? '').replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => env[name] ?? whole);
-  }
-  return env;
-}
 
 describe('the template renderer', () => {
   const render = (source: string, data: unknown = {}) => {
@@ -278,8 +252,9 @@ describe('every optional feature on', () => {
     expect(data.DISCOVERY_MAX_RESPONSE_BYTES).toBe('10485760');
     expect(data.UPSTREAM_TOTAL_TIMEOUT_MS).toBe('1200000');
     const env = containerEnv(rendered, containerOf(rendered.get('Deployment', `${fullname}-gateway`)));
-    expect(env.REDIS_URL).toBe('redis://:secret-from-a-secret@cache-master:6379/0');
-    expect(env.MONGODB_URI).toBe(`mongodb://root:secret-from-a-secret@${RELEASE.Name}-mongodb:27017/llm?authSource=admin`);
+    const config = loadConfig(env);
+    expect(config.REDIS_URL).toBe('redis://:secret-from-a-secret@cache-master:6379/0');
+    expect(config.MONGODB_URI).toBe(`mongodb://gateway:secret-from-a-secret@${RELEASE.Name}-mongodb:27017/llm`);
     expect(env.NODE_OPTIONS).toMatch(/--max-semi-space-size=16/);
   });
 });

@@ -104,6 +104,7 @@ export const FUNCTIONS: Record<string, (...args: Value[]) => Value> = {
   trimSuffix: (suffix, s) => (str(s).endsWith(str(suffix)) && str(suffix) ? str(s).slice(0, -str(suffix).length) : str(s)),
   trimPrefix: (prefix, s) => (str(s).startsWith(str(prefix)) ? str(s).slice(str(prefix).length) : str(s)),
   regexFind: (pattern, s) => new RegExp(str(pattern)).exec(str(s))?.[0] ?? '',
+  regexMatch: (pattern, s) => new RegExp(str(pattern)).test(str(s)),
   urlParse: (s) => urlParse(str(s)),
   trunc: (n, s) => (num(n) >= 0 ? str(s).slice(0, num(n)) : str(s).slice(num(n))),
   contains: (sub, s) => str(s).includes(str(sub)),

@@ -127,6 +127,9 @@ the drain.
 {{- if and .Values.mongodb.enabled (ne (print .Values.mongodb.architecture) "standalone") -}}
 {{- fail "mongodb.architecture must be standalone with the bundled MongoDB (mongodb.enabled): for a replica set, install it yourself and give its URI in mongodb.uri or mongodb.existingSecret" -}}
 {{- end -}}
+{{- if and .Values.mongodb.enabled .Values.mongodb.auth.enabled -}}
+{{- include "svc.validateBundledMongodbAuth" . -}}
+{{- end -}}
 {{- /* With an existing Secret the chart renders none of these: given in values too, they would be ignored without a word. */ -}}
 {{- if and .Values.secrets.existingSecret (or .Values.secrets.MASTER_ENCRYPTION_KEY .Values.secrets.MASTER_ENCRYPTION_KEY_PREVIOUS .Values.secrets.JWT_SECRET .Values.secrets.BOOTSTRAP_ADMIN_PASSWORD) -}}
 {{- fail "secrets.existingSecret and secrets.MASTER_ENCRYPTION_KEY / MASTER_ENCRYPTION_KEY_PREVIOUS / JWT_SECRET / BOOTSTRAP_ADMIN_PASSWORD exclude each other: put those keys in the existing Secret" -}}
@@ -164,6 +167,38 @@ the drain.
 {{- end -}}
 {{- end -}}
 
+{{/*
+The bundled MongoDB's users. The Bitnami image creates each user of auth.usernames (readWrite on the
+database at the same place in auth.databases) when it initializes an empty data directory, with the
+name and password inside a JavaScript string of its init script, and keeps the passwords in one
+comma-separated Secret key (mongodb-passwords): one user, named with URL-safe characters, whose
+password holds no comma, quote or backslash. Names go into MONGODB_URI as they are: only A-Z a-z 0-9
+. _ - are taken, which need no encoding.
+*/}}
+{{- define "svc.validateBundledMongodbAuth" -}}
+{{- $users := .Values.mongodb.auth.usernames | default list -}}
+{{- $databases := .Values.mongodb.auth.databases | default list -}}
+{{- if not (regexMatch "^[A-Za-z0-9._-]+$" (print .Values.mongodb.auth.rootUser)) -}}
+{{- fail (printf "mongodb.auth.rootUser %q: only letters, digits, '.', '_' and '-' (it is written into MONGODB_URI)" (print .Values.mongodb.auth.rootUser)) -}}
+{{- end -}}
+{{- if or (gt (len $users) 1) (ne (len $users) (len $databases)) -}}
+{{- fail "mongodb.auth.usernames and mongodb.auth.databases: one user and its database (the services' application user), or both empty to connect as root" -}}
+{{- end -}}
+{{- if $users -}}
+{{- if not (regexMatch "^[A-Za-z0-9._-]+$" (print (first $users))) -}}
+{{- fail (printf "mongodb.auth.usernames[0] %q: only letters, digits, '.', '_' and '-' (it is written into MONGODB_URI and the Bitnami init script)" (print (first $users))) -}}
+{{- end -}}
+{{- if ne (print (first $databases)) (print .Values.mongodb.appDatabase) -}}
+{{- fail (printf "mongodb.auth.databases[0] (%s) must be mongodb.appDatabase (%s): the application user may read and write that database only" (print (first $databases)) (print .Values.mongodb.appDatabase)) -}}
+{{- end -}}
+{{- range .Values.mongodb.auth.passwords -}}
+{{- if regexMatch "[,'\\\\]" (print .) -}}
+{{- fail "mongodb.auth.passwords: a comma, quote (') or backslash breaks the Bitnami image's user creation: choose a password without them" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{/* envFrom of every service: the ConfigMap, then the Secrets (a later source wins on a shared key). */}}
 {{- define "svc.envFrom" -}}
 - configMapRef:
@@ -179,24 +214,25 @@ the drain.
 {{- end -}}
 
 {{/*
-REDIS_URL and MONGODB_URI when they do not come from the chart's Secret: from an existing Secret,
-or composed for the bundled charts from the password those charts generate (Kubernetes expands
-$(VAR) from the variables listed before it).
+REDIS_URL and MONGODB_URI when they do not come from the chart's Secret: from an existing Secret, or
+for the bundled charts a URL without a password plus REDIS_PASSWORD / MONGODB_PASSWORD read from the
+subchart's Secret, which the services put into the URL percent-encoded (libs/platform
+datastore-url.ts). Kubernetes' $(VAR) would paste a password into the URL as it is, and a password
+holding @ / : % ? # broke it; no Helm function encodes a URL's userinfo exactly, and the chart never
+sees a password kept in a Secret. The bundled MongoDB is reached as the application user
+(mongodb.auth.usernames[0], readWrite on mongodb.appDatabase only), or as root when no user is listed.
 */}}
 {{- define "svc.datastoreEnv" -}}
 {{- if .Values.redis.enabled }}
 {{- if .Values.redis.auth.enabled }}
-- name: SVC_BUNDLED_REDIS_PASSWORD
+- name: REDIS_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ .Values.redis.auth.existingSecret | default (include "svc.redis.fullname" .) }}
       key: {{ .Values.redis.auth.existingSecretPasswordKey | default "redis-password" }}
-- name: REDIS_URL
-  value: {{ printf "redis://:$(SVC_BUNDLED_REDIS_PASSWORD)@%s-master:6379/0" (include "svc.redis.fullname" .) | quote }}
-{{- else }}
+{{- end }}
 - name: REDIS_URL
   value: {{ printf "redis://%s-master:6379/0" (include "svc.redis.fullname" .) | quote }}
-{{- end }}
 {{- else if .Values.redis.existingSecret }}
 - name: REDIS_URL
   valueFrom:
@@ -205,17 +241,23 @@ $(VAR) from the variables listed before it).
       key: {{ .Values.redis.existingSecretKey }}
 {{- end }}
 {{- if .Values.mongodb.enabled }}
-{{- if .Values.mongodb.auth.enabled }}
-- name: SVC_BUNDLED_MONGODB_PASSWORD
+{{- $host := printf "%s:27017" (include "svc.mongodb.fullname" .) }}
+{{- if not .Values.mongodb.auth.enabled }}
+- name: MONGODB_URI
+  value: {{ printf "mongodb://%s/%s" $host .Values.mongodb.appDatabase | quote }}
+{{- else }}
+{{- $appUser := first .Values.mongodb.auth.usernames }}
+- name: MONGODB_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ .Values.mongodb.auth.existingSecret | default (include "svc.mongodb.fullname" .) }}
-      key: mongodb-root-password
+      key: {{ ternary "mongodb-passwords" "mongodb-root-password" (not (empty $appUser)) }}
 - name: MONGODB_URI
-  value: {{ printf "mongodb://%s:$(SVC_BUNDLED_MONGODB_PASSWORD)@%s:27017/%s?authSource=admin" .Values.mongodb.auth.rootUser (include "svc.mongodb.fullname" .) .Values.mongodb.appDatabase | quote }}
+{{- if $appUser }}
+  value: {{ printf "mongodb://%s@%s/%s" $appUser $host .Values.mongodb.appDatabase | quote }}
 {{- else }}
-- name: MONGODB_URI
-  value: {{ printf "mongodb://%s:27017/%s" (include "svc.mongodb.fullname" .) .Values.mongodb.appDatabase | quote }}
+  value: {{ printf "mongodb://%s@%s/%s?authSource=admin" .Values.mongodb.auth.rootUser $host .Values.mongodb.appDatabase | quote }}
+{{- end }}
 {{- end }}
 {{- else if .Values.mongodb.existingSecret }}
 - name: MONGODB_URI

@@ -1,4 +1,5 @@
 import { configSchema, RawConfig } from './config.schema';
+import { urlUserName, withPassword } from './datastore-url';
 
 /** Environment variables that configure an upstream provider: `<PROVIDER>_BASE_URL`, `<PROVIDER>_API_KEY`. */
 const PROVIDER_ENV = /^([A-Z0-9]+)_(BASE_URL|API_KEY)$/;
@@ -43,6 +44,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       })),
     );
   }
+  const datastores = datastoreUrls(parsed.data);
   const providerBaseUrls: Record<string, string> = {};
   const providerApiKeys: Record<string, string> = {};
   const providerEnvProblems: { variable: string; provider: string; message: string }[] = [];
@@ -62,9 +64,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   return Object.freeze({
     ...parsed.data,
+    ...datastores,
     ACCESS_LOG: parsed.data.ACCESS_LOG ?? parsed.data.NODE_ENV !== 'production',
     providerBaseUrls: Object.freeze(providerBaseUrls),
     providerApiKeys: Object.freeze(providerApiKeys),
     providerEnvProblems: Object.freeze(providerEnvProblems),
   });
+}
+
+/**
+ * REDIS_URL and MONGODB_URI with REDIS_PASSWORD / MONGODB_PASSWORD put in, percent-encoded (the Helm
+ * chart's bundled stores pass the password apart: datastore-url.ts). A password without its URL, or
+ * MONGODB_PASSWORD for a URI that names no user, is a configuration error.
+ */
+function datastoreUrls(data: RawConfig): Pick<RawConfig, 'REDIS_URL' | 'MONGODB_URI'> {
+  const problems: { variable: string; message: string }[] = [];
+  let { REDIS_URL, MONGODB_URI } = data;
+  if (data.REDIS_PASSWORD !== undefined) {
+    if (REDIS_URL) REDIS_URL = withPassword(REDIS_URL, data.REDIS_PASSWORD);
+    else problems.push({ variable: 'REDIS_PASSWORD', message: 'is set without REDIS_URL: set REDIS_URL (redis://host:6379/0), or unset REDIS_PASSWORD' });
+  }
+  if (data.MONGODB_PASSWORD !== undefined) {
+    if (!MONGODB_URI) problems.push({ variable: 'MONGODB_PASSWORD', message: 'is set without MONGODB_URI: set MONGODB_URI (mongodb://user@host:27017/db), or unset MONGODB_PASSWORD' });
+    else if (!urlUserName(MONGODB_URI)) problems.push({ variable: 'MONGODB_PASSWORD', message: 'needs a user name in MONGODB_URI (mongodb://user@host:27017/db)' });
+    else MONGODB_URI = withPassword(MONGODB_URI, data.MONGODB_PASSWORD);
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return { REDIS_URL, MONGODB_URI };
 }

@@ -24,6 +24,13 @@ const optionalUrl = (protocols: string[]) =>
       message: `must be a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}`,
     });
 
+/** Any text; empty counts as unset. */
+const optionalText = () =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value === '' ? undefined : value));
+
 const base64Key = z
   .string()
   .optional()
@@ -50,6 +57,9 @@ export const configSchema = z.object({
   WEBHOOK_DISPATCHER_PORT: port(8005),
   REDIS_URL: optionalUrl(['redis', 'rediss']),
   MONGODB_URI: optionalUrl(['mongodb', 'mongodb+srv']),
+  /** Put into REDIS_URL / MONGODB_URI (percent-encoded) by loadConfig: a password kept apart from its URL. */
+  REDIS_PASSWORD: optionalText(),
+  MONGODB_PASSWORD: optionalText(),
   /** maxTimeMS of every MongoDB query, update, delete and aggregation; the socket waits 5 s longer. */
   MONGODB_OPERATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   DATA_DIR: z.string().min(1).default('./.data'),
