@@ -82,7 +82,7 @@ describe('gateway /metrics exposition', () => {
   afterAll(() => gw.stop());
 
   it('declares every family SPEC.md and issue 3 list, with its type', () => {
-    const types = Object.fromEntries([...families].filter(([name]) => /^svc_gateway_(requests|request_duration|governance|cost|unpriced|circuit)/.test(name)).map(([name, family]) => [name, family.type]));
+    const types = Object.fromEntries([...families].filter(([name]) => /^svc_gateway_(requests|request_duration|governance|cost|unpriced|circuit|usage)/.test(name)).map(([name, family]) => [name, family.type]));
     expect(types).toEqual({
       svc_gateway_requests_total: 'counter',
       svc_gateway_request_duration_seconds: 'histogram',
@@ -90,7 +90,10 @@ describe('gateway /metrics exposition', () => {
       svc_gateway_cost_usd_total: 'counter',
       svc_gateway_unpriced_model_requests_total: 'counter',
       svc_gateway_circuit_breaker_state_changes_total: 'counter',
+      svc_gateway_usage_records_dropped_total: 'counter',
     });
+    // Both reasons from the start, at 0 (an alert on their increase sees the first drop).
+    expect(families.get('svc_gateway_usage_records_dropped_total')?.samples.map((s) => [s.labels.reason, s.value])).toEqual([['refused', 0], ['buffer_full', 0]]);
     expect(families.get('svc_gateway_requests_total')?.samples.map((s) => s.labels)).toEqual(
       expect.arrayContaining([
         { provider: 'openai', model: 'gpt-4o-mini', status: '200' },

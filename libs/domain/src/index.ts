@@ -1,5 +1,6 @@
 // Document store
 export * from './store/types';
+export * from './store/store-failures';
 export { openDocumentStore } from './store/open-store';
 export type { DocumentStoreConfig } from './store/open-store';
 export { EmbeddedDocumentStore } from './store/embedded/embedded-store';

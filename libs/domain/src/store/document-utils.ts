@@ -1,4 +1,5 @@
 import { update as mingoUpdate } from 'mingo';
+import { DocumentRefusedError } from './types';
 import type { CollectionSpec, Filter, IndexSpec, StoredDocument, Update } from './types';
 
 type AnyObject = Record<string, unknown>;
@@ -137,7 +138,7 @@ export function stripUndefined<V>(value: V): V {
 
 export function assertDocumentId(collection: string, doc: StoredDocument): void {
   if (typeof doc?._id !== 'string' || doc._id.length === 0) {
-    throw new Error(`Documents of ${collection} need a non-empty string _id`);
+    throw new DocumentRefusedError(collection, 'documents need a non-empty string _id');
   }
 }
 

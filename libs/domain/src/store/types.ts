@@ -96,8 +96,9 @@ export interface Collection<T extends StoredDocument> {
   /**
    * Idempotent per document, for batches that may be retried after a partial write: documents
    * whose `_id` is already stored (or repeated in the batch) are skipped. Unordered: any other
-   * failure (a duplicate on another unique index) is thrown once the other documents are in.
-   * Returns how many documents were inserted.
+   * failure (a duplicate on another unique index, a DocumentRefusedError) is thrown once the other
+   * documents are in (an unloaded deferred collection refuses a batch holding a document it cannot
+   * store whole: none of it is in). Returns how many documents were inserted.
    */
   insertNew(docs: T[]): Promise<number>;
   findOne(filter: Filter<T>, options?: FindOneOptions): Promise<T | null>;
@@ -113,12 +114,25 @@ export interface Collection<T extends StoredDocument> {
 
 export type StoreStatus = 'connected' | 'disconnected' | 'not_configured';
 
+/** Indexes of a collection that the store could not build (or an obsolete one it could not drop), and the first error. */
+export interface IndexFailure {
+  readonly collection: string;
+  readonly indexes: readonly string[];
+  readonly error: unknown;
+}
+
 export interface DocumentStore {
   readonly kind: 'embedded' | 'mongodb';
   /** The collection for a spec; the same instance for the same name. Indexes are created at open. */
   collection<T extends StoredDocument>(spec: CollectionSpec<T>): Collection<T>;
-  /** Resolves once every collection opened so far has its indexes in place. */
+  /**
+   * Resolves once every collection opened so far has been through its first index pass. On MongoDB
+   * an index that could not be built does not reject it (the collection serves without it while the
+   * build is retried): `indexFailures()` lists those.
+   */
   ready(): Promise<void>;
+  /** MongoDB: the collections whose latest index pass failed, being retried. The embedded store has none. */
+  indexFailures?(): readonly IndexFailure[];
   /** For health: `not_configured` for the embedded store (no MongoDB configured). */
   status(): StoreStatus;
   close(): Promise<void>;
@@ -141,6 +155,31 @@ export class DuplicateKeyError extends Error {
   ) {
     super(`Duplicate key in ${collection}: unique index ${index} (${fields.join(', ')})`);
     this.name = 'DuplicateKeyError';
+  }
+}
+
+/**
+ * The store refuses a document for what it holds (a value it cannot store, a document too large, a
+ * failed validation): writing the same document again fails the same way. Both adapters raise it.
+ */
+export class DocumentRefusedError extends Error {
+  readonly code = 'document_refused';
+  constructor(
+    readonly collection: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${collection} refused a document: ${reason}`, options);
+    this.name = 'DocumentRefusedError';
+  }
+}
+
+/** The store cannot be written now (closed, unreachable, timed out): the same write may succeed later. */
+export class StoreUnavailableError extends Error {
+  readonly code = 'store_unavailable';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
   }
 }
 

@@ -105,6 +105,19 @@ function mongoTarget(uri: string): StoreTarget {
 }
 
 /**
+ * A MongoDB store whose connection never reaches a server (none is opened): mongoose holds each
+ * operation and fails it after `bufferTimeoutMs`, so the first index pass of every collection fails
+ * and `indexFailures()` lists it. For specs of what a caller does with indexes MongoDB could not build.
+ */
+export function unreachableMongoStore(bufferTimeoutMs = 30): DocumentStore {
+  const mongoose = require('mongoose') as typeof import('mongoose');
+  const { MongoDocumentStore } = require('../store/mongo/mongo-store') as typeof import('../store/mongo/mongo-store');
+  const connection = mongoose.createConnection();
+  (connection as unknown as { config: Record<string, unknown> }).config.bufferTimeoutMS = bufferTimeoutMs;
+  return new MongoDocumentStore(connection, silentLogger(), { operationTimeoutMS: bufferTimeoutMs, indexRetry: { firstDelayMs: 600_000 } });
+}
+
+/**
  * The stores a contract test runs against: always the embedded store (fresh temp directory per
  * open), and MongoDB too when a URI is given (fresh database per open, dropped on cleanup).
  * Use with `describe.each(storeTargets(process.env.MONGODB_URI))('... ($name)', ...)`.

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import {
   DataDirLockedError,
   DocumentStore,
+  IndexFailure,
   openDocumentStore,
   randomAlphanumeric,
   RefreshTokenRepository,
@@ -116,7 +117,13 @@ function typedLine(result: LineResult): string {
  * "Lost the Owner's password"): resets a user's password on the service's own stores. Returns the
  * exit code; every outcome is a line on stdout (done) or stderr (refused).
  */
-export async function runResetPassword(argv: readonly string[], io: CommandIo, env?: NodeJS.ProcessEnv): Promise<number> {
+export async function runResetPassword(
+  argv: readonly string[],
+  io: CommandIo,
+  env?: NodeJS.ProcessEnv,
+  /** The store it works on (tests give one whose index build fails); default: the service's own. */
+  openStore: (config: AppConfig, logger: Logger) => Promise<DocumentStore> = openDocumentStore,
+): Promise<number> {
   const fail = (message: string, code = FAILED) => {
     io.stderr.write(`reset-password: ${message}\n`);
     return code;
@@ -156,7 +163,7 @@ export async function runResetPassword(argv: readonly string[], io: CommandIo, e
   const logger = createLogger({ LOG_LEVEL: config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? config.LOG_LEVEL : 'warn' }, 'reset-password', io.stderr);
   let store: DocumentStore;
   try {
-    store = await openDocumentStore(config, logger);
+    store = await openStore(config, logger);
   } catch (error) {
     if (error instanceof DataDirLockedError) {
       const holder = error.holder?.pid ? `process ${error.holder.pid}${error.holder.started_at ? `, since ${error.holder.started_at}` : ''}` : 'another process';
@@ -169,6 +176,9 @@ export async function runResetPassword(argv: readonly string[], io: CommandIo, e
   try {
     const repos = { users: new UserRepository(store), refreshTokens: new RefreshTokenRepository(store), revokedAccessTokens: new RevokedAccessTokenRepository(store) };
     await store.ready();
+    // The users' unique e-mail index missing, an e-mail may name two users: refused before any change.
+    const unbuilt = store.indexFailures?.() ?? [];
+    if (unbuilt.length) return fail(indexProblem(unbuilt));
     reset = await resetPassword(repos, options.email, password);
   } catch (error) {
     if (error instanceof PasswordResetError) {
@@ -193,6 +203,17 @@ export async function runResetPassword(argv: readonly string[], io: CommandIo, e
       .join('\n') + '\n',
   );
   return 0;
+}
+
+/** The indexes MongoDB could not build, as the operator reads them (the service logs and retries the same failure). */
+function indexProblem(failures: readonly IndexFailure[]): string {
+  const lines = failures.map(({ collection, indexes, error }) => `  ${collection}: ${indexes.join(', ')}: ${error instanceof Error ? error.message : String(error)}`);
+  return [
+    'MongoDB (MONGODB_URI) could not build the indexes the reset relies on; nothing was changed:',
+    ...lines,
+    'The service logs the same failure ("could not create the indexes of a collection"): fix its cause (duplicate documents',
+    'under a unique index, a user without the createIndex privilege), then run this again (docs/deploy.md, "Lost the Owner\'s password").',
+  ].join('\n');
 }
 
 /** Clears the e-mail's lockouts where they are shared (Redis); says where they are otherwise. */

@@ -3,6 +3,13 @@ import type { BreakerState } from '../breaker/provider-breaker';
 import type { ProviderDefinition } from '../providers';
 import { MetricLabels } from './metric-labels';
 
+/**
+ * Why a usage record was dropped: `refused`, the document store refused it (dead-lettered: logged
+ * whole at error level); `buffer_full`, the recorder's buffer was full (the store down too long).
+ */
+export type UsageDropReason = 'refused' | 'buffer_full';
+const USAGE_DROP_REASONS: readonly UsageDropReason[] = ['refused', 'buffer_full'];
+
 /** prom-client default gauges whose names end in `_total`, removed from the exposition. */
 const GAUGES_NAMED_AS_COUNTERS = ['svc_gateway_nodejs_active_resources_total', 'svc_gateway_nodejs_active_handles_total', 'svc_gateway_nodejs_active_requests_total'];
 
@@ -20,6 +27,7 @@ export class GatewayMetrics {
   private readonly cost: Counter<'provider'>;
   private readonly unpriced: Counter<'provider' | 'model'>;
   private readonly breakerChanges: Counter<'provider' | 'state'>;
+  private readonly usageDropped: Counter<'reason'>;
   private readonly labels = new MetricLabels();
   private total = 0;
   private errors = 0;
@@ -67,6 +75,14 @@ export class GatewayMetrics {
       labelNames: ['provider', 'state'],
       registers: [this.registry],
     });
+    this.usageDropped = new Counter({
+      name: 'svc_gateway_usage_records_dropped_total',
+      help: 'Usage records the gateway could not store and dropped, by reason (refused by the store, buffer full)',
+      labelNames: ['reason'],
+      registers: [this.registry],
+    });
+    // Both series from the start (at 0), so an alert on their increase sees the first drop.
+    for (const reason of USAGE_DROP_REASONS) this.usageDropped.inc({ reason }, 0);
   }
 
   /** One finished proxy request; `provider` undefined when it ended before one was chosen. */
@@ -101,6 +117,11 @@ export class GatewayMetrics {
   /** A breaker's new state; breakers are keyed by provider id, an organization's target id included. */
   observeBreakerChange(providerId: string, state: BreakerState): void {
     this.breakerChanges.inc({ provider: this.labels.providerId(providerId), state });
+  }
+
+  /** A usage record dropped instead of stored. */
+  observeUsageDropped(reason: UsageDropReason): void {
+    this.usageDropped.inc({ reason });
   }
 
   /**

@@ -12,6 +12,7 @@ import type {
   UpdateOptions,
   UpdateResult,
 } from '../types';
+import { DocumentRefusedError } from '../types';
 import type { EmbeddedCollection } from './embedded-collection';
 import { serializeJournal } from './persistence';
 
@@ -136,7 +137,14 @@ export class DeferredCollection<T extends StoredDocument> implements Collection<
   private append(docs: readonly T[]): void {
     this.hooks.assertOpen();
     for (const doc of docs) assertDocumentId(this.name, doc);
-    this.pending.push(serializeJournal(docs));
+    let lines: string;
+    try {
+      lines = serializeJournal(docs);
+    } catch (error) {
+      // An invalid Date (no ISO form), a BigInt: nothing of the batch is appended.
+      throw new DocumentRefusedError(this.name, (error as Error).message, { cause: error });
+    }
+    this.pending.push(lines);
     this.hooks.changed();
   }
 }

@@ -27,6 +27,7 @@ import {
   UpdateOptions,
   UpdateResult,
 } from '../types';
+import { assertStorable } from './persistence';
 
 type AnyObject = Record<string, unknown>;
 type T_ANY = Record<string, unknown>;
@@ -299,6 +300,7 @@ export class EmbeddedCollection<T extends StoredDocument> implements Collection<
   private insertDocument(input: T): T {
     assertDocumentId(this.name, input);
     const doc = stripUndefined(clone(input));
+    assertStorable(this.name, doc);
     this.assertUnique(doc, null);
     this.docs.set(doc._id, doc);
     this.indexAdd(doc);
@@ -320,6 +322,7 @@ export class EmbeddedCollection<T extends StoredDocument> implements Collection<
     mingoUpdate(next as unknown as AnyObject, rest as AnyObject, undefined, undefined, { cloneMode: 'deep' });
     const normalized = stripUndefined(next);
     if (isDeepStrictEqual(normalized, target)) return false;
+    assertStorable(this.name, normalized);
     this.indexRemove(target);
     try {
       this.assertUnique(normalized, target._id);

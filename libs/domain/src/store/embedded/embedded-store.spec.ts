@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestClock, silentLogger } from '../../testing/stores';
 import { openDocumentStore } from '../open-store';
-import { defineCollection } from '../types';
+import { defineCollection, DocumentRefusedError } from '../types';
 import { EmbeddedDocumentStore } from './embedded-store';
 
 interface Event {
@@ -50,6 +50,21 @@ describe('EmbeddedDocumentStore persistence', () => {
     expect(store.kind).toBe('embedded');
     expect(store.status()).toBe('not_configured');
     await store.close();
+  });
+
+  it('refuses a document its files cannot hold (an invalid date, a BigInt), inserted or updated, and keeps writing the others', async () => {
+    const store = await open();
+    const events = store.collection(EVENTS);
+    await events.insertOne(event('e1'));
+    const invalid = { ...event('bad'), at: new Date(Number.NaN) };
+    await expect(events.insertOne(invalid)).rejects.toBeInstanceOf(DocumentRefusedError);
+    await expect(events.insertNew([event('e2'), { ...event('big'), detail: { when: [], label: 1n as unknown as string } }])).rejects.toThrow(/detail\.label is a BigInt/);
+    await expect(events.updateOne({ _id: 'e1' }, { $set: { 'detail.when': [new Date(Number.NaN)] } })).rejects.toThrow(/detail\.when\.0 is an invalid date/);
+    await events.insertOne(event('e3'));
+    await store.close();
+    const reopened = await open();
+    expect((await reopened.collection(EVENTS).find({}, { sort: { _id: 1 } })).map((doc) => [doc._id, doc.detail.when.length])).toEqual([['e1', 1], ['e2', 1], ['e3', 1]]);
+    await reopened.close();
   });
 
   it('writes one file per collection on close, with Dates tagged, and reads them back as Dates', async () => {

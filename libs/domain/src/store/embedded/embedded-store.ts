@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from '@svc/platform';
 import type { Collection, CollectionSpec, DocumentStore, StoreOptions, StoreStatus, StoredDocument } from '../types';
+import { StoreUnavailableError } from '../types';
 import { DataDirLock, lockDataDir } from './dir-lock';
 import { DeferredCollection } from './deferred-collection';
 import { EmbeddedCollection } from './embedded-collection';
@@ -162,7 +163,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new Error('The embedded document store is closed');
+    if (this.closed) throw new StoreUnavailableError('The embedded document store is closed');
   }
 
   private markDirty(name: string, inserted?: readonly unknown[]): void {

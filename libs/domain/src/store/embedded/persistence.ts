@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isDate } from '../document-utils';
+import { isDate, isPlainObject } from '../document-utils';
+import { DocumentRefusedError } from '../types';
 
 /**
  * On-disk form of one embedded collection: `{"collection": name, "documents": [...]}` as JSON,
@@ -32,6 +33,23 @@ function reviver(_key: string, value: unknown): unknown {
     if (keys.length === 1 && typeof tagged === 'string') return new Date(tagged);
   }
   return value;
+}
+
+/**
+ * Refuses a document the files cannot hold (DocumentRefusedError): an invalid Date (no ISO form) or
+ * a BigInt (no JSON form). Checked when a document is stored, not when the files are written: one
+ * such document in memory would fail every later write of its collection, and of those after it.
+ */
+export function assertStorable(collection: string, value: unknown, path = ''): void {
+  if (isDate(value)) {
+    if (Number.isNaN(value.getTime())) throw new DocumentRefusedError(collection, `${path || 'the document'} is an invalid date`);
+  } else if (typeof value === 'bigint') {
+    throw new DocumentRefusedError(collection, `${path} is a BigInt`);
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) assertStorable(collection, value[i], `${path}.${i}`);
+  } else if (isPlainObject(value)) {
+    for (const key in value) assertStorable(collection, value[key], path ? `${path}.${key}` : key);
+  }
 }
 
 export function serializeDocuments(name: string, documents: Iterable<unknown>): string {

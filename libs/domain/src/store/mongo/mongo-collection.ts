@@ -14,7 +14,7 @@ import type {
   UpdateOptions,
   UpdateResult,
 } from '../types';
-import { splitInsertFailure, toDuplicateKeyError } from './mongo-errors';
+import { splitInsertFailure, toDuplicateKeyError, toInsertRefusal } from './mongo-errors';
 import { toMongoFilter, toMongoPipeline } from './mongo-filter';
 
 /** The raw shape every model stores: a string `_id` and anything else (`strict: false`). */
@@ -88,7 +88,7 @@ export class MongoCollection<T extends StoredDocument> implements Collection<T> 
         return inserted + pending.length;
       } catch (error) {
         const { takenIds, failure } = splitInsertFailure(this.name, this.spec.indexes, error);
-        if (failure) throw failure;
+        if (failure) throw toInsertRefusal(this.name, failure);
         inserted += pending.length - takenIds.length;
         if (attempt > 0 || !this.ttl || (await this.purgeExpired()) === 0) return inserted;
         pending = takenIds.map((index) => pending[index]);

@@ -99,11 +99,13 @@ describe('maintainIndexes', () => {
     const maintenance = maintainIndexes(collection, indexPlan('webhooks', declaredOf(WEBHOOKS)), logger, { firstDelayMs: 10, maxDelayMs: 20 });
     await expect(maintenance.firstPass).resolves.toBeUndefined();
     expect(logged).toEqual(['could not create the indexes of a collection']);
+    expect(maintenance.failures().map((failure) => failure.name)).toEqual(['org_url_hash_unique']);
     for (let waited = 0; !logged.includes('the indexes of a collection are built') && waited < 2_000; waited += 10) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     maintenance.stop();
     expect(logged).toEqual(['could not create the indexes of a collection', 'could not create the indexes of a collection', 'dropped obsolete indexes', 'the indexes of a collection are built']);
+    expect(maintenance.failures()).toEqual([]);
     expect(collection.calls.filter((call) => call[0] === 'dropIndex')).toEqual([['dropIndex', 'org_url_unique']]);
   });
 });

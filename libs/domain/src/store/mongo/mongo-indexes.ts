@@ -105,6 +105,8 @@ export interface IndexRetry {
 export interface IndexMaintenance {
   /** Settles (never rejects) when the first pass is over, whether or not it built everything. */
   readonly firstPass: Promise<void>;
+  /** What the latest pass could not do (being retried): empty once every index is in place. */
+  failures(): readonly { name: string; error: unknown }[];
   /** Cancels the pending retry (the store is closing). */
   stop(): void;
 }
@@ -120,6 +122,7 @@ export function maintainIndexes(operations: IndexOperations, plan: IndexPlan, lo
   const maxDelayMs = retry.maxDelayMs ?? 600_000;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let failed: IndexOutcome['failed'] = [];
 
   const pass = async (attempt: number): Promise<void> => {
     let outcome: IndexOutcome;
@@ -128,6 +131,7 @@ export function maintainIndexes(operations: IndexOperations, plan: IndexPlan, lo
     } catch (error) {
       outcome = { created: [], dropped: [], failed: [{ name: '*', error }] };
     }
+    failed = outcome.failed;
     if (outcome.dropped.length) logger.info({ collection: plan.collection, dropped: outcome.dropped }, 'dropped obsolete indexes');
     if (!outcome.failed.length) {
       if (attempt > 1) logger.info({ collection: plan.collection, attempt }, 'the indexes of a collection are built');
@@ -148,6 +152,7 @@ export function maintainIndexes(operations: IndexOperations, plan: IndexPlan, lo
 
   return {
     firstPass: pass(1),
+    failures: () => failed,
     stop: () => {
       stopped = true;
       if (timer) clearTimeout(timer);

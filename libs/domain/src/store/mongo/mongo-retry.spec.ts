@@ -4,7 +4,8 @@
  * result or a simulated E11000, so the driver is never reached.
  */
 import mongoose, { Schema } from 'mongoose';
-import { CollectionSpec, defineCollection, DuplicateKeyError } from '../types';
+import { storeFailureKind } from '../store-failures';
+import { CollectionSpec, defineCollection, DocumentRefusedError, DuplicateKeyError, StoreUnavailableError } from '../types';
 import { MongoCollection, RawDocument } from './mongo-collection';
 import { schemaFor } from './mongo-store';
 
@@ -106,6 +107,24 @@ describe('MongoCollection, duplicate keys', () => {
       const error = await collection.insertNew(docs).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DuplicateKeyError);
       expect(error).toMatchObject({ index: 'org_key_unique' });
+    });
+
+    it('throws a document the server refused (a failed validation) as a DocumentRefusedError, a transient write error as unavailable', async () => {
+      const failure = (code: number, errmsg: string) => Object.assign(new Error(errmsg), { code, writeErrors: [{ index: 0, code: 11000, errmsg: duplicateOn('_id_').message }, { index: 1, code, errmsg }] });
+      const refused = scripted(PLAIN_SPEC, { insertMany: [failure(121, 'Document failed validation')] });
+      const error = await refused.collection.insertNew(docs).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DocumentRefusedError);
+      expect(storeFailureKind(error)).toBe('refused');
+      const steppedDown = scripted(PLAIN_SPEC, { insertMany: [failure(189, 'PrimarySteppedDown')] });
+      const transient = await steppedDown.collection.insertNew(docs).catch((e: unknown) => e);
+      expect(transient).toBeInstanceOf(StoreUnavailableError);
+      expect(storeFailureKind(transient)).toBe('unavailable');
+    });
+
+    it('throws a document the driver cannot send (16 MB or more) as a DocumentRefusedError', async () => {
+      const tooLarge = Object.assign(new Error('Document is larger than the maximum size 16777216'), { name: 'MongoInvalidArgumentError' });
+      const { collection } = scripted(PLAIN_SPEC, { insertMany: [tooLarge] });
+      await expect(collection.insertNew(docs)).rejects.toBeInstanceOf(DocumentRefusedError);
     });
 
     it('throws any other failure as it is', async () => {

@@ -4,6 +4,7 @@ import {
   Collection,
   CollectionSpec,
   DocumentStore,
+  IndexFailure,
   indexName,
   StoreOptions,
   StoreStatus,
@@ -76,14 +77,17 @@ export function schemaFor(spec: CollectionSpec<StoredDocument>, options: SchemaO
   return schema;
 }
 
-/** The options of the store's connection. */
-export function connectionOptions(options: MongoStoreOptions): ConnectOptions {
+/** The options of the store's connection (`bufferTimeoutMS` is mongoose's own, missing from its ConnectOptions type). */
+export function connectionOptions(options: MongoStoreOptions): ConnectOptions & { bufferTimeoutMS: number } {
   return {
     ...(options.dbName ? { dbName: options.dbName } : {}),
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5_000,
     // The driver ignores `timeoutMS` (deprecated, no effect in mongodb 7): queries carry maxTimeMS
     // (schemaFor) and the socket bounds the wait for any reply, inserts and index builds included.
     socketTimeoutMS: (options.operationTimeoutMS ?? DEFAULT_OPERATION_TIMEOUT_MS) + SOCKET_TIMEOUT_MARGIN_MS,
+    // While the connection is down mongoose holds each operation, for 10 s of its own by default:
+    // held no longer than an operation may run, so MONGODB_OPERATION_TIMEOUT_MS bounds that wait too.
+    bufferTimeoutMS: options.operationTimeoutMS ?? DEFAULT_OPERATION_TIMEOUT_MS,
     ignoreUndefined: true,
     autoIndex: false,
     autoCreate: false,
@@ -99,7 +103,7 @@ export class MongoDocumentStore implements DocumentStore {
   readonly kind = 'mongodb' as const;
   private readonly collections = new Map<string, Collection<StoredDocument>>();
   private readonly pending: Promise<void>[] = [];
-  private readonly maintenance: IndexMaintenance[] = [];
+  private readonly maintenance: { collection: string; maintenance: IndexMaintenance }[] = [];
   private readonly clock: () => number;
   private readonly operationTimeoutMS: number;
   private readonly indexRetry: IndexRetry;
@@ -138,7 +142,7 @@ export class MongoDocumentStore implements DocumentStore {
     const plan = indexPlan(spec.name, schema.indexes() as [Record<string, unknown>, Record<string, unknown>][]);
     // Operations wait for the first pass only; one that failed is retried in the background.
     const maintenance = maintainIndexes(model.collection as unknown as IndexOperations, plan, this.logger, this.indexRetry);
-    this.maintenance.push(maintenance);
+    this.maintenance.push({ collection: spec.name, maintenance });
     this.pending.push(maintenance.firstPass);
     const collection = new MongoCollection<T>(spec, model, maintenance.firstPass, this.clock);
     this.collections.set(spec.name, collection as unknown as Collection<StoredDocument>);
@@ -147,6 +151,13 @@ export class MongoDocumentStore implements DocumentStore {
 
   async ready(): Promise<void> {
     await Promise.all(this.pending);
+  }
+
+  indexFailures(): IndexFailure[] {
+    return this.maintenance.flatMap(({ collection, maintenance }) => {
+      const failed = maintenance.failures();
+      return failed.length ? [{ collection, indexes: failed.map((f) => f.name), error: failed[0].error }] : [];
+    });
   }
 
   status(): StoreStatus {
@@ -159,7 +170,7 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   async close(): Promise<void> {
-    for (const maintenance of this.maintenance) maintenance.stop();
+    for (const { maintenance } of this.maintenance) maintenance.stop();
     await this.connection.close();
   }
 }

@@ -71,11 +71,28 @@ describe('MongoDB operation timeout', () => {
     }
   });
 
-  /** The options mongoose hands to the driver (autoIndex and autoCreate are mongoose's own). */
+  /** The options mongoose hands to the driver (autoIndex, autoCreate and bufferTimeoutMS are mongoose's own). */
   const driverOptions = (options: Parameters<typeof connectionOptions>[0]) => {
-    const { autoIndex: _autoIndex, autoCreate: _autoCreate, ...driver } = connectionOptions(options);
+    const { autoIndex: _autoIndex, autoCreate: _autoCreate, bufferTimeoutMS: _bufferTimeoutMS, ...driver } = connectionOptions(options);
     return driver;
   };
+
+  it('holds an operation no longer than MONGODB_OPERATION_TIMEOUT_MS while no server answers (not mongoose\'s own 10 s)', async () => {
+    const connection = mongoose.createConnection();
+    // Nothing listens on port 1: the connection stays "connecting" (server selection) and mongoose holds operations.
+    const opening = connection.openUri('mongodb://127.0.0.1:1/svc_test', connectionOptions({ operationTimeoutMS: 300, serverSelectionTimeoutMS: 1_500 })).catch(() => undefined);
+    const store = new MongoDocumentStore(connection, silentLogger(), { operationTimeoutMS: 300, indexRetry: { firstDelayMs: 60_000 } });
+    try {
+      const collection = store.collection(SPEC);
+      await store.ready();
+      const started = Date.now();
+      await expect(collection.findOne({ org_id: 'org_a' })).rejects.toThrow('buffering timed out after 300ms');
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      await store.close();
+      await opening;
+    }
+  });
 
   it('bounds the wait on a socket a little beyond maxTimeMS, as the driver parses the options', async () => {
     const client = new mongoose.mongo.MongoClient('mongodb://127.0.0.1:1/svc_test', driverOptions({ operationTimeoutMS: 2_000 }));
