@@ -252,6 +252,11 @@ describe('gateway admin: model discovery refuses private destinations (SSRF)', (
     'http://[fd12:3456::1]/v1',
     'http://[fe80::1]/v1',
     'http://0.0.0.0:8000/v1',
+    // Other clouds' metadata endpoints; Azure's wireserver is a public address.
+    'http://168.63.129.16/v1',
+    'http://100.100.100.200/latest',
+    'http://192.0.0.192/opc/v2',
+    'http://[fd00:ec2::254]/latest',
     // IPv4-mapped IPv6 of the ranges above, in both notations, and IPv4-compatible IPv6.
     'http://[::ffff:169.254.169.254]/latest',
     'http://[::ffff:a9fe:a9fe]/latest',

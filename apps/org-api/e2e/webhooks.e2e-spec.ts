@@ -88,6 +88,11 @@ describe('org API: webhooks, test deliveries and dead letters', () => {
       'https://[fc00::1]/hook',
       'https://[fe80::1]/hook',
       'https://0.0.0.0/hook',
+      'https://168.63.129.16/machine?comp=goalstate',
+      'https://[::ffff:168.63.129.16]/machine',
+      'https://100.100.100.200/latest/meta-data',
+      'https://192.0.0.192/opc/v2/instance',
+      'https://[fd00:ec2::254]/latest/meta-data',
     ];
     for (const target of targets) {
       const res = await create(owner, { url: target, events: ['budget.exceeded'] });
@@ -98,6 +103,9 @@ describe('org API: webhooks, test deliveries and dead letters', () => {
         reason: 'blocked_address',
       });
     }
+    // Azure's wireserver is a public address, refused like the other metadata endpoints.
+    const azure = (await create(owner, { url: 'https://168.63.129.16/machine', events: ['budget.exceeded'] })).body.error;
+    expect([azure.message, azure.details]).toEqual([expect.stringContaining('168.63.129.16 are not allowed: the address is in a non-public range (metadata)'), { param: 'url', reason: 'blocked_address', range: 'metadata' }]);
   });
 
   it('answers 409 webhook_endpoint_duplicate for a second webhook on the same URL', async () => {

@@ -14,6 +14,7 @@ export * from './http/validation';
 export * from './http/no-body';
 export * from './http/health.controller';
 export * from './http/http-app';
+export * from './http/security-headers';
 export * from './http/openapi';
 export * from './http/body-log';
 export * from './http/access-log';

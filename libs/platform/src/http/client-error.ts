@@ -4,6 +4,9 @@ import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorSurface } from '../errors/errors';
 import { toErrorResponse } from '../errors/error-response';
+import { REFUSAL_SECURITY_HEADERS } from './security-headers';
+
+const SECURITY_HEADER_LINES = Object.entries(REFUSAL_SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}`);
 
 /** What Node's HTTP parser refuses before a request exists, by the error's `code`. */
 function statusOf(code: string | undefined): { status: number; message: string } {
@@ -32,6 +35,8 @@ export function clientErrorHandler(surface: ErrorSurface, newRequestId: () => st
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}`,
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
+      // What every other answer gets from `useApiResponseHeaders`, whose hook never runs here.
+      ...SECURITY_HEADER_LINES,
       ...(surface === 'gateway' ? [`X-SVC-Request-ID: ${requestId}`] : []),
       'Connection: close',
     ];
@@ -48,6 +53,8 @@ export function frameworkErrorHandler(surface: ErrorSurface): (error: Error, req
   return (error, request, reply) => {
     const response = toErrorResponse(error, surface, String(request.id));
     if (surface === 'gateway') void reply.header('X-SVC-Request-ID', String(request.id));
+    // Fastify's hooks never run for these: the headers `useApiResponseHeaders` gives every other answer.
+    void reply.headers(REFUSAL_SECURITY_HEADERS);
     void reply.code(response.status).headers(response.headers).type('application/json; charset=utf-8').send(JSON.stringify(response.body));
   };
 }

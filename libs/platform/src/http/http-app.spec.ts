@@ -8,6 +8,7 @@ import { createLogger } from '../logging/logger';
 import { LivenessModule } from './health.controller';
 import { createHttpApp } from './http-app';
 import { closeGracefully } from './lifecycle';
+import { API_CONTENT_SECURITY_POLICY, DOCS_CONTENT_SECURITY_POLICY } from './security-headers';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 type Json = Record<string, any>;
@@ -97,10 +98,16 @@ describe('gateway surface', () => {
     expect(await res.json() as Json).toEqual({ status: 'ok' });
   });
 
-  it('sends nosniff and Cache-Control: no-store on answers and refusals (tokens, keys and usage stay out of shared caches)', async () => {
-    for (const res of [await fetch(`${url}/health`), await post(`${url}/t/echo`, JSON.stringify({ name: 'x', count: 2 })), await fetch(`${url}/nope`)]) {
-      expect({ nosniff: res.headers.get('x-content-type-options'), cache: res.headers.get('cache-control') }).toEqual({ nosniff: 'nosniff', cache: 'no-store' });
+  it('sends nosniff, the API CSP and Cache-Control: no-store on answers and refusals (tokens, keys and usage stay out of shared caches)', async () => {
+    for (const res of [await fetch(`${url}/health`), await post(`${url}/t/echo`, JSON.stringify({ name: 'x', count: 2 })), await fetch(`${url}/nope`), await fetch(`${url}/t/item/%zz`)]) {
+      expect({ nosniff: res.headers.get('x-content-type-options'), csp: res.headers.get('content-security-policy'), cache: res.headers.get('cache-control') }).toEqual({
+        nosniff: 'nosniff',
+        csp: API_CONTENT_SECURITY_POLICY,
+        cache: 'no-store',
+      });
     }
+    const docs = await fetch(`${url}/docs`);
+    expect({ csp: docs.headers.get('content-security-policy'), frame: docs.headers.get('x-frame-options') }).toEqual({ csp: DOCS_CONTENT_SECURITY_POLICY, frame: 'DENY' });
   });
 
   it.each([
@@ -231,6 +238,7 @@ describe('requests the HTTP parser refuses (before Nest sees them)', () => {
       expect(big.status).toBe(431);
       expect(big.body).toEqual({ error: { message: expect.stringContaining('headers'), type: 'invalid_request_error', code: 'headers_too_large', param: null } });
       expect(big.headers).toMatch(/x-svc-request-id: gw_[0-9a-f]{32}/);
+      expect(big.headers).toContain(`\r\nx-content-type-options: nosniff\r\ncontent-security-policy: ${API_CONTENT_SECURITY_POLICY}\r\ncache-control: no-store\r\n`);
       const malformed = await rawExchange(url, 'NOT HTTP AT ALL\r\n\r\n');
       expect(malformed.status).toBe(400);
       expect(malformed.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request' });

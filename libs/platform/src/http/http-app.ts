@@ -1,7 +1,6 @@
 import { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -14,6 +13,7 @@ import { bodyLoggingEnabled, useBodyLogging } from './body-log';
 import { clientErrorHandler, frameworkErrorHandler } from './client-error';
 import { useJsonBodies } from './json-body';
 import { MAX_PARAM_LENGTH } from './router-limits';
+import { useApiResponseHeaders } from './security-headers';
 import { createValidationPipe } from './validation';
 
 export { MAX_PARAM_LENGTH } from './router-limits';
@@ -76,25 +76,12 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
   });
   if (accessLogEnabled({ ACCESS_LOG: options.accessLog ?? false }, options.logger)) useAccessLog(app.getHttpAdapter().getInstance(), options.logger);
   useJsonBodies(app.getHttpAdapter().getInstance(), { rawBodyPrefix: options.rawBodyPrefix, parsedBodyPrefixes: options.parsedBodyPrefixes });
-  useApiResponseHeaders(app.getHttpAdapter().getInstance());
+  useApiResponseHeaders(app.getHttpAdapter().getInstance(), { docs: options.docs !== undefined });
   if (bodyLoggingEnabled({ LOG_BODIES: options.logBodies ?? false }, options.logger)) useBodyLogging(app.getHttpAdapter().getInstance(), options.logger, options.maskLoggedText);
   app.useGlobalFilters(new SurfaceExceptionFilter(options.surface, options.logger, { docs: options.docs !== undefined, refusal: options.notFound }));
   if (options.validation !== false) app.useGlobalPipes(createValidationPipe());
   if (options.docs) setupDocs(app, options.docs);
   return app;
-}
-
-/**
- * Every answer Fastify sends: `nosniff`, and `Cache-Control: no-store` unless the route set its own,
- * since these answers carry tokens, keys, usage and policies that no shared cache should keep. The
- * proxy's `ProxyReply` and the runner stream hijack the reply and set them themselves.
- */
-function useApiResponseHeaders(fastify: FastifyInstance): void {
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
-    void reply.header('X-Content-Type-Options', 'nosniff');
-    if (!reply.hasHeader('cache-control')) void reply.header('Cache-Control', 'no-store');
-    done(null, payload);
-  });
 }
 
 function setupDocs(app: INestApplication, docs: NonNullable<HttpAppOptions['docs']>): void {

@@ -15,9 +15,23 @@ describe('scrubSecrets', () => {
     expect(containsSecret(scrubbed, [key])).toBe(false);
   });
 
-  it('returns the text itself when no secret occurs, and ignores empty and short values', () => {
+  it('returns the text itself when no secret occurs, and ignores empty values and values under 4 characters', () => {
     const text = 'HTTP 500: upstream exploded at the token bucket';
-    expect(scrubSecrets(text, ['sk-not-here-1234', null, undefined, '', 'token'])).toBe(text);
+    expect(scrubSecrets(text, ['sk-not-here-1234', null, undefined, '', 'at', 'the', 'oken', 'bucke'])).toBe(text);
+  });
+
+  it('replaces a secret of 4 to 7 characters only where it stands as a whole token, never a bare JSON token', () => {
+    const key = 'hunter2';
+    const text = `{"error":{"message":"Incorrect API key provided: ${key}. Headers: Authorization: Bearer ${key}; url: /v1/models?key=${key}&x=1","hint":"hunter22 xhunter2 hunter2-b"}}`;
+    expect(scrubSecrets(text, [key])).toBe(
+      '{"error":{"message":"Incorrect API key provided: [REDACTED]. Headers: Authorization: Bearer [REDACTED]; url: /v1/models?key=[REDACTED]&x=1","hint":"hunter22 xhunter2 hunter2-b"}}',
+    );
+    expect(scrubSecrets('model gpt-4o-mini is not available; mini', ['mini'])).toBe('model gpt-4o-mini is not available; [REDACTED]');
+    expect(scrubSecrets('{"key":"p@ss"}', ['p@ss'])).toBe('{"key":"[REDACTED]"}');
+    // Replacing a bare JSON token would break the JSON it stands in.
+    for (const value of ['null', 'true', '123456', '1e10']) expect(scrubSecrets(`{"param":${value},"code":"${value}"}`, [value])).toBe(`{"param":${value},"code":"${value}"}`);
+    // From 8 characters on, every occurrence goes, inside longer words too.
+    expect(scrubSecrets('hunter22 xhunter22x', ['hunter22'])).toBe('[REDACTED] x[REDACTED]x');
   });
 
   it('replaces the longest secret first, so a path goes whole before its segments', () => {

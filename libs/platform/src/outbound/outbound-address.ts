@@ -27,8 +27,15 @@ export class OutboundBlockedError extends Error {
   }
 }
 
-/** The cloud metadata endpoint, named on its own in messages (it is also link-local). */
-export const METADATA_ADDRESSES: ReadonlySet<string> = new Set(['169.254.169.254', 'fd00:ec2::254']);
+/**
+ * Cloud metadata and host-agent endpoints, refused and named `metadata` in messages: AWS, GCP,
+ * Azure, DigitalOcean and others' `169.254.169.254` (link-local anyway), AWS's IPv6 `fd00:ec2::254`
+ * and GCP's `fd20:ce::254` (unique-local anyway), Alibaba Cloud's `100.100.100.200` (CGNAT anyway),
+ * Oracle Cloud's `192.0.0.192` (IETF-reserved anyway), and Azure's wireserver `168.63.129.16`: a
+ * public address, otherwise allowed, that answers only from inside Azure (host agent, DNS, health
+ * probes), where a call from the service would reach its own host's fabric.
+ */
+export const METADATA_ADDRESSES: ReadonlySet<string> = new Set(['169.254.169.254', 'fd00:ec2::254', 'fd20:ce::254', '100.100.100.200', '192.0.0.192', '168.63.129.16']);
 
 /**
  * Parses an IP literal (brackets allowed) in any form WHATWG and inet_aton accept: dotted decimal,

@@ -26,6 +26,15 @@ describe('checkOutboundUrl', () => {
     ['https://0xa9fea9fe/latest', 'metadata'],
     ['https://0xA9.0xFE.0xA9.0xFE/latest', 'metadata'],
     ['https://[::ffff:169.254.169.254]/latest', 'metadata'],
+    // Other clouds' metadata and host-agent endpoints; Azure's wireserver is a public address.
+    ['https://168.63.129.16/machine?comp=goalstate', 'metadata'],
+    ['https://2822734096/machine', 'metadata'],
+    ['https://[::ffff:168.63.129.16]/machine', 'metadata'],
+    ['https://100.100.100.200/latest/meta-data', 'metadata'],
+    ['https://192.0.0.192/opc/v2/instance', 'metadata'],
+    ['https://[fd00:ec2::254]/latest/meta-data', 'metadata'],
+    ['https://[fd00:ec2:0::254]/latest/meta-data', 'metadata'],
+    ['https://[fd20:ce::254]/computeMetadata/v1', 'metadata'],
     ['https://169.254.1.1/', 'linkLocal'],
     ['https://10.1.2.3/', 'private'],
     ['https://172.16.0.1/', 'private'],
@@ -118,6 +127,7 @@ describe('address helpers', () => {
 
   it('names the range of an address, null for public unicast', () => {
     expect(blockedRange('1.1.1.1')).toBeNull();
+    expect(blockedRange('168.63.129.17')).toBeNull();
     expect(blockedRange('169.254.169.254')).toBe('metadata');
     expect(blockedRange('2002:7f00:1::1')).toBe('6to4');
     expect(blockedRange('::7f00:1')).toBe('ipv4Compatible');

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { API_CONTENT_SECURITY_POLICY } from '@svc/platform';
 
 /**
  * The proxy pipeline's view of one HTTP exchange: Node's own request and response, without
@@ -89,10 +90,13 @@ export class ProxyReply {
 /**
  * The headers every proxy answer carries whatever the provider sent, as Fastify's answers get them
  * from `useApiResponseHeaders` (@svc/platform), which the hijacked reply skips: `nosniff`, so a
- * browser never renders a provider's (or a provider target's) answer as another type than declared.
+ * browser never renders a provider's (or a provider target's) answer as another type than declared,
+ * and the API's Content-Security-Policy, so a provider's HTML error page opened in a browser runs,
+ * loads, submits and frames nothing. Both constants, replacing whatever the provider sent.
  */
 function withApiHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
   headers['x-content-type-options'] = 'nosniff';
+  headers['content-security-policy'] = API_CONTENT_SECURITY_POLICY;
   return headers;
 }
 

@@ -1,4 +1,4 @@
-import { MIN_SCRUBBED_LENGTH, scrubSecrets, secretForms } from '@svc/platform';
+import { isScrubbable, scrubSecrets, secretForms } from '@svc/platform';
 import { ProviderBreaker, UpstreamFailure } from '../breaker/provider-breaker';
 import type { ProviderDefinition, ProviderFormat } from '../providers';
 import {
@@ -283,7 +283,7 @@ function copyUpstreamHeaders(input: ExchangeInput, headers: BufferedUpstreamResp
 
 /** The forms in which `scrubSecrets` finds the key (`secretForms`); undefined for none worth searching. */
 function keyForms(apiKey: string | undefined): string[] | undefined {
-  return apiKey && apiKey.length >= MIN_SCRUBBED_LENGTH ? secretForms(apiKey) : undefined;
+  return isScrubbable(apiKey) ? secretForms(apiKey) : undefined;
 }
 
 /**
@@ -296,7 +296,9 @@ function keyForms(apiKey: string | undefined): string[] | undefined {
 function withoutKey(body: Buffer, apiKey: string | undefined): Buffer {
   const forms = keyForms(apiKey);
   if (!forms || body.length === 0 || !forms.some((form) => body.includes(form))) return body;
-  return Buffer.from(scrubSecrets(body.toString('utf8'), [apiKey]));
+  const text = body.toString('utf8');
+  const scrubbed = scrubSecrets(text, [apiKey]);
+  return scrubbed === text ? body : Buffer.from(scrubbed);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RunnerEntity, RunnerSessionEntity } from '@svc/domain';
+import { API_CONTENT_SECURITY_POLICY } from '@svc/platform';
 import { RUNNER_SETTINGS, RunnerSettings } from '../runner-settings';
 import { ENDED_SESSION_STATES, FINAL_RUNNER_STATES } from '../state-machine';
 import { RunnerStreamEvent, RunnerStreamEventName, RunnerStreamHub } from './runner-stream.hub';
@@ -54,8 +55,9 @@ export class RunnerStreamService implements OnModuleDestroy {
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
-      // The hijacked reply skips the onSend hook that gives every other answer `nosniff`.
+      // The hijacked reply skips the onSend hook that gives every other answer these two.
       'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': API_CONTENT_SECURITY_POLICY,
       'X-SVC-Request-ID': String(request.id),
     });
     // HEAD (which Fastify routes to this GET handler): the same headers, no body, and nothing held open.
