@@ -101,6 +101,48 @@ describe('D providers: registry base URLs, credentials and the catch-all', () =>
     expect(Buffer.from(await speech.arrayBuffer()).equals(MOCK_BINARY_BYTES)).toBe(true);
   });
 
+  it('forwards any JSON body, an array, a string, a number or null, as sent; governance reads no prompt fields in it', async () => {
+    for (const body of ['[{"custom_id":"a","input":"hi"},{"custom_id":"b","input":["x",1,null]}]', '[]', '"text"', '42', 'null']) {
+      const res = await call('POST', '/v1/groq/batches/inputs?x=1', { body, headers: { 'content-type': 'application/json' } });
+      expect({ body, status: res.status }).toEqual({ body, status: 200 });
+      expect([last()?.method, last()?.path, last()?.body]).toEqual(['POST', `${basePath('groq')}/batches/inputs`, JSON.parse(body)]);
+    }
+    // Governance reads the prompt fields of an object body only, as of any body of a shape it does not know.
+    const ssn = { input: 'My SSN is 123-45-6789' };
+    const object = await call('POST', '/v1/groq/batches/inputs', { body: JSON.stringify(ssn), headers: { 'content-type': 'application/json' } });
+    expect([object.status, ((await object.json()) as { error: { code: string } }).error.code]).toEqual([403, 'pii_detected']);
+    expect((await call('POST', '/v1/groq/batches/inputs', { body: JSON.stringify([ssn]), headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect(last()?.body).toEqual([ssn]);
+    // Still JSON: malformed is 400 invalid_json, nothing sent.
+    upstream.reset();
+    const malformed = await call('POST', '/v1/groq/batches', { body: '[1,', headers: { 'content-type': 'application/json' } });
+    expect([malformed.status, ((await malformed.json()) as { error: { code: string } }).error.code]).toEqual([400, 'invalid_json']);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it("sends OpenRouter's own model ids (openrouter/auto) unchanged on its route; the generic endpoint strips one provider prefix", async () => {
+    const messages = [{ role: 'user', content: 'hi' }];
+    for (const model of ['openrouter/auto', 'anthropic/claude-3.5-sonnet']) {
+      expect((await postJson(`${gw.url}/v1/openrouter/chat/completions`, { model, messages }, auth())).status).toBe(200);
+      expect([last()?.path, (last()?.body as { model: string }).model]).toEqual([`${basePath('openrouter')}/chat/completions`, model]);
+    }
+    const responses = await call('POST', '/v1/openrouter/responses', { body: JSON.stringify({ model: 'openrouter/auto', input: 'hi' }), headers: { 'content-type': 'application/json' } });
+    expect([responses.status, (last()?.body as { model: string }).model]).toEqual([200, 'openrouter/auto']);
+    // The generic endpoint routes by the prefix and strips it (DECISIONS.md): GET /v1/models lists openrouter/openrouter/auto.
+    expect((await postJson(`${gw.url}/v1/chat/completions`, { model: 'openrouter/openrouter/auto', messages }, auth())).status).toBe(200);
+    expect([last()?.path, (last()?.body as { model: string }).model]).toEqual([`${basePath('openrouter')}/chat/completions`, 'openrouter/auto']);
+    // Another D provider's own route still strips its own prefix.
+    expect((await postJson(`${gw.url}/v1/groq/chat/completions`, { model: 'groq/llama-3.3-70b-versatile', messages }, auth())).status).toBe(200);
+    expect((last()?.body as { model: string }).model).toBe('llama-3.3-70b-versatile');
+  });
+
+  it('echoes a model id in a 404 with bidirectional and control characters escaped', async () => {
+    const res = await fetch(`${gw.url}/v1/models/x%E2%80%AEy%0A`, { headers: auth() });
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect([res.status, body.error.code]).toEqual([404, 'model_not_found']);
+    expect(body.error.message).toMatch(/^The model 'x\\u202ey\\u000a' is not listed\./);
+  });
+
   it.each([
     '/v1/groq/../openai/files',
     '/v1/groq/%2e%2e/openai/files',

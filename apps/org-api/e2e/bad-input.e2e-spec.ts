@@ -113,10 +113,25 @@ describe('org API: bad input is a 400 naming the field, never a 500 nor ignored'
       expect((await api.call('GET', '/api/v1/platform/api-keys?offset=0&limit=5', { token: owner.token })).status).toBe(200);
     });
 
-    it('the fields of a value the route passes on as given are not fields of the request', async () => {
-      // A webhook test delivery's `payload` is free JSON: a `constructor` key inside it is data.
-      const res = await raw('POST', '/api/v1/webhooks/deliver', '{"webhook_id":"wh_none","payload":{"constructor":1,"__proto__":{"a":1}}}');
-      expect(refusal(res)).toEqual({ status: 404, code: 'NOT_FOUND', param: undefined });
+    it('at any depth: in a nested object (an alert) and in a free-form one (a test delivery payload), 400 naming its path', async () => {
+      // Below the top level class-transformer dropped such a field: the alert was created without it, the payload delivered without it.
+      for (const name of names) {
+        const budget = await raw('POST', '/api/v1/admin/costs/budgets', `{"name":"proto-alert-${name}","limit":1,"alerts":[{"threshold":50,"channels":["email"],"${name}":1}]}`);
+        expect({ name, ...refusal(budget) }).toEqual({ name, status: 400, code: 'VALIDATION_ERROR', param: `alerts.0.${name}` });
+        expect(budget.body.error.message).toBe(`property alerts.0.${name} should not exist`);
+        const delivery = await raw('POST', '/api/v1/webhooks/deliver', `{"webhook_id":"wh_none","payload":{"ok":{"${name}":{"a":1}}}}`);
+        expect({ name, ...refusal(delivery) }).toEqual({ name, status: 400, code: 'VALIDATION_ERROR', param: `payload.ok.${name}` });
+      }
+      const budgets = await api.call('GET', '/api/v1/admin/costs/budgets?page_size=200', { token: owner.token });
+      expect(budgets.body.budgets.filter((b: Json) => String(b.name).startsWith('proto-alert-'))).toEqual([]);
+      // Other keys of a payload are data, as before.
+      const plain = await raw('POST', '/api/v1/webhooks/deliver', '{"webhook_id":"wh_none","payload":{"constructors":1,"proto":{"a":1}}}');
+      expect(refusal(plain)).toEqual({ status: 404, code: 'NOT_FOUND', param: undefined });
     });
+  });
+
+  it('a 404 echoes the id with control and bidirectional characters escaped', async () => {
+    const res = await raw('GET', '/api/v1/admin/costs/budgets/%E2%80%AEb%0A');
+    expect([res.status, res.body.error]).toEqual([404, { code: 'NOT_FOUND', message: 'Budget not found', details: { id: '\\u202eb\\u000a' } }]);
   });
 });

@@ -71,7 +71,8 @@ describe('npm start: /v1/admin routes on the gateway port', () => {
     const missing = await call('gateway', 'DELETE', '/v1/admin/api-keys/key_doesnotexist');
     expect({ status: missing.status, body: missing.body }).toEqual({
       status: 404,
-      body: { error: { message: 'API key not found', type: 'not_found_error', code: 'not_found', param: null } },
+      // `param` names the path parameter, as /gateway/admin 404s name theirs.
+      body: { error: { message: 'API key not found', type: 'not_found_error', code: 'not_found', param: 'id' } },
     });
     const anonymous = await call('gateway', 'GET', '/v1/admin/webhooks', { bearer: null });
     expect({ status: anonymous.status, code: anonymous.body.error?.code, gateway_error_code: anonymous.body.error?.gateway_error_code }).toEqual({

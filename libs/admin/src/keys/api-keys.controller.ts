@@ -37,7 +37,7 @@ export class AdminApiKeysController {
 
   @Delete(':id')
   @HttpCode(204)
-  @AdminRoute('admin:write', 'Revoke a gateway key', 'Takes effect on every replica at once; revoking a revoked key is a 204 again. 404 `not_found` for an id the organization does not own.')
+  @AdminRoute('admin:write', 'Revoke a gateway key', 'Takes effect on every replica at once; revoking a revoked key is a 204 again. 404 `not_found` (`param` `id`) for an id the organization does not own.')
   @ApiNoContentResponse()
   async revoke(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() _query: AdminQuery): Promise<void> {
     await this.keys.revoke(principal.orgId, id);

@@ -9,7 +9,7 @@ import { AdminControllerAt, AdminRoute } from '../common/admin-route';
 const UPDATE_TEXT =
   'Only the fields sent change (PUT and PATCH alike, DECISIONS.md): `url`, `events`, `status`, `secret`, `description` as on ' +
   '`PATCH /api/v1/admin/webhooks/{id}`. The URL follows the same outbound rules (400 `url_not_allowed`); a URL another webhook of ' +
-  'the organization has: 409 `webhook_endpoint_duplicate` with `conflicting_id`. 404 `not_found` for an id the organization does not own.';
+  'the organization has: 409 `webhook_endpoint_duplicate` with `conflicting_id`. 404 `not_found` (`param` `id`) for an id the organization does not own.';
 
 /**
  * SPEC.md's conflict examples `/v1/admin/webhooks` (list, update by id): the organization's webhooks

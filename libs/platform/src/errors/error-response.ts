@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { MAX_PARAM_LENGTH } from '../http/router-limits';
+import { safeEchoedText } from './echoed-text';
 import { ConflictError, ErrorSurface, GatewayError, GatewayErrorBody, MalformedJsonError, OrgApiError } from './errors';
 
 export interface ErrorResponse {
@@ -103,36 +104,65 @@ export function newErrorId(): string {
  * calling key's own, else `insufficient_scope` (a key granting scopes it does not hold), as on key
  * rotation.
  */
-function gatewayBodyOf(error: OrgApiError): GatewayErrorBody {
-  const param = typeof error.details['param'] === 'string' ? error.details['param'] : null;
+function gatewayBodyOf(error: OrgApiError, message: string): GatewayErrorBody {
+  const param = typeof error.details['param'] === 'string' ? error.details['param'] : notFoundParam(error);
   if (error.status === 403) {
-    return { message: error.message, type: 'permission_error', code: param === 'expires_at' ? 'insufficient_lifetime' : 'insufficient_scope', param };
+    return { message, type: 'permission_error', code: param === 'expires_at' ? 'insufficient_lifetime' : 'insufficient_scope', param };
   }
   const names = STATUS_NAMES[error.status] ?? STATUS_NAMES[400];
   // The status's own code (VALIDATION_ERROR, NOT_FOUND, ...) becomes the gateway's name for it; any other keeps its name, lower-cased.
   const code = names.orgCode === error.code ? names.gatewayCode : error.code.toLowerCase();
-  return { message: error.message, type: names.gatewayType, code, param };
+  return { message, type: names.gatewayType, code, param };
+}
+
+/**
+ * An organization API 404 names what it did not find by `details.id`: on the gateway surfaces (the
+ * `/v1/admin/api-keys/{id}` and `/v1/admin/webhooks/{id}` routes, which share those services) that
+ * is the path parameter `id`, named in `param` as every `/gateway/admin` 404 names its own.
+ */
+function notFoundParam(error: OrgApiError): string | null {
+  return error.status === 404 && typeof error.details['id'] === 'string' ? 'id' : null;
+}
+
+/**
+ * The message of an answer, with the text a 404 echoes from the path made safe (`safeEchoedText`).
+ * One place for every surface's 404s: the proxy's, the gateway admin's, the runners', the
+ * organization API's and the unrouted ones all pass here.
+ */
+function shownMessage(status: number, message: string): string {
+  return status === 404 ? safeEchoedText(message) : message;
+}
+
+/** An organization API error's details, with a 404's echoed `id` made safe as its message is. */
+function shownDetails(error: OrgApiError): Record<string, unknown> {
+  const id = error.details['id'];
+  return error.status === 404 && typeof id === 'string' ? { ...error.details, id: safeEchoedText(id) } : error.details;
 }
 
 /** Turns anything thrown into the documented body of the surface. Unknown errors become a 500 with an error id. */
 export function toErrorResponse(error: unknown, surface: ErrorSurface, requestId: string): ErrorResponse {
   if (error instanceof GatewayError) {
-    if (surface === 'gateway') return { status: error.status, body: { error: error.body }, headers: error.headers };
+    const message = shownMessage(error.status, error.body.message);
+    if (surface === 'gateway') {
+      const body = message === error.body.message ? error.body : { ...error.body, message };
+      return { status: error.status, body: { error: body }, headers: error.headers };
+    }
     return {
       status: error.status,
-      body: { error: { code: error.body.code, message: error.body.message, details: {} } },
+      body: { error: { code: error.body.code, message, details: {} } },
       headers: error.headers,
     };
   }
   if (error instanceof OrgApiError) {
+    const message = shownMessage(error.status, error.message);
     if (surface === 'org') {
       return {
         status: error.status,
-        body: { error: { code: error.code, message: error.message, details: error.details } },
+        body: { error: { code: error.code, message, details: shownDetails(error) } },
         headers: error.headers,
       };
     }
-    return { status: error.status, body: { error: gatewayBodyOf(error) }, headers: error.headers };
+    return { status: error.status, body: { error: gatewayBodyOf(error, message) }, headers: error.headers };
   }
   if (error instanceof ConflictError) {
     // SPEC.md "Admin conflicts": the extra fields sit beside code and message. The organization
@@ -143,6 +173,7 @@ export function toErrorResponse(error: unknown, surface: ErrorSurface, requestId
   }
   const generic = classify(error);
   if (generic && generic.status < 500) {
+    generic.message = shownMessage(generic.status, generic.message);
     if (surface === 'gateway') {
       const body: GatewayErrorBody = {
         message: generic.message,

@@ -102,15 +102,40 @@ export const BODY_NOT_OBJECT_MESSAGE = 'The request body must be a JSON object';
 const isJsonObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * The first field of a body or query named like a member of `Object.prototype` (`constructor`,
- * `__proto__`, `toString`, ...). No DTO declares one, yet the whitelist lets them through:
- * class-validator looks the name up in a plain object of the DTO's fields, where it finds the
- * prototype's member, and class-transformer then drops the value. Such a field was ignored, not
- * refused like any other unknown field (`?constructor=1`, `{"__proto__": ...}`).
+ * The path (`draft_policy.constructor`, `alerts.0.__proto__`) of the first field of a body or query,
+ * at any depth, named like a member of `Object.prototype` (`constructor`, `__proto__`, `toString`,
+ * ...). No DTO declares one, yet the whitelist lets them through: class-validator looks the name up
+ * in a plain object of the DTO's fields, where it finds the prototype's member, and class-transformer
+ * then drops the value, at the top level, in a nested DTO (a budget's `alerts`) and in a free-form
+ * object (a policy simulation's `draft_policy`, a provider target's `headers`, a test delivery's
+ * `payload`) alike. Such a field was ignored, not refused like any other unknown field. Walked
+ * breadth first without recursion (a shallower field is named first), on DTO bodies only: the
+ * proxy's bodies never reach a ValidationPipe (the gateway runs without one, and its routes take
+ * no DTO).
  */
-function prototypeNamedField(value: unknown): string | undefined {
+function prototypeNamedPath(value: unknown): string | undefined {
   if (!isJsonObject(value)) return undefined;
-  return Object.keys(value as object).find((key) => key in Object.prototype);
+  const nodes: object[] = [value as object];
+  const paths: string[] = [''];
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i];
+    const prefix = paths[i];
+    const visit = (key: string, child: unknown) => {
+      if (typeof child === 'object' && child !== null) {
+        nodes.push(child);
+        paths.push(prefix ? `${prefix}.${key}` : key);
+      }
+    };
+    if (Array.isArray(node)) {
+      node.forEach((child, index) => visit(String(index), child));
+      continue;
+    }
+    for (const key of Object.keys(node)) {
+      if (key in Object.prototype) return prefix ? `${prefix}.${key}` : key;
+      visit(key, (node as Record<string, unknown>)[key]);
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -119,7 +144,7 @@ function prototypeNamedField(value: unknown): string | undefined {
  * ValidationPipe, `null` became `{}` (so a partial update answered 200 and changed nothing) and an
  * array was validated as an object with properties `0`, `1`, ... No body at all stays no body
  * (docs/decisions.md "empty body"): a route that needs fields still names the first one missing.
- * And a field named like a member of `Object.prototype` is refused as unknown (`prototypeNamedField`).
+ * And a field named like a member of `Object.prototype`, at any depth, is refused as unknown (`prototypeNamedPath`).
  */
 class DtoValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -128,7 +153,7 @@ class DtoValidationPipe extends ValidationPipe {
       throw new BadRequestException({ message: BODY_NOT_OBJECT_MESSAGE, param: 'body' });
     }
     const wholeQuery = metadata.type === 'query' && metadata.data === undefined;
-    const field = (wholeBody || wholeQuery) && this.toValidate(metadata) ? prototypeNamedField(value) : undefined;
+    const field = (wholeBody || wholeQuery) && this.toValidate(metadata) ? prototypeNamedPath(value) : undefined;
     if (field !== undefined) throw new BadRequestException({ message: `property ${field} should not exist`, param: field });
     return super.transform(value, metadata);
   }
@@ -179,7 +204,7 @@ export function Satisfies(name: string, problem: (value: unknown) => string | nu
  * left-to-right and right-to-left marks (U+200E, U+200F), which names in right-to-left scripts
  * need and which reorder nothing beyond themselves, stay allowed.
  */
-function isNameControlCharacter(code: number): boolean {
+export function isNameControlCharacter(code: number): boolean {
   return (
     code <= 0x1f ||
     (code >= 0x7f && code <= 0x9f) ||

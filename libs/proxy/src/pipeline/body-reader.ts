@@ -54,8 +54,8 @@ export function readBody(stream: Readable | undefined, contentLength: string | u
   });
 }
 
-/** Parses a JSON object body; anything else is a 400 in the gateway format. */
-export function parseJsonObject(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
+/** Parses a JSON body of any kind; a body of another content type is a 415, an empty or malformed one a 400, in the gateway format. */
+function parseJson(raw: Buffer, contentType: string | undefined): unknown {
   if (!contentType || !/^application\/(.+\+)?json/i.test(contentType)) {
     throw new GatewayError(415, {
       message: `Content-Type must be application/json (got ${contentType ?? 'none'})`,
@@ -64,14 +64,33 @@ export function parseJsonObject(raw: Buffer, contentType: string | undefined): R
     });
   }
   if (raw.length === 0) throw invalidRequest('Body cannot be empty', null, 'invalid_json');
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    return JSON.parse(raw.toString('utf8'));
   } catch (error) {
     throw invalidRequest(jsonSyntaxMessage(error), null, 'invalid_json');
   }
+}
+
+/** Parses a JSON object body; anything else is a 400 in the gateway format. */
+export function parseJsonObject(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
+  const parsed = parseJson(raw, contentType);
   // Well-formed JSON that is not an object: docs/decisions.md's refusal of every surface, naming `body`.
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidRequest(BODY_NOT_OBJECT_MESSAGE, 'body');
   if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) throw invalidRequest(TOO_DEEP_MESSAGE, null);
   return parsed as Record<string, unknown>;
+}
+
+/**
+ * The parsed body of a proxy call. The chat, messages and embeddings routes take a JSON object
+ * (`parseJsonObject`). The D catch-all forwards what the provider takes: any JSON value when the
+ * body is JSON (an object, an array such as a batch of inputs, a string, a number, `null`), else
+ * undefined (no body, a multipart upload, bytes), which it forwards as it came. Governance reads
+ * the fields of an object body only (docs/gateway.md "Bodies").
+ */
+export function parseProxyBody(passthrough: boolean, raw: Buffer, contentType: string | undefined): unknown {
+  if (!passthrough) return parseJsonObject(raw, contentType);
+  if (raw.length === 0 || !/json/i.test(contentType ?? '')) return undefined;
+  const parsed = parseJson(raw, contentType);
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) throw invalidRequest(TOO_DEEP_MESSAGE, null);
+  return parsed;
 }

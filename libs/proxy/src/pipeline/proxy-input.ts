@@ -1,5 +1,6 @@
 import { GatewayError, invalidRequest } from '@svc/platform';
 import type { ProviderDefinition } from '../providers';
+import { isJsonObject } from '../upstream/types';
 
 export type ProxyKind = 'chat' | 'messages' | 'embeddings' | 'passthrough';
 
@@ -21,12 +22,14 @@ const AGENT = /^[\x20-\x7e]{1,120}$/;
  * (format A: `null` is not streaming).
  * The rest of the body is checked by `checkFields` once the route is known to serve the call.
  */
-export function readFields(kind: ProxyKind, body: Record<string, unknown> | undefined): ReadFields {
+export function readFields(kind: ProxyKind, body: unknown): ReadFields {
   if (kind === 'passthrough') {
-    const model = typeof body?.model === 'string' ? body.model : '';
-    return { model, stream: body?.stream === true };
+    // Any JSON value (or none): only an object names a model or asks to stream.
+    const fields = isJsonObject(body) ? body : undefined;
+    const model = typeof fields?.model === 'string' ? fields.model : '';
+    return { model, stream: fields?.stream === true };
   }
-  if (!body) throw invalidRequest('A JSON body is required', null);
+  if (!isJsonObject(body)) throw invalidRequest('A JSON body is required', null);
   if (typeof body.model !== 'string' || body.model.trim() === '') throw invalidRequest('`model` is required and must be a string', 'model');
   // Format A's API takes `stream: null` (not streaming), as it does the nullable fields of `checkFields`;
   // format B's takes a boolean only. The body goes up as sent either way.
@@ -48,8 +51,8 @@ export function unservedRoute(kind: ProxyKind, provider: ProviderDefinition): Ga
 }
 
 /** Validates the other fields the gateway itself reads, per route kind, on a body `readFields` accepted. */
-export function checkFields(kind: ProxyKind, body: Record<string, unknown> | undefined, format: ReturnType<typeof formatOf>): void {
-  if (kind === 'passthrough' || !body) return;
+export function checkFields(kind: ProxyKind, body: unknown, format: ReturnType<typeof formatOf>): void {
+  if (kind === 'passthrough' || !isJsonObject(body)) return;
   if (kind === 'embeddings') {
     const input = body.input;
     const ok = typeof input === 'string' || (Array.isArray(input) && input.length > 0);

@@ -21,7 +21,7 @@ import { checkProviderEnvironment, ProviderDefinition, providerRegistry, resolve
 import { chatAnswerFormat, clientWantsStreamUsage, needsResponseTranslation } from '../upstream';
 import { ClientAbortedError, UpstreamClient } from '../transport/upstream-client';
 import { ConsumedApproval } from './approval-release';
-import { parseJsonObject, readBody } from './body-reader';
+import { parseProxyBody, readBody } from './body-reader';
 import { IdempotencyGate, storable } from './idempotency';
 import { ModelAliasResolver } from './model-aliases';
 import { OrgProviderRegistry } from './org-registry';
@@ -190,7 +190,7 @@ export class ProxyService implements OnModuleDestroy {
     }
     const raw = body.buffer;
     const contentType = request.headers['content-type'];
-    const json = call.kind !== 'passthrough' || (raw.length > 0 && /json/i.test(contentType ?? '')) ? parseJsonObject(raw, contentType) : undefined;
+    const json = parseProxyBody(call.kind === 'passthrough', raw, contentType);
     const fields = readFields(call.kind, json);
     state.stream = fields.stream;
     const route = resolveRoute({ endpointProvider: call.endpointProvider, model: fields.model || (call.endpointProvider ?? ''), aliases: await this.aliases.aliases(principal.orgId), registry });

@@ -197,6 +197,8 @@ export const BUILTIN_PROVIDERS: readonly ProviderDefinition[] = [
     baseUrl: 'https://openrouter.ai/api/v1',
     // OpenRouter's app attribution headers.
     forwardHeaders: ['http-referer', 'x-title'],
+    // OpenRouter's own routers are `openrouter/auto` and the like: its route sends them as they are.
+    ownModelNamespace: true,
     models: [
       ['openrouter/auto', 'OpenRouter auto router: picks a model per prompt'],
       ['meta-llama/llama-3.3-70b-instruct', 'Meta Llama 3.3 70B Instruct through OpenRouter'],

@@ -132,6 +132,8 @@ describe('resolveRoute on provider-scoped endpoints', () => {
     ['groq', 'groq/llama-3.3-70b-versatile', 'llama-3.3-70b-versatile'],
     ['groq', 'openai/gpt-oss-120b', 'openai/gpt-oss-120b'],
     ['openrouter', 'anthropic/claude-3.5-sonnet', 'anthropic/claude-3.5-sonnet'],
+    // OpenRouter's own ids live under its name (ownModelNamespace): its route keeps them whole.
+    ['openrouter', 'openrouter/auto', 'openrouter/auto'],
     ['together', 'meta-llama/Llama-3.3-70B-Instruct-Turbo', 'meta-llama/Llama-3.3-70B-Instruct-Turbo'],
     ['ollama', 'mistral-nemo', 'mistral-nemo'],
     ['vllm', 'gpt-4o', 'gpt-4o'],

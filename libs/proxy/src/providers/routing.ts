@@ -56,7 +56,7 @@ export type RouteSource = 'endpoint' | 'explicit' | 'detected' | 'fallback';
 
 export interface Route {
   provider: ProviderDefinition;
-  /** The model name to send upstream (alias resolved, `provider/` prefix stripped). */
+  /** The model name to send upstream (alias resolved, `provider/` prefix stripped unless the provider's own route keeps it: `ownModelNamespace`). */
   upstreamModel: string;
   /** The model name the client sent. */
   requestedModel: string;
@@ -90,7 +90,7 @@ export function resolveRoute(input: RouteInput): Route {
   if (input.endpointProvider !== undefined) {
     const endpoint = registry.get(input.endpointProvider);
     if (!endpoint) throw notFound(`Provider '${input.endpointProvider}'`, 'provider');
-    return route(endpoint, checkModelFits(endpoint, model, requestedModel, registry), 'endpoint');
+    return route(endpoint, checkModelFits(endpoint, model, requestedModel, registry, true), 'endpoint');
   }
 
   const explicit = parseExplicitModel(model, registry);
@@ -106,7 +106,8 @@ export function resolveRoute(input: RouteInput): Route {
 
 /**
  * The model name to send to `provider`, or a `provider_mismatch` when the name belongs elsewhere.
- * `model` may carry the provider's own prefix (stripped) or, for providers that host third-party
+ * `model` may carry the provider's own prefix (stripped, except on the own route of a provider
+ * whose ids live under its name: `ownModelNamespace`) or, for providers that host third-party
  * models, another namespace (kept: `openai/gpt-oss-120b` is a Groq model id).
  */
 function checkModelFits(
@@ -114,11 +115,12 @@ function checkModelFits(
   model: string,
   requestedModel: string,
   registry: ProviderRegistry,
+  ownRoute = false,
 ): string {
   let upstreamModel = model;
   const explicit = parseExplicitModel(model, registry);
   if (explicit && explicit.provider.id === provider.id) {
-    upstreamModel = explicit.model;
+    if (!(ownRoute && provider.ownModelNamespace)) upstreamModel = explicit.model;
   } else if (explicit && provider.modelScope === 'own') {
     throw providerMismatch(requestedModel, explicit.provider, provider);
   }

@@ -57,6 +57,13 @@ export interface ProviderDefinition {
   /** Other names accepted for this provider in paths and `provider/model` (`google` → `gemini`). */
   readonly aliases: readonly string[];
   readonly modelScope: ModelScope;
+  /**
+   * The vendor's own model ids may start with `<id>/` (OpenRouter's `openrouter/auto`): on this
+   * provider's own routes (`/v1/openrouter/chat/completions`, its catch-all) the model goes upstream
+   * exactly as sent, `<id>/` included. Absent or false, a leading `<id>/` is the gateway's routing
+   * prefix and is stripped there as on the generic endpoint (which strips it for every provider).
+   */
+  readonly ownModelNamespace?: boolean;
   readonly streamUsage: StreamUsageMode;
   /** False for self-hosted servers that run without a key (ollama, vllm): no 401 when none resolves. */
   readonly requiresKey: boolean;
