@@ -105,6 +105,42 @@ describe('ProviderBreaker probe released unjudged', () => {
   });
 });
 
+describe('ProviderBreaker admit and settle (a streamed call, judged at its end)', () => {
+  it('holds the probe until it is settled: others are refused meanwhile, and its first outcome decides', async () => {
+    const { b, changes } = breaker(50);
+    for (let i = 0; i < 5; i++) await expect(b.run(fail)).rejects.toThrow();
+    await sleep(80);
+    const probe = b.admit();
+    // The headers came long ago; the stream has not ended.
+    expect(() => b.admit()).toThrow(BreakerOpenError);
+    await expect(b.run(ok)).rejects.toBeInstanceOf(BreakerOpenError);
+    expect(b.state).toBe('half_open');
+    probe.settle('failure');
+    probe.settle('success');
+    expect(b.state).toBe('open');
+    expect(b.record().failure_count).toBe(6);
+    await sleep(80);
+    const next = b.admit();
+    next.settle('success');
+    next.settle('failure');
+    expect(b.state).toBe('closed');
+    expect(changes).toEqual(['open', 'half_open', 'open', 'half_open', 'closed']);
+    b.shutdown();
+  });
+
+  it('an unjudged probe frees the slot and leaves the breaker half-open', async () => {
+    const { b } = breaker(50);
+    for (let i = 0; i < 5; i++) await expect(b.run(fail)).rejects.toThrow();
+    await sleep(80);
+    b.admit().settle('unjudged');
+    expect(b.state).toBe('half_open');
+    expect(b.record().failure_count).toBe(5);
+    b.admit().settle('success');
+    expect(b.state).toBe('closed');
+    b.shutdown();
+  });
+});
+
 describe('BreakerRegistry', () => {
   it('judges every known provider, called or not', async () => {
     const registry = new BreakerRegistry({ failureThreshold: 1, failureWindowMs: 60_000, recoveryTimeoutMs: 60_000 }, undefined, ['a', 'b', 'c']);

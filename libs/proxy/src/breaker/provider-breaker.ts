@@ -28,7 +28,7 @@ export const DEFAULT_BREAKER_OPTIONS: BreakerOptions = {
   recoveryTimeoutMs: 30_000,
 };
 
-/** Thrown by `run` when the breaker refuses the call (open, or half-open with its probe in flight). */
+/** Thrown by `admit` and `run` when the breaker refuses the call (open, or half-open with its probe in flight). */
 export class BreakerOpenError extends Error {
   constructor(
     readonly provider: string,
@@ -54,15 +54,41 @@ export class UpstreamFailure extends Error {
 }
 
 /**
+ * How a call the breaker let through ended: `success` (an answer, read to its end), `failure` (an
+ * UpstreamFailure: 5xx, a deadline, a connection error, a stream broken before its documented end),
+ * `unjudged` (neither: a 4xx-like error, the client went away).
+ */
+export type CallOutcome = 'success' | 'failure' | 'unjudged';
+
+/** The error's outcome for the breaker: an UpstreamFailure is a failure, anything else neither. */
+export function outcomeOf(error: unknown): CallOutcome {
+  return error instanceof UpstreamFailure ? 'failure' : 'unjudged';
+}
+
+/** One call the breaker let through (`ProviderBreaker.admit`). The first `settle` counts; later ones are ignored. */
+export class BreakerCall {
+  private settled = false;
+
+  constructor(private readonly conclude: (outcome: CallOutcome) => void) {}
+
+  settle(outcome: CallOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.conclude(outcome);
+  }
+}
+
+/**
  * One provider's breaker, per DECISIONS.md: `failureThreshold` failures within `failureWindowMs`
  * open it; after `recoveryTimeoutMs` it is half-open and lets exactly one probe through; the
  * probe's success closes it, its failure re-opens it for another recovery period.
  *
  * opossum holds the state machine and its timers (open, then half-open after the recovery time). It
  * counts failures as a percentage and lets every request through while half-open, so this wrapper
- * counts failures in the window itself and decides the half-open probe: the action runs directly
+ * counts failures in the window itself and decides the half-open probe: the call runs directly
  * (no per-request work in opossum on the hot path), a success of the probe closes the breaker, a
- * failure re-opens it, and anything else (the client went away) releases the probe unjudged.
+ * failure re-opens it, and anything else (the client went away) releases the probe unjudged. A
+ * streamed call is settled when its stream ends (`admit`), not when its headers arrive.
  */
 export class ProviderBreaker {
   private readonly breaker: CircuitBreaker<[], unknown>;
@@ -102,33 +128,36 @@ export class ProviderBreaker {
     return 'closed';
   }
 
-  /** Runs `action` through the breaker; throws BreakerOpenError without calling it when refused. */
-  async run<T>(action: () => Promise<T>): Promise<T> {
+  /**
+   * Lets one call through, or throws BreakerOpenError when refused (open, or half-open with its probe
+   * in flight). The call is settled once its outcome is known: a streamed answer at the end of its
+   * stream, so a half-open breaker's probe is judged by the whole answer, not by its first bytes,
+   * and every other request is refused until then.
+   */
+  admit(): BreakerCall {
     const state = this.state;
     if (state === 'open' || (state === 'half_open' && this.probeInFlight)) {
       throw new BreakerOpenError(this.provider, this.retryAfterSeconds() ?? 1);
     }
     const probe = state === 'half_open';
     if (probe) this.probeInFlight = true;
-    try {
-      const result = await action();
-      this.lastSuccess = performance.now() / 1000;
-      if (probe) this.breaker.close();
-      return result;
-    } catch (error) {
-      if (error instanceof UpstreamFailure) {
-        this.recordFailure();
-        if (probe) this.breaker.open();
-      }
-      throw error;
-    } finally {
-      if (probe) this.probeInFlight = false;
-    }
+    return new BreakerCall((outcome) => this.conclude(probe, outcome));
   }
 
-  /** Counts a failure observed after `run` returned (e.g. an upstream stream that broke midway). */
-  reportFailure(): void {
-    this.recordFailure();
+  /**
+   * Runs `action` through the breaker; throws BreakerOpenError without calling it when refused. Its
+   * result is a success, an UpstreamFailure a failure, anything else (4xx, the client gone) neither.
+   */
+  async run<T>(action: () => Promise<T>): Promise<T> {
+    const call = this.admit();
+    try {
+      const result = await action();
+      call.settle('success');
+      return result;
+    } catch (error) {
+      call.settle(outcomeOf(error));
+      throw error;
+    }
   }
 
   record(): BreakerRecord {
@@ -156,6 +185,21 @@ export class ProviderBreaker {
     // refuses, and `Retry-After: 0` would invite an immediate retry into the same refusal.
     const remainingMs = this.openedAt + this.options.recoveryTimeoutMs - Date.now();
     return Math.max(1, Math.ceil(remainingMs / 1000));
+  }
+
+  /**
+   * An admitted call's outcome. The probe's success closes the breaker and its failure re-opens it;
+   * an unjudged probe (the client went away) leaves it half-open, and the next call is the probe.
+   */
+  private conclude(probe: boolean, outcome: CallOutcome): void {
+    if (outcome === 'success') {
+      this.lastSuccess = performance.now() / 1000;
+      if (probe) this.breaker.close();
+    } else if (outcome === 'failure') {
+      this.recordFailure();
+      if (probe) this.breaker.open();
+    }
+    if (probe) this.probeInFlight = false;
   }
 
   private recordFailure(): void {

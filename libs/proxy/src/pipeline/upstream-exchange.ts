@@ -1,5 +1,5 @@
 import { isScrubbable, scrubSecrets, secretForms } from '@svc/platform';
-import { ProviderBreaker, UpstreamFailure } from '../breaker/provider-breaker';
+import { BreakerCall, outcomeOf, ProviderBreaker } from '../breaker/provider-breaker';
 import type { ProviderDefinition, ProviderFormat } from '../providers';
 import {
   createSseUsageTracker,
@@ -13,13 +13,6 @@ import {
 import type { ProxyReply } from '../http/proxy-io';
 import { BufferedUpstreamResponse, ClientAbortedError, ExchangeAbort, OpenedUpstream, readWhole, UpstreamClient } from '../transport/upstream-client';
 import { upstreamError, upstreamRedirect } from './upstream-errors';
-
-/** A 5xx from the provider: counts against the breaker, yet its body still goes to the client. */
-class UpstreamStatusFailure<R extends { status: number }> extends UpstreamFailure {
-  constructor(readonly response: R) {
-    super(`upstream answered ${response.status}`);
-  }
-}
 
 export interface ExchangeResult {
   status: number;
@@ -71,7 +64,11 @@ export interface ExchangeInput {
   beforeRelay?: (status: number) => Promise<void>;
 }
 
-/** Sends the request through the provider's breaker and relays the answer, streaming or not. */
+/**
+ * Sends the request through the provider's breaker and relays the answer, streaming or not. The
+ * breaker judges the call by the whole answer: a whole answer once read, a stream once it ended
+ * (a half-open breaker's probe that streams is still in flight, and others refused, until then).
+ */
 export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
   const { reply } = input;
   // One abort for the exchange: the client going away ends it with ClientAbortedError, the
@@ -84,24 +81,30 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
   // A client that left during governance: its 'close' came before this listener; nothing goes upstream.
   if (reply.raw.destroyed) onClose();
   const started = performance.now();
+  let call: BreakerCall | undefined;
   try {
+    call = admit(input);
     if (!input.request.stream) {
       // A whole answer: read into memory (its usage is in the body), then relayed.
-      const response = await throughBreaker(input, () => input.client.sendBuffered(input.request, abort));
+      const response = await throughBreaker(input, call, () => input.client.sendBuffered(input.request, abort));
+      // Read to its end: a success for the breaker (a 5xx was settled as a failure already).
+      call.settle('success');
       const upstreamLatencyMs = latencySince(started);
       if (input.beforeRelay) await input.beforeRelay(response.status);
       return { ...relayBuffered(input, response), upstreamLatencyMs };
     }
-    const response = await throughBreaker(input, () => input.client.open(input.request, abort));
+    const response = await throughBreaker(input, call, () => input.client.open(input.request, abort));
     const upstreamLatencyMs = latencySince(started);
     const contentType = String(response.headers['content-type'] ?? '');
     if (response.status === 200 && contentType.includes('text/event-stream')) {
-      return { ...(await relayStream(input, response, abort)), upstreamLatencyMs };
+      return { ...(await relayStream(input, response, abort, call)), upstreamLatencyMs };
     }
     // Asked to stream, answered whole (an error, or a provider that does not stream).
     const body = await readWhole(response).catch((error: unknown) => {
+      call?.settle(outcomeOf(error));
       throw upstreamError(error, input.provider.id);
     });
+    call.settle('success');
     if (input.beforeRelay) await input.beforeRelay(response.status);
     return { ...relayBuffered(input, { status: response.status, headers: response.headers, body }), upstreamLatencyMs };
   } catch (error) {
@@ -109,22 +112,35 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
     if (abort.dispatched && abort.status < 300) input.onLostAfterDispatch?.();
     throw error;
   } finally {
+    // Whatever ended the exchange without a verdict (the client's stream could not be started) frees a probe.
+    call?.settle('unjudged');
     reply.raw.off('close', onClose);
   }
 }
 
 const latencySince = (started: number) => Math.round((performance.now() - started) * 100) / 100;
 
-/** The call through the provider's breaker: a 5xx counts as a failure, yet its answer is still relayed. */
-async function throughBreaker<R extends { status: number }>(input: ExchangeInput, call: () => Promise<R>): Promise<R> {
+/** The breaker lets the call through, or refuses it: 503 `circuit_breaker_open`. */
+function admit(input: ExchangeInput): BreakerCall {
   try {
-    return await input.breaker.run(async () => {
-      const answer = await call();
-      if (answer.status >= 500) throw new UpstreamStatusFailure(answer);
-      return answer;
-    });
+    return input.breaker.admit();
   } catch (error) {
-    if (error instanceof UpstreamStatusFailure) return error.response as R;
+    throw upstreamError(error, input.provider.id);
+  }
+}
+
+/**
+ * The call until the provider's headers (or a whole answer): a 5xx settles it as a failure, yet its
+ * answer is still relayed; a failure to answer settles it as its error is (`outcomeOf`). Any other
+ * answer is left to the caller to settle once its body has been read.
+ */
+async function throughBreaker<R extends { status: number }>(input: ExchangeInput, call: BreakerCall, send: () => Promise<R>): Promise<R> {
+  try {
+    const answer = await send();
+    if (answer.status >= 500) call.settle('failure');
+    return answer;
+  } catch (error) {
+    call.settle(outcomeOf(error));
     throw upstreamError(error, input.provider.id);
   }
 }
@@ -172,7 +188,7 @@ function relayBuffered(input: ExchangeInput, response: BufferedUpstreamResponse)
  * counts against the breaker, unless the provider's stream had already reached its documented end;
  * the client going away ends it without one.
  */
-function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: ExchangeAbort): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
+function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: ExchangeAbort, call: BreakerCall): Promise<Omit<ExchangeResult, 'upstreamLatencyMs'>> {
   const raw = input.reply.raw;
   const anthropic = input.format === 'anthropic';
   try {
@@ -233,7 +249,7 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
           if (translator) write(translator.end());
           else tracker?.end();
           // An in-stream error of the provider's own side is its 5xx sent after a 200: once per stream.
-          if ((translator ?? tracker)?.serverError) input.breaker.reportFailure();
+          call.settle((translator ?? tracker)?.serverError ? 'failure' : 'success');
           finish(false);
         } catch (error) {
           this.error(error instanceof Error ? error : new Error(String(error)));
@@ -241,6 +257,8 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
       },
       error(error) {
         if (clientGone(abort)) {
+          // Not the provider's doing: neither a success nor a failure (a probe leaves the breaker half-open).
+          call.settle('unjudged');
           finish(false);
           return;
         }
@@ -250,10 +268,11 @@ function relayStream(input: ExchangeInput, response: OpenedUpstream, abort: Exch
         if (translator ? translator.translator.completed : tracker?.completed) {
           if (translator) write(translator.end());
           else tracker?.end();
+          call.settle((translator ?? tracker)?.serverError ? 'failure' : 'success');
           finish(false);
           return;
         }
-        input.breaker.reportFailure();
+        call.settle('failure');
         // A translated stream first closes what it left open (a `<thought>` summary).
         if (translator) write(translator.fail());
         write(streamErrorEvent(anthropic, error));

@@ -15,8 +15,8 @@ describe('UpstreamClient (sendBuffered: whole answers; open: streamed ones)', ()
   let onRequest: (() => void) | undefined;
   /** Resolves when the server has the next request (an abort before that would leave `closedEarly` the last test's). */
   const nextRequest = () => new Promise<void>((resolve) => (onRequest = resolve));
-  // undici checks its first-byte deadline on a coarse timer (it fires up to a second late): the
-  // deadlines are tested on two clients, each with the other deadline far away.
+  // The deadlines are tested on two clients, each with the other deadline far away (a 300 ms
+  // first-byte deadline is kept by SubSecondDeadlines, not undici's coarse timers).
   const client = new UpstreamClient({ connectTimeoutMs: 1_000, firstByteTimeoutMs: 300, totalTimeoutMs: 10_000 });
   const shortTotal = new UpstreamClient({ connectTimeoutMs: 1_000, firstByteTimeoutMs: 10_000, totalTimeoutMs: 500 });
 

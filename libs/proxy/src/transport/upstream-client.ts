@@ -1,6 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, Dispatcher, HostLookupTimeoutError, OutboundBlockedError, undiciErrors } from '@svc/platform';
+import { Agent, Dispatcher } from '@svc/platform';
 import { UpstreamFailure } from '../breaker/provider-breaker';
+import { classify } from './classify';
+import { needsSubSecondDeadlines, SubSecondDeadlines } from './sub-second-deadlines';
+
+export { classify, ClientAbortedError, UpstreamRequestInvalid } from './classify';
 
 export interface UpstreamDeadlines {
   connectTimeoutMs: number;
@@ -90,79 +94,6 @@ export class ExchangeAbort {
   }
 }
 
-/** The client went away before the upstream answered; not the provider's fault. */
-export class ClientAbortedError extends Error {
-  constructor() {
-    super('client closed the request');
-    this.name = 'ClientAbortedError';
-  }
-}
-
-/**
- * undici refused to send the request as built: a header value no HTTP header can carry (a provider
- * key or a target header with a line break, a control or a non-ASCII character). The request's
- * fault, not the provider's: the breaker, shared by every organization, never counts it.
- */
-export class UpstreamRequestInvalid extends Error {
-  /** The header undici named (`invalid authorization header`), lower-cased. */
-  readonly header: string | undefined;
-
-  constructor(cause: Error) {
-    super(cause.message, { cause });
-    this.name = 'UpstreamRequestInvalid';
-    this.header = /^invalid (\S+) header$/i.exec(cause.message)?.[1]?.toLowerCase();
-  }
-}
-
-const FAILURE_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ECONNABORTED',
-  'ENETDOWN',
-  'EHOSTDOWN',
-  'EPROTO',
-  // The provider's certificate (OpenSSL's codes; ERR_TLS_* and ERR_SSL_* are matched by prefix).
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  // c-ares (provider targets' hosts, `outboundResolver`): their name servers failed the lookup.
-  'ESERVFAIL',
-  'EREFUSED',
-  'EBADRESP',
-  'EFORMERR',
-  'ENOTIMP',
-  'EBADNAME',
-  'ECANCELLED',
-  'EOF',
-]);
-
-/** A connection failure's code: a listed one, or Node's TLS and OpenSSL families. */
-function isConnectionFailure(code: string): boolean {
-  return FAILURE_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_');
-}
-
-/** The OutboundBlockedError or HostLookupTimeoutError behind an error (the connect-time lookup and address check), if any. */
-function lookupCause(error: unknown): OutboundBlockedError | HostLookupTimeoutError | null {
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    if (cause instanceof OutboundBlockedError || cause instanceof HostLookupTimeoutError) return cause;
-  }
-  return null;
-}
-
 /**
  * Calls providers over pooled keep-alive connections (one undici pool per origin) with three
  * deadlines: connect, first byte (response headers) and total. A connection error or a deadline
@@ -170,12 +101,18 @@ function lookupCause(error: unknown): OutboundBlockedError | HostLookupTimeoutEr
  */
 export class UpstreamClient {
   private readonly agent: Agent;
+  /** A deadline under a second, which undici's coarse timers would keep only to the second (`SubSecondDeadlines`). */
+  private readonly subSecond: boolean;
+  /** undici's headers and body timeouts: the first-byte deadline, or off when `SubSecondDeadlines` keeps it. */
+  private readonly undiciFirstByteMs: number;
 
   /** `agent` replaces the default pool (e.g. an outbound-safety agent for user-configured targets). */
   constructor(
     private readonly deadlines: UpstreamDeadlines,
     agent?: Agent,
   ) {
+    this.subSecond = needsSubSecondDeadlines(deadlines);
+    this.undiciFirstByteMs = SubSecondDeadlines.undiciFirstByteMs(deadlines);
     this.agent =
       agent ??
       new Agent({
@@ -198,6 +135,7 @@ export class UpstreamClient {
   open(request: UpstreamRequest, abort: ExchangeAbort = new ExchangeAbort()): Promise<OpenedUpstream> {
     return new Promise((resolve, reject) => {
       const total = this.totalDeadline(abort);
+      const precise = this.subSecond ? new SubSecondDeadlines(this.deadlines, abort) : undefined;
       let controller: Dispatcher.DispatchController | undefined;
       let sink: UpstreamSink | undefined;
       // Chunks (and the end or failure) that came before `pipe`: undici may read them in the same
@@ -215,16 +153,25 @@ export class UpstreamClient {
           if (failure) to.error(failure);
           else if (ended) to.end();
         },
-        pause: () => controller?.pause(),
-        resume: () => controller?.resume(),
+        pause: () => {
+          precise?.paused();
+          controller?.pause();
+        },
+        resume: () => {
+          precise?.resumed();
+          controller?.resume();
+        },
         abort: (reason: Error) => abort.abort(reason),
       };
+      precise?.dispatched();
       this.agent.dispatch(this.dispatchOptions(request), {
         onRequestStart(requestController) {
           controller = requestController;
+          precise?.started();
           abort.started(requestController);
         },
         onResponseStart(_controller, statusCode, headers) {
+          precise?.headers();
           started = true;
           abort.status = statusCode;
           opened.status = statusCode;
@@ -232,16 +179,19 @@ export class UpstreamClient {
           resolve(opened);
         },
         onResponseData(_controller, chunk) {
+          precise?.data();
           if (sink) sink.data(chunk);
           else early.push(chunk);
         },
         onResponseEnd() {
           clearTimeout(total);
+          precise?.done();
           ended = true;
           sink?.end();
         },
         onResponseError(_controller, error) {
           clearTimeout(total);
+          precise?.done();
           const classified = classify(error, abort.reason);
           if (!started) {
             reject(classified);
@@ -253,6 +203,7 @@ export class UpstreamClient {
       });
       abort.listen((reason) => {
         clearTimeout(total);
+        precise?.done();
         reject(classify(reason, reason));
       });
     });
@@ -267,32 +218,40 @@ export class UpstreamClient {
   sendBuffered(request: UpstreamRequest, abort: ExchangeAbort = new ExchangeAbort()): Promise<BufferedUpstreamResponse> {
     return new Promise((resolve, reject) => {
       const total = this.totalDeadline(abort);
+      const precise = this.subSecond ? new SubSecondDeadlines(this.deadlines, abort) : undefined;
       const chunks: Buffer[] = [];
       let status = 0;
       let headers: IncomingHttpHeaders = {};
+      precise?.dispatched();
       this.agent.dispatch(this.dispatchOptions(request), {
         onRequestStart(controller) {
+          precise?.started();
           abort.started(controller);
         },
         onResponseStart(_controller, statusCode, responseHeaders) {
+          precise?.headers();
           status = statusCode;
           abort.status = statusCode;
           headers = responseHeaders;
         },
         onResponseData(_controller, chunk) {
+          precise?.data();
           chunks.push(chunk);
         },
         onResponseEnd() {
           clearTimeout(total);
+          precise?.done();
           resolve({ status, headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
         },
         onResponseError(_controller, error) {
           clearTimeout(total);
+          precise?.done();
           reject(classify(error, abort.reason));
         },
       });
       abort.listen((reason) => {
         clearTimeout(total);
+        precise?.done();
         reject(classify(reason, reason));
       });
     });
@@ -305,8 +264,8 @@ export class UpstreamClient {
       method: request.method as Dispatcher.HttpMethod,
       headers: request.headers,
       body: request.body,
-      headersTimeout: this.deadlines.firstByteTimeoutMs,
-      bodyTimeout: this.deadlines.firstByteTimeoutMs,
+      headersTimeout: this.undiciFirstByteMs,
+      bodyTimeout: this.undiciFirstByteMs,
     };
   }
 
@@ -337,43 +296,4 @@ export function readWhole(opened: OpenedUpstream): Promise<Buffer> {
 function pathAndQuery(url: string): string {
   const parsed = new URL(url);
   return `${parsed.pathname}${parsed.search}`;
-}
-
-/**
- * Maps what undici threw to UpstreamFailure (counts against the breaker; a connection error, a
- * deadline or the provider's certificate), ClientAbortedError, the OutboundBlockedError of a refused
- * address, UpstreamRequestInvalid (a request undici would not send), or the error itself; `reason`: why the exchange was aborted, if it was.
- */
-export function classify(error: unknown, reason?: Error | null): Error {
-  if (reason instanceof ClientAbortedError || reason instanceof UpstreamFailure) return reason;
-  if (error instanceof UpstreamFailure || error instanceof ClientAbortedError) return error;
-  // A target whose address the outbound check refused at connect time: not the provider failing.
-  // A name that does not resolve, or not within the connect deadline, is: like ENOTFOUND was.
-  const lookup = lookupCause(error);
-  if (lookup instanceof HostLookupTimeoutError) return new UpstreamFailure(`upstream host lookup timeout (${lookup.message})`, error);
-  if (lookup?.reason === 'unresolvable') return new UpstreamFailure(`upstream connection error (${lookup.message})`, error);
-  if (lookup) return lookup;
-  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-  if (code === 'UND_ERR_INVALID_ARG' && error instanceof Error) return new UpstreamRequestInvalid(error);
-  if (error instanceof undiciErrors.UndiciError || (code && isConnectionFailure(code))) {
-    return new UpstreamFailure(describe(code, error), error);
-  }
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-function describe(code: string | undefined, error: unknown): string {
-  switch (code) {
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'upstream connect timeout';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-      return 'upstream first-byte timeout';
-    case 'UND_ERR_BODY_TIMEOUT':
-      // The first-byte deadline also bounds each silence in the body (undici's bodyTimeout): a
-      // passed deadline, answered 504 upstream_timeout like the others (upstreamError).
-      return 'upstream body timeout (the provider stalled while sending the body)';
-    case 'ECONNREFUSED':
-      return 'upstream refused the connection';
-    default:
-      return `upstream connection error (${code ?? (error as Error).message})`;
-  }
 }
