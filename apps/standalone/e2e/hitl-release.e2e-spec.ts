@@ -1,73 +1,14 @@
 import OpenAI from 'openai';
-import { Json, PROVIDER_KEY, Reply, Standalone } from './standalone.helpers';
-
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const chat = (content: string, extra: Json = {}) => ({ model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user' as const, content }], ...extra });
+import { chat, HitlClient } from './hitl.helpers';
+import { PROVIDER_KEY, Standalone } from './standalone.helpers';
 
 /**
  * An approved request whose re-submission gets no provider answer the client can use (a 5xx, 408,
  * 409, 429, a dropped connection, an open breaker) gives its approval back: the next identical
  * re-submission (the SDKs retry those by themselves) is served without a second review. An answer
  * the client can use (200, or the provider's 400) keeps the approval used. Over real HTTP on the
- * whole service, with the mock provider failing on demand (docs/governance.md "HITL").
+ * whole service, with the mock provider failing on demand (docs/approvals.md).
  */
-class HitlClient {
-  requester = '';
-  reviewer = '';
-
-  constructor(readonly s: Standalone) {}
-
-  async init(): Promise<void> {
-    this.requester = await this.newKey(['gateway:write', 'gateway:read']);
-    this.reviewer = await this.newKey(['admin:read', 'admin:write']);
-    expect((await this.s.call('gateway', 'POST', '/gateway/admin/policies', { body: { hitl_cost_threshold: 0.0000001 } })).status).toBeLessThan(300);
-  }
-
-  private async newKey(scopes: string[]): Promise<string> {
-    const res = await this.s.call('org-api', 'POST', '/api/v1/platform/api-keys', { body: { name: `k-${Math.random().toString(36).slice(2)}`, scopes } });
-    expect(res.status).toBe(201);
-    return res.body.key as string;
-  }
-
-  async gw(method: string, path: string, key: string, body?: unknown): Promise<Reply> {
-    const headers = { 'X-SVC-API-Key': key, 'X-Provider-Key': PROVIDER_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-    const res = await fetch(`${this.s.service.urls.gateway}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Json, headers: res.headers };
-  }
-
-  send(body: Json): Promise<Reply> {
-    return this.gw('POST', '/v1/chat/completions', this.requester, body);
-  }
-
-  details(id: string): Promise<Reply> {
-    return this.gw('GET', `/gateway/admin/approvals/${id}`, this.reviewer);
-  }
-
-  /** Held (202), then approved by the reviewer: the approval's id. */
-  async approved(body: Json): Promise<string> {
-    const pending = await this.send(body);
-    expect(pending.status).toBe(202);
-    const id = pending.body.approval_id as string;
-    expect((await this.gw('POST', `/gateway/admin/approvals/${id}/approve`, this.reviewer, {})).status).toBe(200);
-    return id;
-  }
-
-  /** Requests of the mock provider whose body carries `marker`. */
-  upstream(marker: string): number {
-    return this.s.mock.requests.filter((r) => JSON.stringify(r.body ?? '').includes(marker)).length;
-  }
-
-  /** The approval is approved and unused again (given back). */
-  async expectReleased(id: string): Promise<void> {
-    expect((await this.details(id)).body).toMatchObject({ status: 'approved', consumed_at: null });
-  }
-
-  async expectConsumed(id: string): Promise<void> {
-    expect((await this.details(id)).body).toMatchObject({ status: 'approved', consumed_at: expect.stringMatching(ISO) });
-  }
-}
-
 describe('HITL: an approval is given back when its re-submission gets no usable provider answer', () => {
   let s: Standalone;
   let h: HitlClient;
@@ -169,30 +110,19 @@ describe('HITL: an approval is given back when its re-submission gets no usable 
     expect((await h.send(body)).status).toBe(202);
   });
 
-  it('given back, it still serves at most once: of six re-submissions at the same moment exactly one reaches the provider', async () => {
+  it('given back, it still serves at most once: of six re-submissions at the same moment one reaches the provider, the others are told it is in use', async () => {
     const body = chat('six at once after a release');
     const id = await h.approved(body);
     s.mock.setBehavior({ fail: { status: 503, times: 1 } });
     expect((await h.send(body)).status).toBe(503);
     await h.expectReleased(id);
+    // Slow enough that the five others come while the one served is in flight.
+    s.mock.setBehavior({ latencyMs: 400 });
     const answers = await Promise.all(Array.from({ length: 6 }, () => h.send(body)));
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 202, 202, 202, 202, 202]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    for (const refused of answers.filter((a) => a.status === 409)) expect(refused.body.error).toMatchObject({ code: 'approval_in_progress' });
     expect(h.upstream('six at once after a release')).toBe(2);
-    await h.expectConsumed(id);
-  });
-
-  it('an approval in use is not served to a second request while the first is in flight, and the first one failing gives it back only once', async () => {
-    const body = chat('in flight while another comes');
-    const id = await h.approved(body);
-    s.mock.setBehavior({ latencyMs: 400, fail: { status: 503, times: 1 } });
-    const first = h.send(body);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const second = await h.send(body);
-    expect(second.status).toBe(202);
-    expect(second.body.approval_id).not.toBe(id);
-    expect((await first).status).toBe(503);
-    expect(h.upstream('in flight while another comes')).toBe(1);
-    await h.expectReleased(id);
+    await h.expectConsumed(id, answers.find((a) => a.status === 200)?.headers.get('x-svc-request-id') ?? '');
   });
 });
 

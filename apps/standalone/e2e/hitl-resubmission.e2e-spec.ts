@@ -77,19 +77,28 @@ describe('HITL approvals and their re-submission', () => {
     expect(approved.body).toMatchObject({ status: 'approved', approved_by: expect.any(String), approved_at: expect.stringMatching(ISO) });
   });
 
-  it('serves the re-submission after approval once and only once: of six at the same moment exactly one reaches the provider', async () => {
+  it('serves the re-submission after approval once and only once: of six at the same moment one reaches the provider, the others are told it is in use', async () => {
     const body = chat('six at once after approval');
     const id = await held(body);
     expect((await approve(id)).status).toBe(200);
-    const answers = await Promise.all(Array.from({ length: 6 }, () => send(body)));
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 202, 202, 202, 202, 202]);
+    // Slow enough that the five others come while the one served is in flight.
+    s.mock.setBehavior({ latencyMs: 400 });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => send(body))).finally(() => s.mock.setBehavior(null));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
     expect(upstream('six at once after approval')).toBe(1);
-    // The others are held again, under a new approval: the approved one is used up.
-    const others = answers.filter((a) => a.status === 202).map((a) => a.body.approval_id as string);
-    expect(others).not.toContain(id);
+    // Told to retry (never held under a new approval while the approved one is in use).
+    for (const other of answers.filter((a) => a.status === 409)) {
+      expect(other.body.error).toMatchObject({ type: 'invalid_request_error', code: 'approval_in_progress', gateway_error_code: 'GW_HITL_002' });
+      expect(other.headers.get('x-svc-approval-id')).toBe(id);
+      expect(other.headers.get('retry-after')).toBe('1');
+    }
+    const served = answers.find((a) => a.status === 200);
     const details = await gw('GET', `/gateway/admin/approvals/${id}`, reviewer);
-    expect(details.body).toMatchObject({ status: 'approved', consumed_at: expect.stringMatching(ISO) });
-    expect((await send(body)).status).toBe(202);
+    expect(details.body).toMatchObject({ status: 'approved', consumed_at: expect.stringMatching(ISO), consumed_by: served?.headers.get('x-svc-request-id'), used_at: expect.stringMatching(ISO), released_at: null });
+    // Used by that answer: the same request now is held under a new approval.
+    const again = await send(body);
+    expect(again.status).toBe(202);
+    expect(again.body.approval_id).not.toBe(id);
     expect(upstream('six at once after approval')).toBe(1);
   });
 

@@ -41,6 +41,13 @@ export interface ApprovalEntity {
    * pending one does. Absent on approvals stored before releases existed.
    */
   released_at?: Date | null;
+  /**
+   * Set when the request that consumed it (`consumed_by`) finished and kept it: the provider
+   * answered something the client could use (or may have served it), so it is spent for good.
+   * Consumed without `used_at`, the approval is in use by a request still in flight. Absent on
+   * approvals stored before it existed.
+   */
+  used_at?: Date | null;
 }
 
 export const APPROVALS = defineCollection<ApprovalEntity>('approvals', [

@@ -96,6 +96,26 @@ describe.each(storeTargets(process.env.MONGODB_URI))('ApprovalRepository ($name)
     expect(await t.repo.consume(ORG_B, unused._id, 'hash-4', 'gw_7', later(DAY + 5))).toMatchObject({ consumed_by: 'gw_7' });
   });
 
+  it('consumes for a request the newest approved unused approval, ahead of a newer pending one; in flight until marked used or released', async () => {
+    const approved = await t.repo.create(ORG_A, input(), t0);
+    await t.repo.approve(ORG_A, approved._id, 'usr_r', later(1));
+    const pending = await t.repo.create(ORG_A, input(), later(2));
+    expect(await t.repo.consumeForRequest(ORG_A, 'gpt-4o', 'other-hash', 'gw_2', later(3))).toBeNull();
+    expect(await t.repo.consumeForRequest(ORG_A, 'gpt-4o', 'hash-1', 'gw_2', later(3))).toMatchObject({ _id: approved._id, consumed_by: 'gw_2', used_at: null });
+    expect(await t.repo.consumeForRequest(ORG_A, 'gpt-4o', 'hash-1', 'gw_3', later(4))).toBeNull();
+    expect(await t.repo.findInFlight(ORG_A, 'gpt-4o', 'hash-1', later(3))).toMatchObject({ _id: approved._id });
+    // The bound: consumed before `since` no longer counts as in flight.
+    expect(await t.repo.findInFlight(ORG_A, 'gpt-4o', 'hash-1', later(4))).toBeNull();
+    expect(await t.repo.markUsed(ORG_A, approved._id, 'gw_other', later(5))).toBeNull();
+    expect(await t.repo.markUsed(ORG_A, approved._id, 'gw_2', later(5))).toMatchObject({ used_at: later(5), consumed_by: 'gw_2' });
+    expect(await t.repo.markUsed(ORG_A, approved._id, 'gw_2', later(6))).toBeNull();
+    expect(await t.repo.findInFlight(ORG_A, 'gpt-4o', 'hash-1', t0)).toBeNull();
+    // Used for good: it can no longer be given back.
+    expect(await t.repo.release(ORG_A, approved._id, 'gw_2', later(6))).toBeNull();
+    expect(await t.repo.findById(ORG_A, approved._id, later(6))).toMatchObject({ status: 'approved', used_at: later(5), consumed_by: 'gw_2' });
+    expect(await t.repo.findById(ORG_A, pending._id, later(6))).toMatchObject({ status: 'pending', consumed_at: null });
+  });
+
   it('rejects with a reason; an expired approval can be neither approved nor rejected', async () => {
     const a = await t.repo.create(ORG_A, input(), t0);
     expect(await t.repo.reject(ORG_A, a._id, 'usr_r', 'too expensive', later(1))).toMatchObject({

@@ -59,6 +59,7 @@ export class ApprovalRepository extends TenantRepository<ApprovalEntity> {
       consumed_at: null,
       consumed_by: null,
       released_at: null,
+      used_at: null,
     });
   }
 
@@ -108,6 +109,43 @@ export class ApprovalRepository extends TenantRepository<ApprovalEntity> {
   }
 
   /**
+   * Consumes, for the request `requestId`, the newest approval of this request (same model and body
+   * hash) that is approved and unused (a given-back one before its expiry): an approved approval
+   * wins over a newer pending one, so a request held again while its approval was in use is served
+   * once that approval is given back. Null when there is none. One atomic update.
+   */
+  consumeForRequest(orgId: OrgId, model: string, requestHash: string, requestId: string, now = new Date()): Promise<ApprovalEntity | null> {
+    return this.findOneAndUpdateIn(
+      orgId,
+      { model, request_hash: requestHash, status: 'approved', consumed_at: null, $or: [{ released_at: null }, { expires_at: { $gt: now } }] },
+      { $set: { consumed_at: now, consumed_by: requestId, used_at: null, updated_at: now } },
+      { sort: { created_at: -1, _id: -1 } },
+    );
+  }
+
+  /**
+   * The approval of this request (same model and body hash) that a request consumed at or after
+   * `since` and has not finished with (no `used_at`, not given back): it is in use by a request in
+   * flight. `since` bounds how long a request can be in flight, so an approval whose consumer died
+   * without finishing counts as used after that.
+   */
+  findInFlight(orgId: OrgId, model: string, requestHash: string, since: Date): Promise<ApprovalEntity | null> {
+    return this.findOneIn(
+      orgId,
+      { model, request_hash: requestHash, status: 'approved', consumed_at: { $gte: since }, consumed_by: { $ne: null }, used_at: null },
+      { sort: { consumed_at: -1, _id: -1 } },
+    );
+  }
+
+  /**
+   * Records that the request `requestId` finished and kept the approval it consumed (`used_at`):
+   * spent for good, no longer in flight. Null when `requestId` does not hold it.
+   */
+  markUsed(orgId: OrgId, id: string, requestId: string, now = new Date()): Promise<ApprovalEntity | null> {
+    return this.findOneAndUpdateIn(orgId, { _id: id, status: 'approved', consumed_by: requestId, used_at: null }, { $set: { used_at: now, updated_at: now } });
+  }
+
+  /**
    * Consumes an approved, unconsumed approval whose body hash matches, for the request `requestId`
    * (the one that may `release` it); null when that is not the case, or when it was released and
    * is past its expiry (it is then expired).
@@ -116,20 +154,21 @@ export class ApprovalRepository extends TenantRepository<ApprovalEntity> {
     return this.findOneAndUpdateIn(
       orgId,
       { _id: id, status: 'approved', request_hash: requestHash, consumed_at: null, $or: [{ released_at: null }, { expires_at: { $gt: now } }] },
-      { $set: { consumed_at: now, consumed_by: requestId, updated_at: now } },
+      { $set: { consumed_at: now, consumed_by: requestId, used_at: null, updated_at: now } },
     );
   }
 
   /**
    * Gives a consumed approval back (approved and unused again) when the request that consumed it
    * ended without a provider answer the client could use. Only `requestId`, the consumer, can: a
-   * late or repeated release never frees an approval another request has consumed since. Past its
-   * `expires_at`, the released approval is expired. Null when `requestId` does not hold it.
+   * late or repeated release never frees an approval another request has consumed since, nor one
+   * marked used (`markUsed`). Past its `expires_at`, the released approval is expired. Null when
+   * `requestId` does not hold it.
    */
   async release(orgId: OrgId, id: string, requestId: string, now = new Date()): Promise<ApprovalEntity | null> {
     const released = await this.findOneAndUpdateIn(
       orgId,
-      { _id: id, status: 'approved', consumed_by: requestId, consumed_at: { $ne: null } },
+      { _id: id, status: 'approved', consumed_by: requestId, consumed_at: { $ne: null }, used_at: null },
       { $set: { consumed_at: null, consumed_by: null, released_at: now, updated_at: now } },
     );
     if (!released || released.expires_at.getTime() > now.getTime()) return released;

@@ -25,7 +25,14 @@ export interface ApprovalDetailsView extends ApprovalStatusView {
   key_id: string | null;
   request_hash: string;
   rejected_by: string | null;
+  /** When an approved request's re-submission took it; null while unused (or given back). */
   consumed_at: string | null;
+  /** The request (`gw_...`) that took it; null while unused (or given back). */
+  consumed_by: string | null;
+  /** When the request that took it finished and kept it (spent for good); null while in flight. */
+  used_at: string | null;
+  /** When the last request that took it gave it back (no usable provider answer); null if never. */
+  released_at: string | null;
   updated_at: string;
 }
 
@@ -59,7 +66,14 @@ export function toDetailsView(approval: ApprovalEntity): ApprovalDetailsView {
     key_id: approval.key_id,
     request_hash: approval.request_hash,
     rejected_by: approval.rejected_by,
-    consumed_at: approval.consumed_at ? approval.consumed_at.toISOString() : null,
+    consumed_at: iso(approval.consumed_at),
+    consumed_by: approval.consumed_by ?? null,
+    used_at: iso(approval.used_at),
+    released_at: iso(approval.released_at),
     updated_at: approval.updated_at.toISOString(),
   };
+}
+
+function iso(date: Date | null | undefined): string | null {
+  return date ? date.toISOString() : null;
 }

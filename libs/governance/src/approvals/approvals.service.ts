@@ -10,6 +10,11 @@ export interface ApprovalsOptions {
   now?: () => Date;
   /** The organization's gateway keys, to follow a rotated key to its replacements (self-approval). */
   keys?: KeyLineage;
+  /**
+   * How long a request that consumed an approval can be in flight (the upstream total deadline and
+   * some margin; default 11 min): past it, an approval its consumer never finished with counts as used.
+   */
+  inFlightMs?: number;
 }
 
 /** What the self-approval rule reads of a gateway key: the key that replaced it on rotation, if any. */
@@ -45,6 +50,7 @@ export class ApprovalsService {
   private readonly ttlMs: number;
   private readonly now: () => Date;
   private readonly keys: KeyLineage | undefined;
+  private readonly inFlightMs: number;
 
   constructor(
     private readonly repository: ApprovalRepository,
@@ -54,6 +60,7 @@ export class ApprovalsService {
     this.retryAfterSeconds = options.retryAfterSeconds ?? 30;
     this.now = options.now ?? (() => new Date());
     this.keys = options.keys;
+    this.inFlightMs = options.inFlightMs ?? 660_000;
   }
 
   /** A new pending approval. */
@@ -78,6 +85,25 @@ export class ApprovalsService {
   /** The newest approval for the same organization, model and body hash, in whatever state. */
   findLatestForRequest(orgId: string, model: string, hash: string): Promise<ApprovalEntity | null> {
     return this.repository.findLatestForRequest(asOrgId(orgId), model, hash);
+  }
+
+  /**
+   * Consumes for the re-submission `requestId` the newest approved, unused approval of the same
+   * organization, model and body hash (an approved one wins over a newer pending one); null when
+   * there is none.
+   */
+  consumeForRequest(orgId: string, model: string, hash: string, requestId: string): Promise<ApprovalEntity | null> {
+    return this.repository.consumeForRequest(asOrgId(orgId), model, hash, requestId, this.now());
+  }
+
+  /** The approval of the same organization, model and body hash that a request still in flight consumed, if any. */
+  findInFlight(orgId: string, model: string, hash: string): Promise<ApprovalEntity | null> {
+    return this.repository.findInFlight(asOrgId(orgId), model, hash, new Date(this.now().getTime() - this.inFlightMs));
+  }
+
+  /** The request `requestId` finished and kept the approval it consumed (`used_at`): spent for good. */
+  markUsed(orgId: string, id: string, requestId: string): Promise<ApprovalEntity | null> {
+    return this.repository.markUsed(asOrgId(orgId), id, requestId, this.now());
   }
 
   /**

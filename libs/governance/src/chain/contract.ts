@@ -117,7 +117,8 @@ export interface GovernanceDecision {
   session: { runnerId: string; sessionId: string } | null;
   /**
    * ALLOW: the HITL approval stage 6 consumed for this request, if any. Give it back with
-   * `releaseApproval` when the request ends without a provider answer the client can use.
+   * `releaseApproval` when the request ends without a provider answer the client can use, else
+   * mark it used with `keepApproval`.
    */
   consumedApprovalId?: string | null;
 }
@@ -154,6 +155,12 @@ export interface GovernanceService {
    * (approved and unused again); a no-op unless that request still holds it.
    */
   releaseApproval(orgId: string, approvalId: string, requestId: string): Promise<void>;
+  /**
+   * Marks the approval `decision.consumedApprovalId` used for good (`used_at`) once the request
+   * `requestId` that consumed it has finished and keeps it; until then, an identical request finds
+   * it in use (409 `approval_in_progress`). A no-op unless that request holds it.
+   */
+  keepApproval(orgId: string, approvalId: string, requestId: string): Promise<void>;
 }
 
 /** Injection token of the GovernanceService. */

@@ -188,8 +188,13 @@ describe('ChainGovernanceService on Redis', () => {
     expect(await h.publisher.waitFor('approval.requested')).toMatchObject({ data: { approval_id: present(held.approval).approval_id } });
     expect(await h.service.approvals.status(h.org._id, present(held.approval).approval_id)).toMatchObject({ status: 'pending' });
     await h.service.approvals.approve(h.org._id, present(held.approval).approval_id, 'usr_reviewer');
-    const allowed = await h.service.evaluate(h.input());
+    const input = h.input();
+    const allowed = await h.service.evaluate(input);
     expect(allowed.outcome).toBe('ALLOW');
+    expect(allowed.consumedApprovalId).toBe(present(held.approval).approval_id);
+    // In use by that request until it is kept: an identical one is told to retry.
+    expect((await h.service.evaluate(h.input())).error?.body.code).toBe('approval_in_progress');
+    await h.service.keepApproval(h.org._id, present(held.approval).approval_id, input.requestId);
     expect((await h.service.evaluate(h.input())).outcome).toBe('NEEDS_APPROVAL');
   });
 });

@@ -27,7 +27,7 @@ export type GovernanceRepositories = Pick<Repositories, 'organizations' | 'polic
 export type GovernanceConfig = Pick<
   AppConfig,
   'CONTENT_SAFETY_SCAN' | 'DLP_GUARDRAILS' | 'SECURITY_SCANNER' | 'PII_NER' | 'PII_NER_URL' | 'AI_CLASSIFIER_URL' | 'APPROVAL_TTL_HOURS'
-> & { PLAN_DAILY_QUOTAS?: string; DEFAULT_MODEL_PRICE?: string };
+> & { PLAN_DAILY_QUOTAS?: string; DEFAULT_MODEL_PRICE?: string; UPSTREAM_TOTAL_TIMEOUT_MS?: number };
 
 export interface GovernanceDeps {
   /** The hot-path client, or null in the embedded mode. */
@@ -99,7 +99,12 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
     });
     this.profiles = new ProfileCache(deps.repositories, deps.invalidation, { ttlMs: options.profileTtlMs });
     this.events = new GovernanceEvents(deps.publisher, logger);
-    this.approvals = new ApprovalsService(deps.repositories.approvals, { ttlHours: config.APPROVAL_TTL_HOURS, keys: deps.repositories.apiKeys });
+    this.approvals = new ApprovalsService(deps.repositories.approvals, {
+      ttlHours: config.APPROVAL_TTL_HOURS,
+      keys: deps.repositories.apiKeys,
+      // A request that consumed an approval is in flight at most its upstream deadline and a margin.
+      inFlightMs: config.UPSTREAM_TOTAL_TIMEOUT_MS === undefined ? undefined : config.UPSTREAM_TOTAL_TIMEOUT_MS + 60_000,
+    });
     if (config.PII_NER && !config.PII_NER_URL && options.ner === undefined) logger.warn('PII_NER is on but PII_NER_URL is not set: NER is off');
     const ner = options.ner !== undefined ? options.ner : config.PII_NER && config.PII_NER_URL ? new PresidioNerClient(config.PII_NER_URL) : null;
     const classifier = options.classifier !== undefined ? options.classifier : config.AI_CLASSIFIER_URL ? new HttpSafetyClassifier(config.AI_CLASSIFIER_URL) : null;
@@ -225,6 +230,10 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
 
   async releaseApproval(orgId: string, approvalId: string, requestId: string): Promise<void> {
     await this.approvals.release(orgId, approvalId, requestId);
+  }
+
+  async keepApproval(orgId: string, approvalId: string, requestId: string): Promise<void> {
+    await this.approvals.markUsed(orgId, approvalId, requestId);
   }
 
   async bodyLimit(principal: Principal): Promise<number> {

@@ -2,7 +2,8 @@ import { ApprovalsService } from '../approvals/approvals.service';
 import { chatBody, contextFor, createOrg, openTestRepositories, principalFor, TestRepositories } from '../chain/governance.fixtures';
 import { ChainContext } from '../chain/context';
 import { estimateStage } from './2-cost-estimate';
-import { hitlStage } from './6-hitl';
+import { requestHash } from '../approvals/request-hash';
+import { hitlStage, IN_FLIGHT_RETRY_AFTER_SECONDS } from './6-hitl';
 
 describe('stage 6, HITL gate', () => {
   let db: TestRepositories;
@@ -50,13 +51,48 @@ describe('stage 6, HITL gate', () => {
     expect(other.outcome === 'NEEDS_APPROVAL' && other.approval.approval_id).not.toBe(first.approval.approval_id);
   });
 
-  it('lets an approved request through once, then asks again', async () => {
+  it('lets an approved request through once: an identical one is 409 approval_in_progress while it is in flight, held again once it used it', async () => {
+    const first = await hitlStage(expensive(), approvals);
+    const id = first.outcome === 'NEEDS_APPROVAL' ? first.approval.approval_id : '';
+    await approvals.approve(org._id, id, 'usr_reviewer');
+    const served = expensive();
+    expect((await hitlStage(served, approvals)).outcome).toBe('ALLOW');
+    expect(served.consumedApprovalId).toBe(id);
+    const during = await hitlStage(expensive(), approvals);
+    if (during.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(during.error.status).toBe(409);
+    expect(during.error.body).toMatchObject({ type: 'invalid_request_error', code: 'approval_in_progress', gateway_error_code: 'GW_HITL_002' });
+    expect(during.error.headers).toEqual({ 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_SECONDS), 'X-SVC-Approval-ID': id });
+    await approvals.markUsed(org._id, id, served.input.requestId);
+    const next = await hitlStage(expensive(), approvals);
+    expect(next.outcome === 'NEEDS_APPROVAL' && next.approval.approval_id).not.toBe(id);
+  });
+
+  it('an approved, unused approval wins over a newer pending one of the same request', async () => {
+    const first = await hitlStage(expensive(), approvals);
+    const id = first.outcome === 'NEEDS_APPROVAL' ? first.approval.approval_id : '';
+    await approvals.approve(org._id, id, 'usr_reviewer');
+    const served = expensive();
+    expect((await hitlStage(served, approvals)).outcome).toBe('ALLOW');
+    // A newer pending approval of the same request (as one held while the first was in flight).
+    now = new Date(now.getTime() + 1000);
+    await approvals.request(org._id, { model: 'gpt-4o', provider: null, estimatedCost: 1, hitlThreshold: 0.01, requestHash: requestHash(served.input.body), requestId: 'gw_other', keyId: null });
+    await approvals.release(org._id, id, served.input.requestId);
+    const retry = expensive();
+    expect((await hitlStage(retry, approvals)).outcome).toBe('ALLOW');
+    expect(retry.consumedApprovalId).toBe(id);
+  });
+
+  it('an approval whose consumer never finished counts as used once the in-flight bound has passed', async () => {
+    approvals = new ApprovalsService(db.repositories.approvals, { ttlHours: 1, now: () => now, inFlightMs: 60_000 });
     const first = await hitlStage(expensive(), approvals);
     const id = first.outcome === 'NEEDS_APPROVAL' ? first.approval.approval_id : '';
     await approvals.approve(org._id, id, 'usr_reviewer');
     expect((await hitlStage(expensive(), approvals)).outcome).toBe('ALLOW');
-    const next = await hitlStage(expensive(), approvals);
-    expect(next.outcome === 'NEEDS_APPROVAL' && next.approval.approval_id).not.toBe(id);
+    expect((await hitlStage(expensive(), approvals)).outcome).toBe('BLOCK');
+    now = new Date(now.getTime() + 60_001);
+    const later = await hitlStage(expensive(), approvals);
+    expect(later.outcome === 'NEEDS_APPROVAL' && later.approval.approval_id).not.toBe(id);
   });
 
   it('refuses a rejected request with 403 approval_rejected, and replaces an expired one', async () => {

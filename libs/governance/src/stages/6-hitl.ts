@@ -7,17 +7,25 @@ import { ALLOW, ChainContext, StageResult } from '../chain/context';
 /**
  * Stage 6, HITL gate. An estimate above `hitl_cost_threshold` needs a reviewer's approval bound to
  * the organization, the model and the SHA-256 of the canonical body:
- * - no approval yet, or the last one expired or was already used: a new pending approval, 202;
+ * - approved and unused (given back included): the newest such approval is consumed (once,
+ *   atomically) by this request and the request proceeds, even when a newer pending one exists;
+ *   the proxy gives it back (`GovernanceService.releaseApproval`) when the provider's answer is not
+ *   one the client can use (5xx, 408, 409, 429, a transport failure, an open breaker), so the next
+ *   identical re-submission is served without a new review; a given-back approval past
+ *   `expires_at` is expired; otherwise the proxy marks it used (`keepApproval`);
+ * - in use by an identical request still in flight: 409 `approval_in_progress` (GW_HITL_002) with
+ *   `Retry-After` and `X-SVC-Approval-ID`, never a new approval: the retry is served if the first
+ *   one gives the approval back, and held under a new approval if it used it;
+ * - rejected (the newest one): 403 `approval_rejected` for as long as the same request is re-submitted;
  * - pending: the same approval again, 202;
- * - approved and unused: consumed (once) by this request and the request proceeds; the proxy
- *   gives it back (`GovernanceService.releaseApproval`) when the provider's answer is not one the
- *   client can use (5xx, 408, 409, 429, a transport failure, an open breaker), so the next identical
- *   re-submission is served without a new review; a given-back approval past `expires_at` is expired;
- * - rejected: 403 `approval_rejected` for as long as the same request is re-submitted.
+ * - none yet, or the last one expired or was used: a new pending approval, 202.
  * A caller with `admin:write` on a plan that includes it may skip the gate (`hitlBypass`).
  */
 
-export type HitlApprovals = Pick<ApprovalsService, 'findLatestForRequest' | 'request' | 'consume' | 'retryAfterSeconds'>;
+/** What a request that finds its approval in use by an identical request in flight is told to wait. */
+export const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
+
+export type HitlApprovals = Pick<ApprovalsService, 'findLatestForRequest' | 'request' | 'consumeForRequest' | 'findInFlight' | 'retryAfterSeconds'>;
 
 export function bypassesGate(ctx: ChainContext): boolean {
   const scopes = ctx.input.principal.scopes;
@@ -30,13 +38,30 @@ export async function hitlStage(ctx: ChainContext, approvals: HitlApprovals): Pr
   if (estimate <= threshold || bypassesGate(ctx)) return ALLOW;
   const { input } = ctx;
   const hash = requestHash(input.body);
-  const latest = await approvals.findLatestForRequest(ctx.orgId, input.model, hash);
-  if (latest?.status === 'approved' && latest.consumed_at === null) {
-    if (await approvals.consume(ctx.orgId, latest._id, hash, input.requestId)) {
-      ctx.consumedApprovalId = latest._id;
-      return ALLOW;
-    }
+  const consumed = await approvals.consumeForRequest(ctx.orgId, input.model, hash, input.requestId);
+  if (consumed) {
+    ctx.consumedApprovalId = consumed._id;
+    return ALLOW;
   }
+  const inFlight = await approvals.findInFlight(ctx.orgId, input.model, hash);
+  if (inFlight) {
+    const retryAfter = String(IN_FLIGHT_RETRY_AFTER_SECONDS);
+    return {
+      outcome: 'BLOCK',
+      error: new GatewayError(
+        409,
+        {
+          message: `Approval ${inFlight._id} for this request is in use by an identical request still in progress`,
+          type: 'invalid_request_error',
+          code: 'approval_in_progress',
+          gateway_error_code: 'GW_HITL_002',
+          remediation: 'Retry once the first request has finished: it is served if that request gave the approval back, and held for a new approval if it used it.',
+        },
+        { 'Retry-After': retryAfter, 'X-SVC-Approval-ID': inFlight._id },
+      ),
+    };
+  }
+  const latest = await approvals.findLatestForRequest(ctx.orgId, input.model, hash);
   if (latest?.status === 'rejected') {
     const by = latest.rejected_by ? ` by ${latest.rejected_by}` : '';
     const reason = latest.rejection_reason ? `: ${latest.rejection_reason}` : '';

@@ -249,14 +249,14 @@ export class ProxyService implements OnModuleDestroy {
         beforeRelay: approval?.beforeRelay,
       });
       state.status = state.result.aborted ? 499 : state.result.status;
-      if (approval) await approval.settle(state.result.status);
+      if (approval) await approval.settle(state.result);
       if (idempotencyKey && state.result.bufferedBody && storable(state.status)) {
         await this.idempotency.complete(principal, idempotencyKey, state.status, state.result.bufferedBody);
         idempotencyKey = undefined;
       }
     } catch (error) {
       // The client left after the request went upstream: the provider may have served it.
-      if (error instanceof ClientAbortedError && state.dispatched) approval?.keep();
+      if (error instanceof ClientAbortedError && state.dispatched) await approval?.keep();
       throw error;
     } finally {
       if (approval) await approval.release();

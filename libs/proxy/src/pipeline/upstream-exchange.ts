@@ -60,7 +60,7 @@ export interface ExchangeInput {
    * a deadline passed, or the connection broke. The provider has the prompt (chargeOf).
    */
   onLostAfterDispatch?: () => void;
-  /** Awaited with the provider's status before a whole answer is relayed (a consumed approval given back first). */
+  /** Awaited with the provider's status before its answer (whole, or a stream's 200) is relayed: a consumed approval kept or given back first. */
   beforeRelay?: (status: number) => Promise<void>;
 }
 
@@ -97,6 +97,8 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeResult> {
     const upstreamLatencyMs = latencySince(started);
     const contentType = String(response.headers['content-type'] ?? '');
     if (response.status === 200 && contentType.includes('text/event-stream')) {
+      // The client gets this 200 whatever the stream does later.
+      if (input.beforeRelay) await input.beforeRelay(response.status);
       return { ...(await relayStream(input, response, abort, call)), upstreamLatencyMs };
     }
     // Asked to stream, answered whole (an error, or a provider that does not stream).

@@ -21,7 +21,7 @@ const TIMESTAMP: SchemaObject = { type: 'string', format: 'date-time' };
  */
 export const APPROVAL_DETAILS: SchemaObject = {
   type: 'object',
-  required: [...(APPROVAL_STATUS_RESPONSE.required ?? []), 'expires_at', 'provider', 'hitl_threshold', 'request_id', 'key_id', 'request_hash', 'rejected_by', 'consumed_at', 'updated_at'],
+  required: [...(APPROVAL_STATUS_RESPONSE.required ?? []), 'expires_at', 'provider', 'hitl_threshold', 'request_id', 'key_id', 'request_hash', 'rejected_by', 'consumed_at', 'consumed_by', 'used_at', 'released_at', 'updated_at'],
   properties: {
     ...APPROVAL_STATUS_RESPONSE.properties,
     expires_at: { ...TIMESTAMP, description: 'When a pending approval expires (APPROVAL_TTL_HOURS after created_at)' },
@@ -31,7 +31,18 @@ export const APPROVAL_DETAILS: SchemaObject = {
     key_id: { type: 'string', nullable: true, description: 'The gateway key that made the request' },
     request_hash: { type: 'string', description: 'SHA-256 of the canonical request body: the re-submission must match it' },
     rejected_by: { type: 'string', nullable: true },
-    consumed_at: { ...TIMESTAMP, nullable: true, description: 'When the approved request was re-submitted and used it' },
+    consumed_at: { ...TIMESTAMP, nullable: true, description: 'When the approved request was re-submitted and took it; null while unused or after it was given back' },
+    consumed_by: { type: 'string', nullable: true, description: 'The request id (`gw_...`) of the re-submission that took it; null while unused or after it was given back' },
+    used_at: {
+      ...TIMESTAMP,
+      nullable: true,
+      description: 'When that re-submission finished and kept it (a usable provider answer): spent for good. Taken without `used_at`: in use by a request in flight',
+    },
+    released_at: {
+      ...TIMESTAMP,
+      nullable: true,
+      description: 'When a re-submission that took it gave it back (no usable provider answer: 5xx, 408, 409, 429, timeout, connection error, open breaker); null if never',
+    },
     updated_at: TIMESTAMP,
   },
 };

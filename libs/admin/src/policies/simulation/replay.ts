@@ -42,6 +42,7 @@ export const STAGE_OF_CODE: Readonly<Record<string, StageId>> = {
   skill_not_allowed: '5.5',
   approval_required: '6',
   approval_rejected: '6',
+  approval_in_progress: '6',
 };
 
 export const STAGE_NAMES: Readonly<Record<StageId, string>> = {
