@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import type { BootstrapResult } from '@svc/domain';
-import { AppConfig, loadConfig } from '@svc/platform';
-import { printBanner, ServiceDefinition } from './run-service';
+import { AppConfig, ConfigError, loadConfig } from '@svc/platform';
+import { printBanner, ServiceDefinition, startService } from './run-service';
 
 @Module({})
 class EmptyModule {}
@@ -51,5 +54,22 @@ describe('printBanner', () => {
   it('at LOG_LEVEL=silent prints nothing when no password was generated', () => {
     expect(banner(loadConfig({ LOG_LEVEL: 'silent' }), created())).toBe('');
     expect(banner(loadConfig({ LOG_LEVEL: 'silent' }), null)).toBe('');
+  });
+});
+
+describe('startService, a HOST it cannot listen on', () => {
+  const onlyGateway: ServiceDefinition = { ...definition, surfaces: [definition.surfaces[0]] };
+
+  it('stops with a configuration error naming HOST, not a stack trace (an address this machine does not have)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
+    try {
+      // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine, so listen fails with EADDRNOTAVAIL.
+      const config = loadConfig({ DATA_DIR: dataDir, HOST: '192.0.2.1', GATEWAY_PORT: '0', LOG_LEVEL: 'silent' });
+      const started = startService(onlyGateway, config, { handleSignals: false, banner: false });
+      await expect(started).rejects.toBeInstanceOf(ConfigError);
+      await expect(started).rejects.toThrow(/HOST: 192\.0\.2\.1 is not an address of this machine/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -133,11 +133,14 @@ async function startSurfaces(definition: ServiceDefinition, config: AppConfig, r
   }
 }
 
-/** A port that cannot be listened on, as the configuration problem it is (no stack trace), naming its variable. */
+/** A port or HOST that cannot be listened on, as the configuration problem it is (no stack trace), naming its variable. */
 function portProblem(error: unknown, variable: string, port: number, host: string): ConfigError | undefined {
   const code = (error as { code?: string }).code;
   if (code === 'EADDRINUSE') return new ConfigError([{ variable, message: `port ${port} is already in use on ${host}: stop what listens there, or set ${variable} to a free port` }]);
   if (code === 'EACCES') return new ConfigError([{ variable, message: `port ${port} needs privileges this process lacks on ${host}: set ${variable} to a port above 1023` }]);
+  // HOST names an address this machine does not have, or a family its kernel lacks (`::` with IPv6 disabled).
+  if (code === 'EADDRNOTAVAIL') return new ConfigError([{ variable: 'HOST', message: `${host} is not an address of this machine: set HOST to one of its addresses, 0.0.0.0 (every IPv4 address) or :: (every address)` }]);
+  if (code === 'EAFNOSUPPORT') return new ConfigError([{ variable: 'HOST', message: `${host} is of an address family this machine does not support (IPv6 disabled?): set HOST to 0.0.0.0` }]);
   return undefined;
 }
 
