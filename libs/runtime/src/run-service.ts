@@ -61,6 +61,8 @@ export interface StartOptions {
   banner?: boolean;
   /** Where log lines go (default stdout). */
   logDestination?: RuntimeOptions['logDestination'];
+  /** An open document store shared with other replicas in this process (RuntimeOptions.documentStore). */
+  documentStore?: RuntimeOptions['documentStore'];
 }
 
 /**
@@ -86,7 +88,7 @@ export async function startService(
   options: StartOptions = {},
 ): Promise<RunningService> {
   tuneV8(config);
-  const runtime = await createRuntime(definition.name, config, { bootstrap: definition.bootstrap, logDestination: options.logDestination });
+  const runtime = await createRuntime(definition.name, config, { bootstrap: definition.bootstrap, logDestination: options.logDestination, documentStore: options.documentStore });
   const apps: NestFastifyApplication[] = [];
   const urls: Record<string, string> = {};
   try {

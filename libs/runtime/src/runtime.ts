@@ -64,6 +64,12 @@ export interface RuntimeOptions {
   bootstrap?: boolean;
   /** Where the service's log lines go (default stdout); tests read them from a stream. */
   logDestination?: LogDestination;
+  /**
+   * An open document store to use instead of opening one, left open on close (its opener closes
+   * it): tests run several replicas in one process on one store, as replicas share MongoDB (the
+   * embedded store admits one opener per DATA_DIR).
+   */
+  documentStore?: DocumentStore;
 }
 
 /**
@@ -84,8 +90,8 @@ export async function createRuntime(name: string, config: AppConfig, options: Ru
   const redisReady = redis ? waitForRedis(redis, REDIS_STARTUP_WAIT_MS).then(() => null, (err: unknown) => err) : null;
   const invalidation = new InvalidationBus(redis, logger);
   resources.push(invalidation);
-  const store = await openDocumentStore(config, logger);
-  resources.push(store);
+  const store = options.documentStore ?? (await openDocumentStore(config, logger));
+  if (!options.documentStore) resources.push(store);
   await store.ready();
   const redisError = await redisReady;
   if (redisError) logger.warn({ err: redisError }, 'Redis is not reachable: starting degraded (governance counters in memory) until it answers');

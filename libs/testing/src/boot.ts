@@ -13,12 +13,14 @@ export interface TestService extends RunningService {
 /**
  * Boots a service definition in process on free ports with a private DATA_DIR, silent logs, no
  * banner and no signal handlers. `env` overrides or adds environment variables (e.g. REDIS_URL);
- * `options.logDestination` receives the log lines (with a LOG_LEVEL in `env` that writes some).
+ * `options.logDestination` receives the log lines (with a LOG_LEVEL in `env` that writes some);
+ * `options.documentStore`, another service's open store, makes this one a replica sharing its
+ * documents (as replicas share MongoDB), with Redis clients, caches and workers of its own.
  */
 export async function bootService(
   definition: ServiceDefinition,
   env: Record<string, string> = {},
-  options: Pick<StartOptions, 'logDestination'> = {},
+  options: Pick<StartOptions, 'logDestination' | 'documentStore'> = {},
 ): Promise<TestService> {
   // A DATA_DIR given in `env` is the caller's: kept on stop, to start a service on it again.
   const ownDataDir = env.DATA_DIR === undefined;
