@@ -58,6 +58,8 @@ export class GatewayKeyAuthenticator {
   private readonly keys = new Map<string, Cached<ApiKeyEntity | null>>();
   private readonly orgs = new Map<string, Cached<OrganizationEntity | null>>();
   private readonly touched = new Map<string, number>();
+  /** Bumped by every invalidation, so a lookup that raced with one is not cached. */
+  private generation = 0;
   private readonly ttl: number;
   private readonly touchInterval: number;
 
@@ -69,8 +71,8 @@ export class GatewayKeyAuthenticator {
   ) {
     this.ttl = options.cacheTtlMs ?? 5_000;
     this.touchInterval = options.touchIntervalMs ?? 60_000;
-    invalidation.subscribe('api-key', (hash) => this.keys.delete(hash));
-    invalidation.subscribe('organization', (orgId) => this.orgs.delete(orgId));
+    invalidation.subscribe('api-key', (hash) => this.invalidate(this.keys, hash));
+    invalidation.subscribe('organization', (orgId) => this.invalidate(this.orgs, orgId));
   }
 
   async authenticate(credential: GatewayKeyCredential, clientIp: string, now = new Date()): Promise<Principal> {
@@ -142,11 +144,20 @@ export class GatewayKeyAuthenticator {
     return this.cached(this.orgs, orgId, () => this.repositories.organizations.findById(asOrgId(orgId)));
   }
 
+  private invalidate(map: Map<string, unknown>, id: string): void {
+    this.generation++;
+    map.delete(id);
+  }
+
   private async cached<T>(map: Map<string, Cached<T>>, id: string, load: () => Promise<T>): Promise<T> {
     const hit = map.get(id);
     const now = Date.now();
     if (hit && hit.expiresAt > now) return hit.value;
+    const generation = this.generation;
     const value = await load();
+    // A lookup that raced with an invalidation (a revoke published while it read) may hold the
+    // record as it was: it serves this request, but is not cached for the next ones.
+    if (generation !== this.generation) return value;
     map.set(id, { value, expiresAt: now + this.ttl });
     if (map.size > 50_000) map.delete(map.keys().next().value as string);
     return value;
