@@ -143,6 +143,39 @@ describe('FailoverCounterStore', () => {
     }
   }, 30_000);
 
+  it('returns to Redis while traffic goes on: settles kept during the replay do not hold it in memory', async () => {
+    // Twenty organizations settle every 20 ms each: more than the replay sends one at a time, so a
+    // replay that waited for an empty list before counting in Redis again never ended.
+    const orgs = Array.from({ length: 20 }, (_, n) => `org_busy_${n}`);
+    const settled = new Map(orgs.map((orgId) => [orgId, 0]));
+    let running = true;
+    const traffic = orgs.map(async (orgId) => {
+      while (running) {
+        const admitted = testPlan(keys, orgId, { rpm: { ...testPlan(keys, orgId).rpm, limit: 1_000_000 } });
+        const { store } = await failover.admit(admitted);
+        await failover.settle(store, settlePlanFor(keys, admitted, 1_000));
+        settled.set(orgId, (settled.get(orgId) ?? 0) + 1_000);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
+    try {
+      await server.stop();
+      await until(() => failover.degraded, 5_000);
+      await new Promise((r) => setTimeout(r, 300));
+      await server.start();
+      await until(() => !failover.degraded, 5_000);
+    } finally {
+      running = false;
+      await Promise.all(traffic);
+    }
+    await until(() => failover.pendingSettles === 0, 5_000);
+    for (const orgId of orgs) {
+      const { result, store } = await failover.admit(testPlan(keys, orgId, { level: AdmitLevel.Peek }));
+      // Redis restarted empty: it holds what was settled during and after the outage, once.
+      expect({ orgId, store, spent: result.daySpentMicros, reserved: result.dayReservedMicros }).toEqual({ orgId, store: 'redis', spent: settled.get(orgId), reserved: 0 });
+    }
+  }, 30_000);
+
   it('replays a settle that Redis may have applied under its own marker, unmerged, so it counts once', async () => {
     const quick = new FailoverCounterStore(
       { store: new RedisCounterStore(client), isReady: () => client.status === 'ready', ping: () => client.ping() },

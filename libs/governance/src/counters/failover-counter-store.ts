@@ -259,14 +259,10 @@ export class FailoverCounterStore {
     this.probing = true;
     try {
       await withTimeout(primary.ping(), Math.max(this.settleTimeoutMs, 500));
-      while (this.pending.length > 0) {
-        const next = this.pending[0];
-        // Sent as it is now: a retry after a timeout must carry the same amounts under the same marker.
-        if (next.mergeKey !== null) this.mergeable.delete(next.mergeKey);
-        next.mergeKey = null;
-        await withTimeout(primary.store.settle(next.plan), this.settleTimeoutMs);
-        this.pending.shift();
-      }
+      // The settles kept when Redis answered, then counting returns to Redis, then the settles kept
+      // meanwhile. Waiting for an empty list before returning never ended under traffic: requests
+      // counted in memory keep adding settles while the replay sends them one at a time.
+      for (let kept = this.pending.length; kept > 0 && this.pending.length > 0; kept--) await this.replayFirst(primary);
       if (this.probe) clearInterval(this.probe);
       this.probe = null;
       this.lastKnown.clear();
@@ -276,11 +272,26 @@ export class FailoverCounterStore {
         this.mode = 'redis';
         this.logger.info('Redis is back: governance counters use Redis again');
       }
-    } catch {
-      // Still unreachable: stay in memory and try again at the next probe.
+      // Counting in Redis, settles of memory reservations go to Redis at once: this list only shrinks.
+      while (this.pending.length > 0) await this.replayFirst(primary);
+    } catch (err) {
+      // Still (or again) unreachable: count in memory and try again at the next probe.
+      if (this.mode === 'redis') this.degrade(err);
     } finally {
       this.probing = false;
     }
+  }
+
+  /** Sends the oldest kept settle to Redis; it is dropped from the list once Redis applied it. */
+  private async replayFirst(primary: Primary): Promise<void> {
+    const next = this.pending[0];
+    // Sent as it is now: a retry after a timeout must carry the same amounts under the same marker.
+    if (next.mergeKey !== null) this.mergeable.delete(next.mergeKey);
+    next.mergeKey = null;
+    await withTimeout(primary.store.settle(next.plan), this.settleTimeoutMs);
+    // The list may have changed meanwhile (the oldest entry dropped at the cap): remove this entry where it is now.
+    const index = this.pending.indexOf(next);
+    if (index >= 0) this.pending.splice(index, 1);
   }
 
   /** Keeps a settle for the replay; `sent`: it went to Redis and may have been applied there. */

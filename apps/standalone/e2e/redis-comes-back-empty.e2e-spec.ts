@@ -1,0 +1,200 @@
+import { asOrgId, hashApiKey, hashPassword } from '@svc/domain';
+import { createEvent, EVENT_SOURCES, GatewayEvent } from '@svc/events';
+import { MockProvider, startMockProvider } from '@svc/mock-provider';
+import { createRedis, Redis, waitForRedis } from '@svc/platform';
+import { bootService, Receiver, RedisProcess, startRedisProcess, TestService, waitUntil } from '@svc/testing';
+import { SERVICE } from '../src/app.module';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
+type Json = Record<string, any>;
+const PROVIDER_KEY = 'sk-mock-provider-key';
+const PASSWORD = 'owner-password-123';
+const SECRET = 'receiver-signing-secret-0123';
+
+interface Tenant {
+  orgId: string;
+  email: string;
+  bearer: Record<string, string>;
+  key: string;
+  keyId: string;
+  path: string;
+}
+
+/**
+ * docs/deploy.md "When Redis loses its data": the one-process service (gateway, organization API and
+ * webhook dispatcher) on a private redis-server whose scripts are flushed, whose data is flushed, and
+ * which is killed and started again empty, while the service runs. Requests are still admitted,
+ * counted and settled in Redis (a NOSCRIPT reloads the script), events published afterwards are still
+ * delivered by the BullMQ workers, another replica's cache invalidation still arrives, and while
+ * Redis is away health says degraded and nothing answers 5xx or hangs.
+ */
+describe('Redis comes back empty while the service runs', () => {
+  let server: RedisProcess;
+  let service: TestService;
+  let mock: MockProvider;
+  let receiver: Receiver;
+  let admin: Redis;
+  let tenants = 0;
+
+  const call = async (surface: string, method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+    const res = await fetch(`${service.urls[surface]}${path}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), 'X-Provider-Key': PROVIDER_KEY, ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      // No request may hang on Redis: a hung one fails the test here.
+      signal: AbortSignal.timeout(5_000),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Json };
+  };
+
+  /** An organization with its Owner signed in, a gateway key and a webhook on the receiver taking guardrail.triggered. */
+  const tenant = async (policy: Json = {}): Promise<Tenant> => {
+    tenants += 1;
+    const path = `/hook/${tenants}`;
+    const { repositories } = service.runtime;
+    const org = await repositories.organizations.create({ name: `Empty Redis org ${tenants}`, plan: 'enterprise' });
+    const email = `owner-${tenants}-${org._id.slice(-6).toLowerCase()}@example.com`;
+    await repositories.users.create(asOrgId(org._id), { email, role: 'Owner', password_hash: await hashPassword(PASSWORD) });
+    const login = await call('org-api', 'POST', '/api/v1/auth/login', {}, { email, password: PASSWORD });
+    const bearer = { authorization: `Bearer ${login.body.access_token as string}`, 'X-Org-ID': org._id };
+    const key = await call('org-api', 'POST', '/api/v1/platform/api-keys', bearer, { name: 'ops', scopes: ['admin:write', 'gateway:write'] });
+    const hook = await call('org-api', 'POST', '/api/v1/admin/webhooks', bearer, { url: receiver.url(path), events: ['guardrail.triggered'], secret: SECRET });
+    const set = Object.keys(policy).length ? await call('gateway', 'POST', '/gateway/admin/policies', bearer, policy) : { status: 201 };
+    expect([login.status, key.status, hook.status, set.status]).toEqual([200, 201, 201, 201]);
+    return { orgId: org._id, email, bearer, key: key.body.key as string, keyId: key.body.id as string, path };
+  };
+
+  const chat = (t: Tenant) =>
+    call('gateway', 'POST', '/v1/chat/completions', { 'X-SVC-API-Key': t.key }, { model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'hello' }] });
+  const health = async () => (await call('gateway', 'GET', '/v1/health', {})).body;
+  const healthUntil = async (degraded: boolean) => {
+    await waitUntil(async () => (await health()).degraded === degraded, 10_000, `health degraded: ${degraded}`);
+    return health();
+  };
+
+  /** What Redis holds for the organization: requests counted this minute, and the day's spend and reservations. */
+  const counted = async (orgId: string) => {
+    const keys = await admin.keys(`gov:{${orgId}}:*`);
+    const rpm = keys.filter((key) => key.includes(':rpm:'));
+    const [day] = keys.filter((key) => key.includes(':day:'));
+    const requests = rpm.length ? (await admin.mget(rpm)).reduce((sum, value) => sum + Number(value ?? 0), 0) : 0;
+    const [spent, reserved] = day ? await admin.hmget(day, 's', 'r') : [null, null];
+    return { requests, spent: Number(spent ?? 0), reserved: Number(reserved ?? 0) };
+  };
+
+  /** Admitted, counted in Redis and settled there (the settle runs after the answer). */
+  const expectCountedAndSettled = async (t: Tenant) => {
+    const before = await counted(t.orgId);
+    expect((await chat(t)).status).toBe(200);
+    await waitUntil(async () => {
+      const now = await counted(t.orgId);
+      return now.requests === before.requests + 1 && now.spent > before.spent && now.reserved === 0;
+    }, 5_000, 'the request counted and settled in Redis');
+  };
+
+  const guardrailEvent = (orgId: string): GatewayEvent =>
+    createEvent('guardrail.triggered', orgId, { guardrail: 'rate_limit', current_count: 2, rpm_limit: 1, model: 'gpt-4o-mini', timestamp: new Date().toISOString() }, EVENT_SOURCES.gateway) as GatewayEvent;
+
+  /** An event published now reaches the receiver through the `events` and `webhook-delivery` queues. */
+  const expectEventDelivered = async (t: Tenant) => {
+    const event = guardrailEvent(t.orgId);
+    await service.runtime.events.publisher.publish(event);
+    // (A refusal of the test's own may have sent one before: this event's delivery is looked for by its id.)
+    await waitUntil(() => receiver.on(t.path).some((delivery) => (JSON.parse(delivery.body) as Json).id === event.id), 10_000, `the delivery of ${event.id}`);
+  };
+
+  /**
+   * Another replica revoked a key: it wrote the store and published on Redis. This replica's cached
+   * key is dropped at once (well within its 5 s cache TTL), so the next request is 401.
+   */
+  const expectInvalidationHeard = async () => {
+    const t = await tenant();
+    expect((await chat(t)).status).toBe(200);
+    await service.runtime.repositories.apiKeys.revoke(asOrgId(t.orgId), t.keyId);
+    const receivers = await admin.publish('svc:invalidate', JSON.stringify({ topic: 'api-key', id: hashApiKey(t.key), origin: 0 }));
+    // This replica's subscription is in place again (the runner stream relay has a channel of its own).
+    expect(receivers).toBe(1);
+    await waitUntil(async () => (await chat(t)).status === 401, 2_000, 'the revoked key refused');
+  };
+
+  beforeAll(async () => {
+    server = await startRedisProcess();
+    receiver = await Receiver.start();
+    mock = await startMockProvider({ port: 0, record: false });
+    service = await bootService(SERVICE, {
+      REDIS_URL: server.url,
+      OPENAI_BASE_URL: `${mock.url}/v1`,
+      WEBHOOK_ALLOW_HTTP: 'true',
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+      ANOMALY_CHECK_INTERVAL_MS: '0',
+    });
+    admin = createRedis(server.url, 'queue', 'empty-redis-e2e');
+    await waitForRedis(admin);
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await service?.stop();
+    await mock?.close();
+    await receiver?.close();
+    await server?.stop();
+  });
+
+  it('SCRIPT FLUSH: the next requests are admitted, counted and settled in Redis (the scripts are loaded again), and events still flow', async () => {
+    const t = await tenant();
+    await expectCountedAndSettled(t);
+    expect(await admin.script('FLUSH')).toBe('OK');
+    await expectCountedAndSettled(t);
+    await expectCountedAndSettled(t);
+    expect(await health()).toMatchObject({ redis: 'connected', degraded: false });
+    await expectEventDelivered(t);
+  });
+
+  it('FLUSHALL: counters, rate-limit windows and login lockouts start again from zero; queues, workers and pub/sub carry on', async () => {
+    const t = await tenant({ rpm_limit: 1 });
+    expect((await chat(t)).status).toBe(200);
+    expect((await chat(t)).status).toBe(429);
+    const wrong = [];
+    for (let i = 0; i < 6; i++) wrong.push((await call('org-api', 'POST', '/api/v1/auth/login', {}, { email: t.email, password: 'not-the-password' })).status);
+    expect(wrong).toEqual([401, 401, 401, 401, 401, 429]);
+
+    await admin.flushall();
+    // The minute's count is gone: one more request is admitted (documented: Redis is the only copy).
+    expect((await chat(t)).status).toBe(200);
+    expect((await chat(t)).status).toBe(429);
+    expect((await call('org-api', 'POST', '/api/v1/auth/login', {}, { email: t.email, password: PASSWORD })).status).toBe(200);
+    expect(await health()).toMatchObject({ redis: 'connected', degraded: false });
+    await expectEventDelivered(t);
+    await expectInvalidationHeard();
+  });
+
+  it('killed and started again empty: degraded while away, nothing answers 5xx, then back to ok with counting, queues and subscriptions restored', async () => {
+    const t = await tenant();
+    await expectCountedAndSettled(t);
+    const statuses: number[] = [];
+    let running = true;
+    const traffic = Array.from({ length: 4 }, async () => {
+      while (running) {
+        const [proxied, profile] = await Promise.all([chat(t), call('org-api', 'GET', '/api/v1/user/profile', t.bearer)]);
+        statuses.push(proxied.status, profile.status);
+      }
+    });
+    try {
+      await server.stop();
+      expect(await healthUntil(true)).toMatchObject({ redis: 'disconnected', degraded: true });
+      await new Promise((r) => setTimeout(r, 500));
+      await server.start();
+      expect(await healthUntil(false)).toMatchObject({ redis: 'connected', degraded: false });
+    } finally {
+      running = false;
+      await Promise.all(traffic);
+    }
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+
+    await waitForRedis(admin);
+    await expectCountedAndSettled(t);
+    await expectEventDelivered(t);
+    await expectInvalidationHeard();
+  }, 60_000);
+});
