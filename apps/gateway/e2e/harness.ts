@@ -36,6 +36,7 @@ export async function startGateway(options: { plan?: PlanTier; env?: Record<stri
     GEMINI_BASE_URL: mock.url,
     MISTRAL_BASE_URL: `${mock.url}/v1`,
     GROQ_BASE_URL: `${mock.url}/v1`,
+    XAI_BASE_URL: `${mock.url}/v1`,
     OLLAMA_BASE_URL: `${mock.url}/v1`,
     ...options.env,
   }, { logDestination: options.logs });

@@ -146,6 +146,10 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   // Sonnet 4 and 4.5 with the 1M-context beta: a prompt above 200K tokens pays 2x input (and cache
   // prices) and 1.5x output for the whole request. The 4.6 models serve 1M at their standard prices.
   // `claude-opus-4-0` and `claude-sonnet-4-0` are Anthropic's aliases of Opus 4 and Sonnet 4.
+  // Opus 5 and Sonnet 5 (the built-in aliases `claude-opus-latest` / `claude-sonnet-latest`) serve
+  // their 1M-token window at these prices.
+  'claude-opus-5': b(5, 6.25, 10, 0.5, 25),
+  'claude-sonnet-5': b(2, 2.5, 4, 0.2, 10),
   'claude-opus-4-7': OPUS_4_5,
   'claude-opus-4-6': OPUS_4_5,
   'claude-opus-4-5': OPUS_4_5,

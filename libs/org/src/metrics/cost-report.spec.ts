@@ -52,6 +52,32 @@ describe('cost report', () => {
     expect(report.projections).toEqual({ monthly_estimate: 3, trend: 'increasing', budget_utilization: 10 });
   });
 
+  it('shows each grouping in whole micro-dollars adding up to total_cost, each row within a micro-dollar of its sum', () => {
+    const half = 0.0000005;
+    const report = buildCostReport({
+      period: '24h',
+      granularity: 'hourly',
+      now,
+      totalCost: 3 * half,
+      halves: [0, 3 * half],
+      byProvider: ['openai', 'mistral', 'groq'].map((key) => ({ key, cost: half, requests: 1, calls: 1 })),
+      byAgent: ['a', 'b', 'c'].map((key) => ({ key, cost: half, executions: 1, calls: 1, call_latency_ms: 10 })),
+      buckets: [
+        { bucket: '2030-03-13T08', cost: half, requests: 1 },
+        { bucket: '2030-03-13T09', cost: half, requests: 1 },
+        { bucket: '2030-03-13T10', cost: half, requests: 1 },
+      ],
+      monthlyBudget: 0,
+    });
+    const micros = (costs: number[]) => costs.reduce((sum, cost) => sum + Math.round(cost * 1e6), 0);
+    expect(report.total_cost).toBe(0.000002);
+    expect(micros(Object.values(report.by_provider).map((row) => row.cost))).toBe(2);
+    expect(micros(Object.values(report.by_agent).map((row) => row.cost))).toBe(2);
+    expect(micros(report.time_series.map((point) => point.cost))).toBe(2);
+    // Costliest first: the rows given the rounded-up micro-dollars lead.
+    expect(Object.values(report.by_provider).map((row) => row.cost)).toEqual([0.000001, 0.000001, 0]);
+  });
+
   it('counts every proxied request, but averages cost and latency over the provider calls', () => {
     const report = buildCostReport({
       period: '24h',

@@ -1,4 +1,4 @@
-import { roundUsd } from '@svc/domain';
+import { allocateMicros, exactMicros, fromMicros, roundUsd } from '@svc/domain';
 import { round2 } from '../common/org-errors';
 
 /** Money of the cost report: 6 decimals, as docs/org-api.md documents for it (`roundUsd` elsewhere shows 10). */
@@ -93,17 +93,21 @@ export function trendOf(first: number, second: number): Trend {
  * replays and refusals before governance included; `avg_cost_per_request` and `avg_latency_ms` are
  * per provider call (the replays and refusals cost nothing and answer at once: they would dilute
  * both). The monthly estimate is the period's average daily cost times 30; budget utilization is
- * that estimate as a percentage of the effective monthly budget.
+ * that estimate as a percentage of the effective monthly budget. `total_cost` is the period's cost
+ * rounded once to the micro-dollar, and the costs of `by_provider`, `by_agent` and `time_series`
+ * are each grouping's exact sums in whole micro-dollars adding up to it (largest remainder, as
+ * billing shows its groupings: `allocateMicros`).
  */
 export function buildCostReport(input: CostReportInput): CostReport {
   const { from, to } = periodRange(input.period, input.now);
-  const byProvider = keyedReport(input.byProvider, 'unknown', (row) => ({
-    cost: money(row.cost),
+  const totalMicros = Math.round(exactMicros(input.totalCost));
+  const byProvider = keyedReport(input.byProvider, 'unknown', totalMicros, (row, cost) => ({
+    cost,
     requests: row.requests,
     avg_cost_per_request: row.calls > 0 ? money(row.cost / row.calls) : 0,
   }));
-  const byAgent = keyedReport(input.byAgent, 'unattributed', (row) => ({
-    cost: money(row.cost),
+  const byAgent = keyedReport(input.byAgent, 'unattributed', totalMicros, (row, cost) => ({
+    cost,
     executions: row.executions,
     avg_latency_ms: round2(row.calls > 0 ? row.call_latency_ms / row.calls : 0),
   }));
@@ -116,15 +120,20 @@ export function buildCostReport(input: CostReportInput): CostReport {
     slot.requests += bucket.requests;
   }
   const monthlyEstimate = (input.totalCost / PERIODS[input.period]) * 30;
+  const slots = [...series];
+  const seriesMicros = shownMicros(
+    slots.map(([, slot]) => slot.cost),
+    totalMicros,
+  );
   return {
     period: input.period,
     granularity: input.granularity,
     from: from.toISOString(),
     to: to.toISOString(),
-    total_cost: money(input.totalCost),
+    total_cost: fromMicros(totalMicros),
     by_provider: byProvider,
     by_agent: byAgent,
-    time_series: [...series].map(([date, slot]) => ({ date, cost: money(slot.cost), requests: slot.requests })),
+    time_series: slots.map(([date, slot], i) => ({ date, cost: fromMicros(seriesMicros[i]), requests: slot.requests })),
     projections: {
       monthly_estimate: money(monthlyEstimate),
       trend: trendOf(input.halves[0], input.halves[1]),
@@ -136,18 +145,35 @@ export function buildCostReport(input: CostReportInput): CostReport {
 /**
  * An object of name to figures, costliest first. Rows without a name are reported under
  * `fallback`, merged (sums added) with a row that bears that name, as agent health groups them.
+ * `render` gets each row's cost in USD, in whole micro-dollars adding up to `totalMicros`.
  * Names are data (`X-SVC-Agent` is any printable text): built with `Object.fromEntries`, so a
  * name such as `__proto__` is a key like any other instead of a prototype assignment.
  */
-function keyedReport<R extends { key: string | null; cost: number }, O>(rows: readonly R[], fallback: string, render: (row: R) => O): Record<string, O> {
+function keyedReport<R extends { key: string | null; cost: number }, O>(rows: readonly R[], fallback: string, totalMicros: number, render: (row: R, cost: number) => O): Record<string, O> {
   const merged = new Map<string, R>();
   for (const row of rows) {
     const name = row.key ?? fallback;
     const seen = merged.get(name);
     merged.set(name, seen ? sumRows(seen, row) : { ...row, key: name });
   }
-  const sorted = [...merged].sort(([a, x], [b, y]) => y.cost - x.cost || (a < b ? -1 : a > b ? 1 : 0));
-  return Object.fromEntries(sorted.map(([name, row]) => [name, render(row)]));
+  const entries = [...merged];
+  const shown = shownMicros(
+    entries.map(([, row]) => row.cost),
+    totalMicros,
+  );
+  const sorted = entries.map(([name, row], i) => ({ name, row, micros: shown[i] })).sort((x, y) => y.micros - x.micros || y.row.cost - x.row.cost || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  return Object.fromEntries(sorted.map(({ name, row, micros }) => [name, render(row, fromMicros(micros))]));
+}
+
+/**
+ * A grouping's costs in whole micro-dollars adding up to `totalMicros` (`allocateMicros`) when its
+ * rows are the period's spend (their sum rounds to it, whatever the order of the float additions);
+ * rows that are not (they cannot be, but the figures come from separate queries) are shown adding
+ * up to their own sum, rather than given micro-dollars they do not have.
+ */
+function shownMicros(costs: readonly number[], totalMicros: number): number[] {
+  const own = exactMicros(costs.reduce((sum, cost) => sum + cost, 0));
+  return allocateMicros(costs, Math.abs(own - totalMicros) < 1 ? totalMicros : undefined);
 }
 
 /** Two rows of one name: every numeric figure added. */

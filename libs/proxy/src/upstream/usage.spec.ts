@@ -108,6 +108,20 @@ describe('extractUsage (non-streaming bodies)', () => {
     expect(extractUsage('openai', { object: 'response', usage: raw })).toEqual(usage({ inputTokens: 120, outputTokens: 80, cachedInputTokens: 100, reasoningTokens: 50 }));
   });
 
+  it('adds reasoning reported beside the output (xAI: total = prompt + completion + reasoning) to the output, once', () => {
+    const xai = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 410, completion_tokens_details: { reasoning_tokens: 300 } };
+    expect(extractUsage('openai', { usage: xai })).toEqual(usage({ inputTokens: 100, outputTokens: 310, totalTokens: 410, reasoningTokens: 300 }));
+    const responses = { input_tokens: 100, output_tokens: 10, output_tokens_details: { reasoning_tokens: 300 }, total_tokens: 410 };
+    expect(extractUsage('openai', { object: 'response', usage: responses })).toEqual(usage({ inputTokens: 100, outputTokens: 310, totalTokens: 410, reasoningTokens: 300 }));
+    // OpenAI's reading (reasoning inside completion_tokens), and no total to tell: the output as reported.
+    const inside = { prompt_tokens: 100, completion_tokens: 310, total_tokens: 410, completion_tokens_details: { reasoning_tokens: 300 } };
+    expect(extractUsage('openai', { usage: inside })?.outputTokens).toBe(310);
+    const { total_tokens: _total, ...noTotal } = inside;
+    expect(extractUsage('openai', { usage: noTotal })?.outputTokens).toBe(310);
+    const chunk = { id: 'c', object: 'chat.completion.chunk', choices: [], usage: xai };
+    expect(track('openai', `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`, 7).usage?.outputTokens).toBe(310);
+  });
+
   it('reads B server tool uses (positive counts only) in a message and in a stream', () => {
     const raw = { input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 2, web_fetch_requests: 0, note: 'x' } };
     expect(extractUsage('anthropic', { usage: raw })).toEqual(usage({ inputTokens: 10, outputTokens: 5, serverToolUses: { web_search_requests: 2 } }));

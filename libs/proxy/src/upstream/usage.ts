@@ -51,7 +51,7 @@ function usage(input: number, output: number, extra: Partial<TokenUsage> = {}, t
  * Format-A `usage` (chat completions, embeddings, a stream's last chunk); Groq's `x_groq.usage` too;
  * and the Responses-style shape a D provider's catch-all may answer with (`input_tokens`,
  * `output_tokens`, their `_details`). Undefined for an object with neither (Whisper's `{type:
- * 'duration', seconds}`): not a token usage.
+ * 'duration', seconds}`): not a token usage. Reasoning is output, counted once (`answerTokens`).
  */
 export function fromOpenAIUsage(raw: unknown): TokenUsage | undefined {
   if (!isJsonObject(raw)) return undefined;
@@ -59,23 +59,33 @@ export function fromOpenAIUsage(raw: unknown): TokenUsage | undefined {
   const prompt = obj(raw.prompt_tokens_details);
   const completion = obj(raw.completion_tokens_details);
   const cached = int(prompt.cached_tokens) || int(raw.prompt_cache_hit_tokens);
+  const [reasoning, total] = [int(completion.reasoning_tokens), int(raw.total_tokens)];
   return usage(
     int(raw.prompt_tokens),
-    int(raw.completion_tokens),
-    { cachedInputTokens: cached, reasoningTokens: int(completion.reasoning_tokens), audioInputTokens: int(prompt.audio_tokens), audioOutputTokens: int(completion.audio_tokens) },
-    int(raw.total_tokens),
+    answerTokens(int(raw.prompt_tokens), int(raw.completion_tokens), reasoning, total),
+    { cachedInputTokens: cached, reasoningTokens: reasoning, audioInputTokens: int(prompt.audio_tokens), audioOutputTokens: int(completion.audio_tokens) },
+    total,
   );
 }
 
 function fromResponsesUsage(raw: JsonObject): TokenUsage | undefined {
   if (raw.input_tokens === undefined && raw.output_tokens === undefined) return undefined;
   const input = obj(raw.input_tokens_details);
+  const [reasoning, total] = [int(obj(raw.output_tokens_details).reasoning_tokens), int(raw.total_tokens)];
   return usage(
     int(raw.input_tokens),
-    int(raw.output_tokens),
-    { cachedInputTokens: int(input.cached_tokens), reasoningTokens: int(obj(raw.output_tokens_details).reasoning_tokens), audioInputTokens: int(input.audio_tokens) },
-    int(raw.total_tokens),
+    answerTokens(int(raw.input_tokens), int(raw.output_tokens), reasoning, total),
+    { cachedInputTokens: int(input.cached_tokens), reasoningTokens: reasoning, audioInputTokens: int(input.audio_tokens) },
+    total,
   );
+}
+
+/**
+ * Output tokens billed: `output` + `reasoning` when the total counts the reasoning beside the output
+ * (xAI: total = prompt + completion + reasoning), else `output` (OpenAI's: reasoning inside it).
+ */
+function answerTokens(input: number, output: number, reasoning: number, total: number): number {
+  return reasoning > 0 && total === input + output + reasoning ? output + reasoning : output;
 }
 
 /**
