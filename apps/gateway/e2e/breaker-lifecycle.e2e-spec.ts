@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { GatewayHarness, Json, metricSum, postJson, PROVIDER_KEY, setPolicy, startGateway } from './harness';
+import { breakerState, GatewayHarness, Json, metricSum, postJson, PROVIDER_KEY, setPolicy, startGateway } from './harness';
 
 const chat = (content: string, model = 'gpt-4o') => ({ model, messages: [{ role: 'user', content }] });
 const claude = (content: string) => ({ model: 'claude-sonnet-4-6', max_tokens: 5, messages: [{ role: 'user', content }] });
@@ -37,7 +37,7 @@ describe('provider circuit breaker lifecycle', () => {
   let gw: GatewayHarness;
   const auth = () => ({ 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
   const health = async (): Promise<Json> => (await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json;
-  const breakerOf = async (provider: string): Promise<Json> => (await health()).providers.find((p: Json) => p.provider === provider);
+  const breakerOf = (provider: string): Promise<Json> => breakerState(gw, provider);
   const openai = (content: string, headers: Record<string, string> = {}) => postJson(`${gw.url}/v1/openai/chat/completions`, chat(content), { ...auth(), ...headers });
   const changes = (provider: string, state: string) => metricSum(gw, 'svc_gateway_circuit_breaker_state_changes_total', { provider, state });
   /** Polls the health view until the breaker is half-open (the recovery time passed); the elapsed ms. */
@@ -204,8 +204,7 @@ describe('provider circuit breaker lifecycle', () => {
 /** The failure window (CIRCUIT_BREAKER_WINDOW_SECONDS, shortened): failures spread wider than it never open the breaker. */
 describe('provider circuit breaker window', () => {
   let gw: GatewayHarness;
-  const breakerOf = async (provider: string): Promise<Json> =>
-    ((await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json).providers.find((p: Json) => p.provider === provider);
+  const breakerOf = (provider: string): Promise<Json> => breakerState(gw, provider);
   const fail = () => postJson(`${gw.url}/v1/openai/chat/completions`, chat('fail'), { 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
 
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
+import { breakerState, GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
 
 const chat = (content: string, model: string) => ({ model, messages: [{ role: 'user', content }] });
 const claude = (content: string) => ({ model: 'claude-sonnet-4-6', max_tokens: 50, messages: [{ role: 'user', content }] });
@@ -28,8 +28,7 @@ const ANTHROPIC: Route = { provider: 'anthropic', path: '/v1/messages', body: cl
 describe('a streamed half-open probe is judged at the end of its stream', () => {
   let gw: GatewayHarness;
   const auth = () => ({ 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
-  const breakerOf = async (provider: string): Promise<Json> =>
-    ((await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json).providers.find((p: Json) => p.provider === provider);
+  const breakerOf = (provider: string): Promise<Json> => breakerState(gw, provider);
   const whole = (at: Route, content: string) => postJson(`${gw.url}${at.path}`, at.body(content), auth());
   const streamed = (at: Route, content: string, signal?: AbortSignal) =>
     fetch(`${gw.url}${at.path}`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ ...at.body(content), stream: true }), signal });

@@ -283,6 +283,12 @@ export async function metricSum(gw: GatewayHarness, family: string, labels: Reco
   return sum;
 }
 
+/** A provider's entry in `/v1/providers/health` (its breaker's `state`, `failure_count`, ...). */
+export async function breakerState(gw: GatewayHarness, provider: string): Promise<Json> {
+  const health = (await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json;
+  return health.providers.find((p: Json) => p.provider === provider);
+}
+
 export interface RawAnswer {
   status: number;
   headers: IncomingHttpHeaders;

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { asOrgId } from '@svc/domain';
 import { UsageRecorder } from '@svc/proxy';
-import { expectGovernanceHeaders, GatewayHarness, Json, openaiClient, openaiFailure, postJson, PROVIDER_KEY, startGateway } from './harness';
+import { breakerState, expectGovernanceHeaders, GatewayHarness, Json, openaiClient, openaiFailure, postJson, PROVIDER_KEY, startGateway } from './harness';
 
 const chat = (content: string) => ({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
 
@@ -10,8 +10,7 @@ describe('gateway resilience', () => {
   let gw: GatewayHarness;
   const auth = () => ({ 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
   /** A provider's breaker record from GET /v1/providers/health. */
-  const breakerOf = async (provider: string): Promise<Json> =>
-    ((await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json).providers.find((p: Json) => p.provider === provider);
+  const breakerOf = (provider: string): Promise<Json> => breakerState(gw, provider);
 
   beforeAll(async () => {
     gw = await startGateway({ env: { CIRCUIT_BREAKER_RECOVERY_SECONDS: '1', UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '400' } });

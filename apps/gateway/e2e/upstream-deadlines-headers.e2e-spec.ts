@@ -1,6 +1,6 @@
-import { createServer as createHttpServer, request, Server } from 'node:http';
-import { createServer as createTcpServer, Server as TcpServer, Socket } from 'node:net';
-import { GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
+import { request } from 'node:http';
+import { breakerState, GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
+import { startStuckUpstreams, StuckUpstreams } from './stuck-upstreams';
 
 const chat = (content: string, model = 'gpt-4o') => ({ model, messages: [{ role: 'user', content }] });
 
@@ -36,42 +36,25 @@ function rawPost(url: string, path: string, headers: Record<string, string>, bod
  */
 describe('upstream deadlines count against the breaker', () => {
   let gw: GatewayHarness;
-  /** Accepts TCP connections and never says a word: a TLS handshake to it never ends. */
-  let silent: TcpServer;
-  const silentSockets: Socket[] = [];
-  /** Sends a whole answer's headers and half its body, then nothing. */
-  let stalling: Server;
+  let stuck: StuckUpstreams;
   const auth = () => ({ 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
-  const breakerOf = async (provider: string): Promise<Json> =>
-    ((await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json).providers.find((p: Json) => p.provider === provider);
+  const breakerOf = (provider: string): Promise<Json> => breakerState(gw, provider);
 
   beforeAll(async () => {
-    silent = createTcpServer((socket) => silentSockets.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    stalling = createHttpServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' });
-        res.write('{"id":"chatcmpl-stall","object":"chat.completion",');
-      });
-    });
-    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    stuck = await startStuckUpstreams();
     gw = await startGateway({
       env: {
         UPSTREAM_CONNECT_TIMEOUT_MS: '1000',
         UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1500',
         UPSTREAM_TOTAL_TIMEOUT_MS: '3000',
-        MISTRAL_BASE_URL: `https://127.0.0.1:${(silent.address() as { port: number }).port}/v1`,
-        DEEPSEEK_BASE_URL: `http://127.0.0.1:${(stalling.address() as { port: number }).port}/v1`,
+        MISTRAL_BASE_URL: `${stuck.silentUrl}/v1`,
+        DEEPSEEK_BASE_URL: `${stuck.stallingUrl}/v1`,
       },
     });
   });
   afterAll(async () => {
     await gw.stop();
-    for (const socket of silentSockets) socket.destroy();
-    stalling.closeAllConnections();
-    await new Promise((resolve) => silent.close(resolve));
-    await new Promise((resolve) => stalling.close(resolve));
+    await stuck.close();
   });
   beforeEach(() => gw.mock.reset());
 

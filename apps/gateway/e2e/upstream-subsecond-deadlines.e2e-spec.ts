@@ -1,6 +1,5 @@
-import { createServer as createHttpServer, Server } from 'node:http';
-import { createServer as createTcpServer, Server as TcpServer, Socket } from 'node:net';
-import { GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
+import { breakerState, GatewayHarness, Json, postJson, PROVIDER_KEY, startGateway } from './harness';
+import { startStuckUpstreams, StuckUpstreams } from './stuck-upstreams';
 
 const chat = (content: string, model: string) => ({ model, messages: [{ role: 'user', content }] });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -27,34 +26,18 @@ async function timerLateness(): Promise<number> {
  */
 describe('sub-second upstream deadlines are kept to the millisecond', () => {
   let gw: GatewayHarness;
-  /** Accepts TCP connections and never says a word: a TLS handshake to it never ends. */
-  let silent: TcpServer;
-  const silentSockets: Socket[] = [];
-  /** Sends a whole answer's headers and half its body, then nothing; records when each request came. */
-  let stalling: Server;
-  let stalledAt = 0;
+  let stuck: StuckUpstreams;
   const auth = () => ({ 'X-SVC-API-Key': gw.key, 'X-Provider-Key': PROVIDER_KEY });
-  const breakerOf = async (provider: string): Promise<Json> =>
-    ((await (await fetch(`${gw.url}/v1/providers/health`)).json()) as Json).providers.find((p: Json) => p.provider === provider);
+  const breakerOf = (provider: string): Promise<Json> => breakerState(gw, provider);
 
   beforeAll(async () => {
-    silent = createTcpServer((socket) => silentSockets.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    stalling = createHttpServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        stalledAt = Date.now();
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' });
-        res.write('{"id":"chatcmpl-stall","object":"chat.completion",');
-      });
-    });
-    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    stuck = await startStuckUpstreams();
     gw = await startGateway({
       env: {
         UPSTREAM_CONNECT_TIMEOUT_MS: String(CONNECT_MS),
         UPSTREAM_FIRST_BYTE_TIMEOUT_MS: String(FIRST_BYTE_MS),
-        MISTRAL_BASE_URL: `https://127.0.0.1:${(silent.address() as { port: number }).port}/v1`,
-        DEEPSEEK_BASE_URL: `http://127.0.0.1:${(stalling.address() as { port: number }).port}/v1`,
+        MISTRAL_BASE_URL: `${stuck.silentUrl}/v1`,
+        DEEPSEEK_BASE_URL: `${stuck.stallingUrl}/v1`,
       },
     });
     // The gateway's first request warms its caches: the timings below measure the deadlines only.
@@ -62,10 +45,7 @@ describe('sub-second upstream deadlines are kept to the millisecond', () => {
   });
   afterAll(async () => {
     await gw.stop();
-    for (const socket of silentSockets) socket.destroy();
-    stalling.closeAllConnections();
-    await new Promise((resolve) => silent.close(resolve));
-    await new Promise((resolve) => stalling.close(resolve));
+    await stuck.close();
   });
   beforeEach(() => gw.mock.reset());
 
@@ -84,7 +64,7 @@ describe('sub-second upstream deadlines are kept to the millisecond', () => {
   it('body: a whole answer that stalls is answered 504 when the silence reaches the deadline', async () => {
     const late = await timerLateness();
     const res = await postJson(`${gw.url}/v1/deepseek/chat/completions`, chat('stall', 'deepseek-chat'), auth());
-    const elapsed = Date.now() - stalledAt;
+    const elapsed = Date.now() - stuck.stalledAt();
     expect(res.status).toBe(504);
     expect(res.body.error).toMatchObject({ code: 'upstream_timeout', message: expect.stringMatching(/^deepseek: upstream body timeout/) });
     expect(elapsed).toBeGreaterThanOrEqual(FIRST_BYTE_MS - 20);

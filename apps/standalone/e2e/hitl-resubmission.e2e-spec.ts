@@ -1,9 +1,8 @@
 import { asOrgId, generateApiKey, hashApiKey, keyDisplayPrefix, keyLastFour } from '@svc/domain';
+import { callGateway, chat, ISO } from './hitl.helpers';
 import { Json, PROVIDER_KEY, Reply, Standalone } from './standalone.helpers';
 
 const OWNER = { email: 'hitl-owner@example.com', password: 'hitl-owner-password-1' };
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const chat = (content: string, extra: Json = {}) => ({ model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content }], ...extra });
 
 /**
  * HITL approvals outside in (SPEC.md "Approval (HITL)", "States and transitions" > "Approval",
@@ -22,18 +21,7 @@ describe('HITL approvals and their re-submission', () => {
     expect(res.status).toBe(201);
     return res.body.key as string;
   };
-  const gw = async (method: string, path: string, key: string, body?: unknown): Promise<Reply> => {
-    const headers = { 'X-SVC-API-Key': key, 'X-Provider-Key': PROVIDER_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-    const res = await fetch(`${s.service.urls.gateway}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    let parsed: Json;
-    try {
-      parsed = (text ? JSON.parse(text) : {}) as Json;
-    } catch {
-      parsed = { text };
-    }
-    return { status: res.status, body: parsed, headers: res.headers };
-  };
+  const gw = (method: string, path: string, key: string, body?: unknown): Promise<Reply> => callGateway(s, method, path, key, body);
   const send = (body: Json) => gw('POST', '/v1/chat/completions', requester, body);
   const poll = (id: string, key = requester) => gw('GET', `/v1/approvals/${id}/status`, key);
   const approve = (id: string) => gw('POST', `/gateway/admin/approvals/${id}/approve`, reviewer, {});

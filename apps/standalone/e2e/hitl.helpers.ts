@@ -4,6 +4,21 @@ export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 export const chat = (content: string, extra: Json = {}) => ({ model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user' as const, content }], ...extra });
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A call to the gateway surface with `key` (and the provider key), its JSON body parsed (a stream's SSE as `{ text }`). */
+export async function callGateway(s: Standalone, method: string, path: string, key: string, body?: unknown): Promise<Reply> {
+  const headers = { 'X-SVC-API-Key': key, 'X-Provider-Key': PROVIDER_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+  const res = await fetch(`${s.service.urls.gateway}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let parsed: Json;
+  try {
+    parsed = (text ? JSON.parse(text) : {}) as Json;
+  } catch {
+    // A stream's SSE text.
+    parsed = { text };
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
 /**
  * A requester key and a reviewer key (a key cannot approve its own request) on an organization
  * whose HITL threshold holds every request, and what the HITL e2e specs do with them.
@@ -26,18 +41,8 @@ export class HitlClient {
     return res.body.key as string;
   }
 
-  async gw(method: string, path: string, key: string, body?: unknown): Promise<Reply> {
-    const headers = { 'X-SVC-API-Key': key, 'X-Provider-Key': PROVIDER_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-    const res = await fetch(`${this.s.service.urls.gateway}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    let parsed: Json;
-    try {
-      parsed = (text ? JSON.parse(text) : {}) as Json;
-    } catch {
-      // A stream's SSE text.
-      parsed = { text };
-    }
-    return { status: res.status, body: parsed, headers: res.headers };
+  gw(method: string, path: string, key: string, body?: unknown): Promise<Reply> {
+    return callGateway(this.s, method, path, key, body);
   }
 
   send(body: Json): Promise<Reply> {
