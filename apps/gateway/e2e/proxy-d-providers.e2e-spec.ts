@@ -143,6 +143,12 @@ describe('D providers: registry base URLs, credentials and the catch-all', () =>
     expect(body.error.message).toMatch(/^The model 'x\\u202ey\\u000a' is not listed\./);
   });
 
+  it('echoes a model name in a 400 with bidirectional and control characters escaped, as a 404 does', async () => {
+    const res = await postJson(`${gw.url}/v1/groq/chat/completions`, { model: 'claude-3-5-haiku\u202e\n', messages: [{ role: 'user', content: 'hi' }] }, auth());
+    expect([res.status, res.body.error.code]).toEqual([400, 'provider_mismatch']);
+    expect(res.body.error.message).toBe("Model 'claude-3-5-haiku\\u202e\\u000a' belongs to provider 'anthropic' and cannot be sent to provider 'groq'");
+  });
+
   it.each([
     '/v1/groq/../openai/files',
     '/v1/groq/%2e%2e/openai/files',

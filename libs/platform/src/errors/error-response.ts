@@ -125,24 +125,19 @@ function notFoundParam(error: OrgApiError): string | null {
 }
 
 /**
- * The message of an answer, with the text a 404 echoes from the path made safe (`safeEchoedText`).
- * One place for every surface's 404s: the proxy's, the gateway admin's, the runners', the
- * organization API's and the unrouted ones all pass here.
+ * An organization API error's details, with an echoed `id` made safe as its message is. Every
+ * message of every surface's errors passes through `safeEchoedText` (a 404's path segment, a 400's
+ * model name or field): one place, whatever the status.
  */
-function shownMessage(status: number, message: string): string {
-  return status === 404 ? safeEchoedText(message) : message;
-}
-
-/** An organization API error's details, with a 404's echoed `id` made safe as its message is. */
 function shownDetails(error: OrgApiError): Record<string, unknown> {
   const id = error.details['id'];
-  return error.status === 404 && typeof id === 'string' ? { ...error.details, id: safeEchoedText(id) } : error.details;
+  return typeof id === 'string' ? { ...error.details, id: safeEchoedText(id) } : error.details;
 }
 
 /** Turns anything thrown into the documented body of the surface. Unknown errors become a 500 with an error id. */
 export function toErrorResponse(error: unknown, surface: ErrorSurface, requestId: string): ErrorResponse {
   if (error instanceof GatewayError) {
-    const message = shownMessage(error.status, error.body.message);
+    const message = safeEchoedText(error.body.message);
     if (surface === 'gateway') {
       const body = message === error.body.message ? error.body : { ...error.body, message };
       return { status: error.status, body: { error: body }, headers: error.headers };
@@ -154,7 +149,7 @@ export function toErrorResponse(error: unknown, surface: ErrorSurface, requestId
     };
   }
   if (error instanceof OrgApiError) {
-    const message = shownMessage(error.status, error.message);
+    const message = safeEchoedText(error.message);
     if (surface === 'org') {
       return {
         status: error.status,
@@ -173,7 +168,7 @@ export function toErrorResponse(error: unknown, surface: ErrorSurface, requestId
   }
   const generic = classify(error);
   if (generic && generic.status < 500) {
-    generic.message = shownMessage(generic.status, generic.message);
+    generic.message = safeEchoedText(generic.message);
     if (surface === 'gateway') {
       const body: GatewayErrorBody = {
         message: generic.message,
