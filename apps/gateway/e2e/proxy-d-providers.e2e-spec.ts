@@ -101,18 +101,20 @@ describe('D providers: registry base URLs, credentials and the catch-all', () =>
     expect(Buffer.from(await speech.arrayBuffer()).equals(MOCK_BINARY_BYTES)).toBe(true);
   });
 
-  it('forwards any JSON body, an array, a string, a number or null, as sent; governance reads no prompt fields in it', async () => {
+  it('forwards any JSON body, an array, a string, a number or null, as sent; governance reads every string in it', async () => {
     for (const body of ['[{"custom_id":"a","input":"hi"},{"custom_id":"b","input":["x",1,null]}]', '[]', '"text"', '42', 'null']) {
       const res = await call('POST', '/v1/groq/batches/inputs?x=1', { body, headers: { 'content-type': 'application/json' } });
       expect({ body, status: res.status }).toEqual({ body, status: 200 });
       expect([last()?.method, last()?.path, last()?.body]).toEqual(['POST', `${basePath('groq')}/batches/inputs`, JSON.parse(body)]);
     }
-    // Governance reads the prompt fields of an object body only, as of any body of a shape it does not know.
+    // The PII scan reads every string of the body, whatever its shape (proxy-d-catch-all-governance.e2e-spec.ts).
+    upstream.reset();
     const ssn = { input: 'My SSN is 123-45-6789' };
-    const object = await call('POST', '/v1/groq/batches/inputs', { body: JSON.stringify(ssn), headers: { 'content-type': 'application/json' } });
-    expect([object.status, ((await object.json()) as { error: { code: string } }).error.code]).toEqual([403, 'pii_detected']);
-    expect((await call('POST', '/v1/groq/batches/inputs', { body: JSON.stringify([ssn]), headers: { 'content-type': 'application/json' } })).status).toBe(200);
-    expect(last()?.body).toEqual([ssn]);
+    for (const body of [ssn, [ssn]]) {
+      const refused = await call('POST', '/v1/groq/batches/inputs', { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([403, 'pii_detected']);
+    }
+    expect(upstream.requests).toHaveLength(0);
     // Still JSON: malformed is 400 invalid_json, nothing sent.
     upstream.reset();
     const malformed = await call('POST', '/v1/groq/batches', { body: '[1,', headers: { 'content-type': 'application/json' } });

@@ -6,6 +6,7 @@ import type { PriceOptions } from '../cost/price-lookup';
 import type { GovernancePolicy } from '../data/policy';
 import type { Tier } from '../data/tiers';
 import { ExtractedText, extractTexts } from '../scanners/extract';
+import { extractBodyTexts } from '../scanners/extract-body';
 import type { SafetyFinding } from '../scanners/safety/types';
 import type { ApprovalRequired, GovernanceFindings, GovernanceInput, StageId } from './contract';
 
@@ -117,9 +118,12 @@ export class ChainContext {
     return model.slice(model.lastIndexOf('/') + 1);
   }
 
-  /** Every user-provided text of the body with its field path, extracted once. */
+  /**
+   * Every user-provided text of the body with its field path, extracted once: the known fields of a
+   * chat, messages or embeddings body; every string of a D catch-all body, whatever its shape.
+   */
   texts(): ExtractedText[] {
-    this.extracted ??= extractTexts(this.input.body);
+    this.extracted ??= this.input.endpoint === 'passthrough' ? extractBodyTexts(this.input.body) : extractTexts(this.input.body);
     return this.extracted;
   }
 

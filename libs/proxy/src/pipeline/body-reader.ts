@@ -84,8 +84,9 @@ export function parseJsonObject(raw: Buffer, contentType: string | undefined): R
  * The parsed body of a proxy call. The chat, messages and embeddings routes take a JSON object
  * (`parseJsonObject`). The D catch-all forwards what the provider takes: any JSON value when the
  * body is JSON (an object, an array such as a batch of inputs, a string, a number, `null`), else
- * undefined (no body, a multipart upload, bytes), which it forwards as it came. Governance reads
- * the fields of an object body only (docs/gateway.md "Bodies").
+ * undefined (no body, a multipart upload, bytes), which it forwards as it came, unscanned. The PII
+ * and safety stages read every string of a JSON body of the catch-all (governance's
+ * `extractBodyTexts`), within the size limit and the depth checked here (docs/gateway.md "Bodies").
  */
 export function parseProxyBody(passthrough: boolean, raw: Buffer, contentType: string | undefined): unknown {
   if (!passthrough) return parseJsonObject(raw, contentType);

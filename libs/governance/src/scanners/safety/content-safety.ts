@@ -1,6 +1,6 @@
 import { normalizedTextOf } from './normalize';
 import { INJECTION_RULES, runPhraseRules } from './rules';
-import { SafetyFinding, SafetyScanOptions, SafetyScanResult, SafetyTextInput, decisionOf, selectTexts } from './types';
+import { SafetyScanOptions, SafetyScanResult, SafetyTextInput, decisionOf, flattenFindings, selectTexts } from './types';
 
 /**
  * Stage 4.5 (flag CONTENT_SAFETY_SCAN or DLP_GUARDRAILS): prompt injection ("ignore all previous
@@ -13,7 +13,6 @@ export function scanContentSafety(texts: readonly SafetyTextInput[], options: Sa
   const lists = selectTexts(texts, options).map((input) =>
     runPhraseRules(INJECTION_RULES, 'content_safety', input.path, normalizedTextOf(input)),
   );
-  // One concat copies in bulk; flatMap costs a callback per finding (a flood is 50,000 findings per MB).
-  const findings = ([] as SafetyFinding[]).concat(...lists);
+  const findings = flattenFindings(lists);
   return { findings, decision: decisionOf(findings) };
 }
