@@ -20,6 +20,11 @@ export interface DispatcherSettings {
   dedupWindowMs: number;
   /** `ANOMALY_CHECK_INTERVAL_MS`; 0 = the detector is off. */
   anomalyIntervalMs: number;
+  /**
+   * `WEBHOOK_SWEEP_INTERVAL_MS`: how often, and past how long overdue, deliveries whose queued retry
+   * was lost are put back on the queue (DeliveryRetrySweep); 0 = no sweep.
+   */
+  sweepIntervalMs: number;
 }
 
 export function dispatcherSettings(config: AppConfig): DispatcherSettings {
@@ -31,5 +36,6 @@ export function dispatcherSettings(config: AppConfig): DispatcherSettings {
     allowHttp: config.WEBHOOK_ALLOW_HTTP,
     dedupWindowMs: WEBHOOK_DEDUP_WINDOW_MS,
     anomalyIntervalMs: config.ANOMALY_CHECK_INTERVAL_MS,
+    sweepIntervalMs: config.WEBHOOK_SWEEP_INTERVAL_MS,
   };
 }

@@ -8,6 +8,7 @@ import { ChatNotificationConsumer } from './chat/chat-notification.consumer';
 import { PostChatNotificationUseCase } from './chat/post-chat-notification.usecase';
 import { DeadLetterConsumer } from './delivery/dead-letter.consumer';
 import { DeliverWebhookUseCase } from './delivery/deliver-webhook.usecase';
+import { DeliveryRetrySweep } from './delivery/delivery-retry-sweep';
 import { RecordDeadLetterUseCase } from './delivery/record-dead-letter.usecase';
 import { WebhookDeliveryConsumer } from './delivery/webhook-delivery.consumer';
 import { DISPATCHER_SETTINGS, DispatcherSettings, dispatcherSettings } from './dispatcher-settings';
@@ -30,7 +31,7 @@ class OutboundPosterCloser implements OnApplicationShutdown {
 /**
  * The webhook dispatcher (docs/webhooks.md): consumers of `events` (fan-out and dedup),
  * `webhook-delivery` (signed CloudEvents with retries), `webhook-dead-letter` and
- * `chat-notification`, plus the cost-anomaly detector. Imported by `apps/webhook-dispatcher` and,
+ * `chat-notification`, plus the cost-anomaly detector and the sweep that puts back retries a queue lost. Imported by `apps/webhook-dispatcher` and,
  * in process on the embedded queues, by `apps/standalone`. Workers start in `onModuleInit` and
  * close in `onModuleDestroy`.
  */
@@ -64,6 +65,7 @@ class OutboundPosterCloser implements OnApplicationShutdown {
     WebhookDeliveryConsumer,
     DeadLetterConsumer,
     ChatNotificationConsumer,
+    DeliveryRetrySweep,
   ],
 })
 export class WebhookDispatcherModule {}

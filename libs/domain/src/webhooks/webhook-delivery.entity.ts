@@ -25,6 +25,17 @@ export interface WebhookDeliveryEntity {
   latency_ms: number | null;
   /** Retries made after the first attempt. */
   retry_count: number;
+  /**
+   * The number of the last attempt within its six-attempt schedule (1..6; a manual retry starts a
+   * new schedule at 1). Absent on records written before it was kept.
+   */
+  attempt?: number;
+  /**
+   * The `webhook-delivery` job that made the last attempt: the retry sweep adds its next attempt
+   * under this id, so it is a no-op while the queue still holds the job. Absent on records written
+   * before it was kept (the sweep then uses `<event id>.<webhook id>`).
+   */
+  job_id?: string;
   error: string | null;
   dead_letter: boolean;
   created_at: Date;
@@ -51,5 +62,9 @@ export const WEBHOOK_DELIVERIES = defineCollection<WebhookDeliveryEntity>('webho
     unique: true,
     name: 'org_webhook_event_unique',
     comment: 'findByEvent / findOrCreate: the record of one event to one webhook, read on every attempt; one per pair, so overlapping runs share it',
+  },
+  {
+    fields: { status: 1, next_attempt_at: 1 },
+    comment: 'retry sweep: failed deliveries whose next attempt is overdue (their queued retry was lost), all orgs, oldest first',
   },
 ]);

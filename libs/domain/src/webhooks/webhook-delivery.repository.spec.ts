@@ -91,6 +91,37 @@ describe.each(storeTargets(process.env.MONGODB_URI))('WebhookDeliveryRepository 
     expect(await t.repo.recordDeadLetter(ORG_B, created._id, { status_code: 500, latency_ms: 1, error: 'x', retry_count: 0 })).toBeNull();
   });
 
+  it('lists failed deliveries whose next attempt is overdue, every organization, oldest first, page by page', async () => {
+    const at = (offsetMs: number) => new Date(t.ctx.clock.now() + offsetMs);
+    const fail = async (org: typeof ORG_A, eventId: string, nextInMs: number) => {
+      const created = await t.repo.create(org, delivery('whk_1', eventId), now());
+      return t.repo.recordAttempt(org, created._id, {
+        status: 'failed', status_code: 503, latency_ms: 5, error: 'HTTP 503', retry_count: 1, next_attempt_at: at(nextInMs), attempt: 2, job_id: `${eventId}.whk_1`,
+      });
+    };
+    const b = await fail(ORG_B, 'evt_b', -120_000);
+    const a = await fail(ORG_A, 'evt_a', -90_000);
+    const c = await fail(ORG_A, 'evt_c', -90_000);
+    await fail(ORG_A, 'evt_recent', -30_000);
+    await fail(ORG_A, 'evt_future', 60_000);
+    const dead = await t.repo.create(ORG_A, delivery('whk_1', 'evt_dead'), now());
+    await t.repo.markDeadLetter(ORG_A, dead._id, now());
+    const pending = await t.repo.create(ORG_A, delivery('whk_1', 'evt_pending'), at(-600_000));
+    expect(pending.next_attempt_at).toEqual(at(-600_000));
+
+    const before = at(-60_000);
+    const all = await t.repo.listOverdueAcrossOrgs(before);
+    const tied = [a, c].map((d) => ({ id: d?._id ?? '', event: d?.event_id })).sort((x, y) => (x.id < y.id ? -1 : 1));
+    expect(all.map((d) => d.event_id)).toEqual(['evt_b', ...tied.map((d) => d.event)]);
+    expect(all[0]).toMatchObject({ org_id: ORG_B, _id: b?._id, attempt: 2, job_id: 'evt_b.whk_1' });
+    const first = await t.repo.listOverdueAcrossOrgs(before, 2);
+    const rest = await t.repo.listOverdueAcrossOrgs(before, 2, { next_attempt_at: first[1].next_attempt_at as Date, _id: first[1]._id });
+    expect([...first, ...rest].map((d) => d._id)).toEqual(all.map((d) => d._id));
+    expect(WEBHOOK_DELIVERIES.indexes.find((index) => index.fields.status === 1 && index.fields.next_attempt_at === 1)).toMatchObject({
+      comment: expect.stringContaining('retry sweep'),
+    });
+  });
+
   it('forgets a dead letter 30 days after it became one', async () => {
     const created = await t.repo.create(ORG_A, delivery(), now());
     t.ctx.clock.advance(20 * 24 * 3600_000);

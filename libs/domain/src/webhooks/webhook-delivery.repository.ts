@@ -19,6 +19,15 @@ export interface DeliveryAttempt {
   error: string | null;
   retry_count: number;
   next_attempt_at?: Date | null;
+  /** The attempt's number within its schedule, and its job (kept for the retry sweep). */
+  attempt?: number;
+  job_id?: string;
+}
+
+/** Where the previous page of overdue deliveries ended (its last record). */
+export interface OverdueCursor {
+  next_attempt_at: Date;
+  _id: string;
 }
 
 export class WebhookDeliveryRepository extends TenantRepository<WebhookDeliveryEntity> {
@@ -106,6 +115,18 @@ export class WebhookDeliveryRepository extends TenantRepository<WebhookDeliveryE
     return this.deleteManyIn(orgId, { webhook_id: webhookId });
   }
 
+  /**
+   * Cross-tenant by design, for the retry sweep: `failed` deliveries whose next attempt was due
+   * before `before` (index `status_1_next_attempt_at_1`), oldest first, after `cursor`.
+   */
+  listOverdueAcrossOrgs(before: Date, limit = 200, cursor: OverdueCursor | null = null): Promise<WebhookDeliveryEntity[]> {
+    const due = { status: 'failed', next_attempt_at: { $lt: before } };
+    const filter = cursor
+      ? { ...due, $or: [{ next_attempt_at: { $gt: cursor.next_attempt_at, $lt: before } }, { next_attempt_at: cursor.next_attempt_at, _id: { $gt: cursor._id } }] }
+      : due;
+    return this.acrossTenants.find(filter, { sort: { next_attempt_at: 1, _id: 1 }, limit });
+  }
+
   /** The delivery record of one event to one webhook (index `org_webhook_event_unique`). */
   findByEvent(orgId: OrgId, webhookId: string, eventId: string): Promise<WebhookDeliveryEntity | null> {
     return this.findOneIn(orgId, { webhook_id: webhookId, event_id: eventId });
@@ -143,6 +164,8 @@ function attemptFields(attempt: DeliveryAttempt, at: Date): Partial<WebhookDeliv
     error: attempt.error,
     retry_count: attempt.retry_count,
     next_attempt_at: attempt.next_attempt_at ?? null,
+    ...(attempt.attempt === undefined ? {} : { attempt: attempt.attempt }),
+    ...(attempt.job_id === undefined ? {} : { job_id: attempt.job_id }),
     last_attempt_at: at,
     updated_at: at,
     ...(attempt.status === 'succeeded' ? { delivered_at: at } : {}),

@@ -112,6 +112,11 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(10_000),
   /** Lock of a dispatcher job; a dispatcher that dies mid-job hands it over once the lock expires. */
   WEBHOOK_WORKER_LOCK_MS: z.coerce.number().int().min(200).max(600_000).default(30_000),
+  /**
+   * How often the webhook dispatcher puts back deliveries whose next attempt is more than this
+   * overdue (their queued retry was lost: Redis lost its data); 0 turns the sweep off.
+   */
+  WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** How often the cost-anomaly rules run; 0 turns the detector off. */
   ANOMALY_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** How often named-budget alerts are evaluated by the worker process (webhook dispatcher, standalone); 0 turns the check off. */

@@ -20,6 +20,7 @@ interface RelayMessage {
 export class RunnerStreamRelay {
   private readonly origin = randomUUID();
   private subscriber: Redis | null;
+  /** Settles once Redis first acknowledged the subscription; never rejects. */
   private readonly subscribed: Promise<void>;
 
   constructor(
@@ -28,24 +29,29 @@ export class RunnerStreamRelay {
     private readonly logger: Logger,
     private readonly channel = RUNNER_STREAM_CHANNEL,
   ) {
-    const subscriber = publisher.duplicate({ enableOfflineQueue: true, connectionName: 'svc:runner-stream' });
+    // Subscribes on every 'ready', as the invalidation bus does: Redis keeps a connection's
+    // subscriptions only while it lasts, and ioredis' own resubscription covers only a subscription
+    // that once succeeded. A SUBSCRIBE lost with its connection (Redis went away as the service
+    // started, and refused the reconnections) is flushed by the hot-path client's one retry and
+    // never sent again; the next 'ready' subscribes afresh. Sent only once the connection is ready,
+    // so the 1 s command timeout the duplicate inherits does not run while it connects (a busy
+    // start, a distant Redis); no offline queue, so nothing waits in one.
+    const subscriber = publisher.duplicate({ enableOfflineQueue: false, autoResubscribe: false, connectionName: 'svc:runner-stream' });
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, message: string) => this.receive(message));
     this.subscriber = subscriber;
-    // SUBSCRIBE goes out once the new connection is ready: the hot-path client's 1 s command timeout,
-    // which the duplicate inherits, would otherwise run while it connects (a busy start, a distant
-    // Redis) and report a failure for a subscription that then goes through.
-    const connected = new Promise<void>((resolve) => (subscriber.status === 'ready' ? resolve() : subscriber.once('ready', () => resolve())));
-    this.subscribed = connected
-      .then(() => subscriber.subscribe(channel))
-      .then(
-        () => undefined,
-        (err: unknown) => logger.warn({ err }, 'runner stream relay could not subscribe; streams see this replica only'),
-      );
+    this.subscribed = new Promise<void>((acknowledged) => {
+      subscriber.on('ready', () => {
+        subscriber.subscribe(channel).then(
+          () => acknowledged(),
+          (err: unknown) => logger.warn({ err }, 'runner stream relay could not subscribe yet; retried when Redis reconnects (until then streams see this replica only)'),
+        );
+      });
+    });
     hub.forwardTo((event) => this.forward(event));
   }
 
-  /** Resolves once the subscription is in place (tests; the service does not wait). */
+  /** Resolves once Redis acknowledged the subscription (tests; the service does not wait). */
   ready(): Promise<void> {
     return this.subscribed;
   }
@@ -58,7 +64,9 @@ export class RunnerStreamRelay {
     this.hub.forwardTo(null);
     const subscriber = this.subscriber;
     this.subscriber = null;
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+    if (!subscriber) return;
+    if (subscriber.status === 'ready') await subscriber.quit().catch(() => subscriber.disconnect());
+    else subscriber.disconnect();
   }
 
   private forward(event: RunnerStreamEvent): void {

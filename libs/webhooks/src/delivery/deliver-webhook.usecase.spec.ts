@@ -62,6 +62,7 @@ describe('DeliverWebhookUseCase', () => {
       allowHttp: true,
       dedupWindowMs: 60_000,
       anomalyIntervalMs: 0,
+      sweepIntervalMs: 0,
     };
     deliver = new DeliverWebhookUseCase(repos, cipher, poster, settings, new RecordDeadLetterUseCase(repos, silent), silent);
     orgId = asOrgId((await repos.organizations.create({ name: 'deliver-spec', plan: 'growth' }))._id);
@@ -124,6 +125,35 @@ describe('DeliverWebhookUseCase', () => {
     expect(received).toHaveLength(1);
     expect(await recordOf(e)).toEqual(dead);
     expect(await failures()).toBe(1);
+  });
+
+  it('goes on with a schedule put back by the retry sweep: attempts counted from the job, the sixth makes the dead letter', async () => {
+    const e = event();
+    for (let attempt = 1; attempt <= 2; attempt += 1) await expect(deliver.execute(job(e, attempt))).rejects.toThrow('HTTP 500');
+    const waiting = await recordOf(e);
+    expect(waiting).toMatchObject({ status: 'failed', retry_count: 1, attempt: 2, job_id: `${e.id}.${webhook._id}` });
+    // The queue lost the job; the sweep adds it again starting at attempt 3, with the four attempts left.
+    const resumed = (attempt: number): QueueJob<WebhookDeliveryJob> => ({
+      ...job(e, attempt),
+      data: { event: e, webhookId: webhook._id, attempt: 3, retryOfDeliveryId: waiting?._id },
+      maxAttempts: WEBHOOK_MAX_ATTEMPTS - 2,
+    });
+    for (let attempt = 1; attempt <= 3; attempt += 1) await expect(deliver.execute(resumed(attempt))).rejects.toThrow('HTTP 500');
+    expect(await recordOf(e)).toMatchObject({ status: 'failed', dead_letter: false, retry_count: 4, attempt: 5, next_attempt_at: expect.any(Date) });
+    await expect(deliver.execute(resumed(4))).rejects.toThrow('HTTP 500');
+    expect(await recordOf(e)).toMatchObject({ status: 'dead_letter', dead_letter: true, retry_count: 5, next_attempt_at: null });
+    expect(received).toHaveLength(6);
+    expect(await failures()).toBe(1);
+  });
+
+  it('does not send again a delivery put back by the sweep whose record says it succeeded (the queue had dropped the finished job)', async () => {
+    status = 200;
+    const e = event();
+    await deliver.execute(job(e, 1));
+    const delivered = await recordOf(e);
+    await deliver.execute({ ...job(e, 1), data: { event: e, webhookId: webhook._id, attempt: 2, retryOfDeliveryId: delivered?._id } });
+    expect(received).toHaveLength(1);
+    expect(await recordOf(e)).toEqual(delivered);
   });
 
   it('ends the delivery at once on a 410: dead letter, webhook disabled, no failure counted', async () => {

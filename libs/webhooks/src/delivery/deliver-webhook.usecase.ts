@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { asOrgId, openWebhookUrl, OrgId, Repositories, SecretCipher, WebhookDeliveryEntity, WebhookEntity } from '@svc/domain';
-import { backoffDelay, PermanentJobError, QueueJob, WebhookDeliveryJob } from '@svc/events';
+import { backoffDelay, PermanentJobError, QueueJob, WEBHOOK_MAX_ATTEMPTS, WebhookDeliveryJob } from '@svc/events';
 import { LOGGER, Logger, scrubEmbeddedUrls } from '@svc/platform';
 import { REPOSITORIES, SECRET_CIPHER } from '@svc/runtime';
 import { DISPATCHER_SETTINGS, DispatcherSettings } from '../dispatcher-settings';
@@ -34,7 +34,9 @@ export class DeliverWebhookUseCase {
   async execute(job: QueueJob<WebhookDeliveryJob>): Promise<void> {
     const { event, webhookId } = job.data;
     const orgId = asOrgId(event.orgid);
-    const log = { org_id: orgId, webhook_id: webhookId, event_id: event.id, event_type: event.type, attempt: job.attempt };
+    // The attempt's number in its schedule: a job put back by the retry sweep starts past 1.
+    const attempt = (job.data.attempt ?? 1) + job.attempt - 1;
+    const log = { org_id: orgId, webhook_id: webhookId, event_id: event.id, event_type: event.type, attempt };
     const webhook = await this.repos.webhooks.findById(orgId, webhookId);
     if (!webhook) {
       this.logger.info(log, 'webhook deleted; delivery dropped');
@@ -53,9 +55,14 @@ export class DeliverWebhookUseCase {
       this.logger.info({ ...log, delivery_id: record._id }, 'delivery is already a dead letter; not sent again');
       throw new PermanentJobError(record.error ?? 'the delivery is a dead letter');
     }
+    if (attempt > 1 && job.attempt === 1 && record.status === 'succeeded') {
+      // Put back by the retry sweep after the queue had dropped the original job, which had delivered it.
+      this.logger.info({ ...log, delivery_id: record._id }, 'delivery already succeeded; not sent again');
+      return;
+    }
     const retryCount = record.last_attempt_at === null ? 0 : record.retry_count + 1;
     const end = (outcome: Pick<PostOutcome, 'statusCode' | 'latencyMs' | 'error'>) =>
-      this.deadLetters.end(orgId, record, { status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error, retry_count: retryCount }, { attempts: job.attempt });
+      this.deadLetters.end(orgId, record, { status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error, retry_count: retryCount }, { attempts: attempt });
     if (webhook.status !== 'active') {
       await end({ statusCode: null, latencyMs: 0, error: 'the webhook is disabled' });
       throw new PermanentJobError('the webhook is disabled');
@@ -78,7 +85,7 @@ export class DeliverWebhookUseCase {
     const outcome = await this.poster.post(url, record.payload, deliveryHeaders(event, record.payload, secret));
 
     if (outcome.error === null) {
-      await this.record(orgId, record, retryCount, outcome, null);
+      await this.record(orgId, record, retryCount, outcome, null, { attempt, job_id: job.id });
       await this.repos.webhooks.recordDeliverySuccess(orgId, webhook._id);
       this.logger.debug({ ...log, status_code: outcome.statusCode, latency_ms: outcome.latencyMs }, 'webhook delivered');
       return;
@@ -89,14 +96,14 @@ export class DeliverWebhookUseCase {
       await end({ ...outcome, error: `${outcome.error} (the webhook is now disabled)` });
       throw new PermanentJobError(outcome.error);
     }
-    const final = outcome.blocked || job.attempt >= job.maxAttempts;
+    const final = outcome.blocked || attempt >= WEBHOOK_MAX_ATTEMPTS || job.attempt >= job.maxAttempts;
     this.logger.info({ ...log, status_code: outcome.statusCode, error: outcome.error, final }, 'webhook delivery attempt failed');
     if (final) {
       await end(outcome);
       throw outcome.blocked ? new PermanentJobError(outcome.error) : new Error(outcome.error);
     }
-    const nextAttemptAt = new Date(Date.now() + backoffDelay({ type: 'exponential', delayMs: this.settings.retryBaseMs }, job.attempt));
-    await this.record(orgId, record, retryCount, outcome, nextAttemptAt);
+    const nextAttemptAt = new Date(Date.now() + backoffDelay({ type: 'exponential', delayMs: this.settings.retryBaseMs }, attempt));
+    await this.record(orgId, record, retryCount, outcome, nextAttemptAt, { attempt, job_id: job.id });
     throw new Error(outcome.error);
   }
 
@@ -120,8 +127,16 @@ export class DeliverWebhookUseCase {
     });
   }
 
-  private async record(orgId: OrgId, record: WebhookDeliveryEntity, retryCount: number, outcome: PostOutcome, next: Date | null): Promise<void> {
+  private async record(
+    orgId: OrgId,
+    record: WebhookDeliveryEntity,
+    retryCount: number,
+    outcome: PostOutcome,
+    next: Date | null,
+    run: { attempt: number; job_id: string },
+  ): Promise<void> {
     await this.repos.webhookDeliveries.recordAttempt(orgId, record._id, {
+      ...run,
       status: outcome.error === null ? 'succeeded' : 'failed',
       status_code: outcome.statusCode,
       latency_ms: outcome.latencyMs,
