@@ -24,7 +24,8 @@ interface Tenant {
  * docs/deploy.md "When Redis loses its data": the one-process service (gateway, organization API and
  * webhook dispatcher) on a private redis-server whose scripts are flushed, whose data is flushed, and
  * which is killed and started again empty, while the service runs. Requests are still admitted,
- * counted and settled in Redis (a NOSCRIPT reloads the script), events published afterwards are still
+ * counted and settled in Redis (a NOSCRIPT reloads the script), the day's and month's spend is
+ * reseeded from the usage records (budgets keep refusing), events published afterwards are still
  * delivered by the BullMQ workers, another replica's cache invalidation still arrives, and while
  * Redis is away health says degraded and nothing answers 5xx or hangs.
  */
@@ -150,7 +151,7 @@ describe('Redis comes back empty while the service runs', () => {
     await expectEventDelivered(t);
   });
 
-  it('FLUSHALL: counters, rate-limit windows and login lockouts start again from zero; queues, workers and pub/sub carry on', async () => {
+  it('FLUSHALL: rate-limit windows and login lockouts start again from zero; queues, workers and pub/sub carry on', async () => {
     const t = await tenant({ rpm_limit: 1 });
     expect((await chat(t)).status).toBe(200);
     expect((await chat(t)).status).toBe(429);
@@ -168,9 +169,50 @@ describe('Redis comes back empty while the service runs', () => {
     await expectInvalidationHeard();
   });
 
+  /** The organization's spend in Redis (micro-dollars): the day's and the month's counters. */
+  const spendCounters = async (orgId: string) => {
+    const keys = await admin.keys(`gov:{${orgId}}:*`);
+    const spent = async (part: string) => {
+      const key = keys.find((k) => k.includes(part) && !k.endsWith(':w'));
+      return key ? Number((await admin.hget(key, 's')) ?? 0) : 0;
+    };
+    return { day: await spent(':day:'), month: await spent(':month:') };
+  };
+  /** The organization's spend today in the usage records (micro-dollars). */
+  const storedMicros = async (orgId: string) => {
+    const day = new Date(new Date().toISOString().slice(0, 10));
+    return Math.round((await service.runtime.repositories.usage.totals(asOrgId(orgId), { from: day })).cost * 1_000_000);
+  };
+
+  it('FLUSHALL: the day and month spend is reseeded from the usage records, so an organization at its daily budget is still refused', async () => {
+    const t = await tenant();
+    const orgId = asOrgId(t.orgId);
+    // The counters' marker is in place (written at the first check, within 5 s of the start).
+    await waitUntil(async () => (await admin.exists('gov:epoch')) === 1, 10_000, 'the counters marker');
+    for (let i = 0; i < 3; i++) await expectCountedAndSettled(t);
+    const day = new Date(new Date().toISOString().slice(0, 10));
+    await waitUntil(async () => (await service.runtime.repositories.usage.countRange(orgId, { from: day })) === 3, 5_000, 'the usage records');
+    const stored = await storedMicros(t.orgId);
+    expect(await spendCounters(t.orgId)).toEqual({ day: stored, month: stored });
+    // A micro-dollar left today: the next request (estimated at several) is refused.
+    expect((await call('gateway', 'POST', '/gateway/admin/policies', t.bearer, { daily_budget: (stored + 1) / 1_000_000 })).status).toBe(201);
+    const before = await chat(t);
+    expect([before.status, before.body.error?.code, before.body.error?.gateway_error_code]).toEqual([403, 'daily_budget', 'GW_COST_002']);
+
+    await admin.flushall();
+    // Within a check (5 s) one replica reseeds the spend of the period from the usage records.
+    await waitUntil(async () => (await spendCounters(t.orgId)).day === stored, 15_000, 'the daily spend reseeded');
+    expect(await spendCounters(t.orgId)).toEqual({ day: stored, month: stored });
+    expect(await storedMicros(t.orgId)).toBe(stored);
+    const after = await chat(t);
+    expect([after.status, after.body.error?.code, after.body.error?.gateway_error_code]).toEqual([403, 'daily_budget', 'GW_COST_002']);
+    expect(await health()).toMatchObject({ redis: 'connected', degraded: false });
+  }, 40_000);
+
   it('killed and started again empty: degraded while away, nothing answers 5xx, then back to ok with counting, queues and subscriptions restored', async () => {
     const t = await tenant();
-    await expectCountedAndSettled(t);
+    await waitUntil(async () => (await admin.exists('gov:epoch')) === 1, 10_000, 'the counters marker');
+    for (let i = 0; i < 5; i++) await expectCountedAndSettled(t);
     const statuses: number[] = [];
     let running = true;
     const traffic = Array.from({ length: 4 }, async () => {
@@ -194,6 +236,16 @@ describe('Redis comes back empty while the service runs', () => {
 
     await waitForRedis(admin);
     await expectCountedAndSettled(t);
+    // The day's spend from before the restart (the requests settled in the old Redis) is reseeded
+    // from the usage records, with the outage's spend, replayed and also in the records: an
+    // over-count, never an under-count. (The records are read once the last ones are written.)
+    let stored = -1;
+    const settled = async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return stored === (stored = await storedMicros(t.orgId));
+    };
+    await waitUntil(settled, 5_000, 'the usage records written');
+    await waitUntil(async () => (await spendCounters(t.orgId)).day >= stored, 15_000, 'the daily spend reseeded');
     await expectEventDelivered(t);
     await expectInvalidationHeard();
   }, 60_000);

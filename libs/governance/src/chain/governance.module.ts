@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
-import type { Repositories } from '@svc/domain';
+import type { DocumentStore, Repositories } from '@svc/domain';
 import { EVENT_PUBLISHER, EventPublisher } from '@svc/events';
 import { APP_CONFIG, AppConfig, InvalidationBus, LOGGER, Logger, REDIS, Redis } from '@svc/platform';
-import { INSTANCE_SECRETS, InstanceSecrets, INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
+import { DOCUMENT_STORE, INSTANCE_SECRETS, InstanceSecrets, INVALIDATION_BUS, REPOSITORIES } from '@svc/runtime';
 import { ApprovalsService } from '../approvals/approvals.service';
 import { GOVERNANCE } from './contract';
 import { ChainGovernanceService } from './governance.service';
@@ -21,7 +21,7 @@ export const COUNTER_SNAPSHOT_FILE = 'governance-counters.json';
   providers: [
     {
       provide: ChainGovernanceService,
-      inject: [REDIS, REPOSITORIES, EVENT_PUBLISHER, INVALIDATION_BUS, APP_CONFIG, LOGGER, INSTANCE_SECRETS],
+      inject: [REDIS, REPOSITORIES, EVENT_PUBLISHER, INVALIDATION_BUS, APP_CONFIG, LOGGER, INSTANCE_SECRETS, DOCUMENT_STORE],
       useFactory: (
         redis: Redis | null,
         repositories: Repositories,
@@ -30,6 +30,7 @@ export const COUNTER_SNAPSHOT_FILE = 'governance-counters.json';
         config: AppConfig,
         logger: Logger,
         secrets: InstanceSecrets,
+        store: DocumentStore,
       ) => {
         // The embedded mode's counters are its only ones: they are kept in DATA_DIR across restarts.
         const memory = redis
@@ -40,17 +41,22 @@ export const COUNTER_SNAPSHOT_FILE = 'governance-counters.json';
                 onError: (err) => logger.warn({ err }, 'governance counters: could not read or write the snapshot'),
               },
             });
-        return new ChainGovernanceService({
-          redis,
-          repositories,
-          publisher,
-          invalidation,
-          config,
-          logger: logger.child({ component: 'governance' }),
-          masterKeys: secrets.masterKeys,
-          memory: memory?.store,
-          onClose: memory?.release,
-        });
+        return new ChainGovernanceService(
+          {
+            redis,
+            repositories,
+            publisher,
+            invalidation,
+            config,
+            logger: logger.child({ component: 'governance' }),
+            masterKeys: secrets.masterKeys,
+            memory: memory?.store,
+            onClose: memory?.release,
+          },
+          // On MongoDB the usage records can be read without loading them: a Redis found without
+          // its counters' marker at start is reseeded too (docs/deploy.md "When Redis loses its data").
+          { reseedUnseen: store.kind === 'mongodb' },
+        );
       },
     },
     { provide: GOVERNANCE, useExisting: ChainGovernanceService },

@@ -246,7 +246,10 @@ describe('ChainGovernanceService with Redis stopped and restarted', () => {
     const server = await startRedisProcess();
     const client = createRedis(server.url, 'hot-path', 'governance-roundtrip-test');
     await waitForRedis(client);
-    const h = await createHarness({ redis: client });
+    // The Redis data-loss check (counter-epoch.ts) reads its marker off the request path: not within
+    // this test's window (no periodic check), and its first check done before MONITOR starts.
+    const h = await createHarness({ redis: client, options: { epochCheckMs: 3_600_000 } });
+    await new Promise((r) => setTimeout(r, 200));
     const admin = createRedis(server.url, 'queue', 'governance-roundtrip-admin');
     // MONITOR only on a private server with nothing in flight: ioredis takes a command relayed in the
     // same read as MONITOR's reply for a reply to nothing ("Command queue state error").

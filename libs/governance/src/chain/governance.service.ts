@@ -6,6 +6,7 @@ import type { EventPublisher } from '@svc/events';
 import { AppConfig, InvalidationBus, Logger, Redis } from '@svc/platform';
 import { ApprovalsService } from '../approvals/approvals.service';
 import { GovernancePolicy } from '../data/policy';
+import { CounterEpoch } from '../counters/counter-epoch';
 import { FailoverCounterStore } from '../counters/failover-counter-store';
 import { CounterKeys } from '../counters/keys';
 import { MemoryCounterStore } from '../counters/memory-counter-store';
@@ -18,11 +19,12 @@ import { ChainRunner } from './chain-runner';
 import { GovernanceDecision, GovernanceHealth, GovernanceInput, GovernanceService, RateLimitSnapshot, Reservation } from './contract';
 import { ReservationDetail } from './counter-plan';
 import { GovernanceEvents } from './governance-events';
+import { periodSpend } from './period-spend';
 import { parsePlanQuotas } from './plan-quotas-config';
 import { defaultPriceOptions } from '../cost/price-lookup';
 import { ProfileCache } from './profile-cache';
 
-export type GovernanceRepositories = Pick<Repositories, 'organizations' | 'policies' | 'budgetNodes' | 'namedBudgets' | 'approvals' | 'runnerSessions' | 'apiKeys'>;
+export type GovernanceRepositories = Pick<Repositories, 'organizations' | 'policies' | 'budgetNodes' | 'namedBudgets' | 'approvals' | 'runnerSessions' | 'apiKeys' | 'usage'>;
 
 export type GovernanceConfig = Pick<
   AppConfig,
@@ -51,6 +53,14 @@ export interface GovernanceOptions {
   redisTimeoutMs?: number;
   /** PING interval while degraded (default 1000 ms). */
   probeIntervalMs?: number;
+  /** How often the marker of Redis' counters is read, to notice that Redis lost its data (default 5 s). */
+  epochCheckMs?: number;
+  /**
+   * Reseed the spend counters from the usage records also when the marker is missing at the first
+   * check (counter-epoch.ts `raise`). Off by default: on the embedded document store reading the
+   * usage records would load them into the gateway's memory at every start.
+   */
+  reseedUnseen?: boolean;
   /** Policy cache TTL (default 5 s). */
   profileTtlMs?: number;
   /** Approval expiry sweep interval (default 60 s; 0 turns it off). */
@@ -69,6 +79,8 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
   readonly approvals: ApprovalsService;
   readonly keys: CounterKeys;
   private readonly counters: FailoverCounterStore;
+  /** Notices that Redis lost the counters and reseeds their spend (null without Redis). */
+  private readonly epoch: CounterEpoch | null;
   private readonly profiles: ProfileCache;
   private readonly events: GovernanceEvents;
   private readonly runner: ChainRunner;
@@ -96,7 +108,15 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
     this.counters = new FailoverCounterStore(primary, this.memory, logger, {
       timeoutMs: options.redisTimeoutMs,
       probeIntervalMs: options.probeIntervalMs,
+      onRecovered: () => this.epoch?.trigger(),
     });
+    this.epoch = redis
+      ? new CounterEpoch(redis, this.keys, (now) => periodSpend(deps.repositories, this.keys, now), logger, () => !this.counters.degraded, {
+          checkIntervalMs: options.epochCheckMs,
+          reseedUnseen: options.reseedUnseen ?? false,
+        })
+      : null;
+    this.epoch?.start();
     this.profiles = new ProfileCache(deps.repositories, deps.invalidation, { ttlMs: options.profileTtlMs });
     this.events = new GovernanceEvents(deps.publisher, logger);
     this.approvals = new ApprovalsService(deps.repositories.approvals, {
@@ -269,6 +289,7 @@ export class ChainGovernanceService implements GovernanceService, OnModuleDestro
     if (this.closed) return;
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    this.epoch?.stop();
     this.profiles.close();
     await this.counters.close();
     if (this.ownsMemory) await this.memory.close();

@@ -17,6 +17,8 @@ export interface FailoverOptions {
    * Redis and the number of distinct organizations and budget paths, not the requests.
    */
   maxPending?: number;
+  /** Called when counting returns to Redis after an outage (the data-loss check, counter-epoch.ts). */
+  onRecovered?: () => void;
 }
 
 export interface Primary {
@@ -142,6 +144,7 @@ export class FailoverCounterStore {
   private readonly settleTimeoutMs: number;
   private readonly probeIntervalMs: number;
   private readonly maxPending: number;
+  private readonly onRecovered: (() => void) | undefined;
 
   constructor(
     private readonly primary: Primary | null,
@@ -154,6 +157,7 @@ export class FailoverCounterStore {
     this.settleTimeoutMs = options.settleTimeoutMs ?? 1000;
     this.probeIntervalMs = options.probeIntervalMs ?? 1000;
     this.maxPending = options.maxPending ?? 100_000;
+    this.onRecovered = options.onRecovered;
   }
 
   /** True while Redis is configured but counting happens in memory. */
@@ -271,6 +275,7 @@ export class FailoverCounterStore {
       if (this.mode === 'memory' && !this.closed) {
         this.mode = 'redis';
         this.logger.info('Redis is back: governance counters use Redis again');
+        this.onRecovered?.();
       }
       // Counting in Redis, settles of memory reservations go to Redis at once: this list only shrinks.
       while (this.pending.length > 0) await this.replayFirst(primary);

@@ -52,6 +52,29 @@ export class CounterKeys {
     return `${this.org(orgId)}:released:${reservationId}`;
   }
 
+  /**
+   * The marker of this Redis' counters (no TTL): written once counters are in use, so its absence
+   * means Redis lost its data (counter-epoch.ts). Its value names the epoch that wrote it.
+   */
+  epoch(): string {
+    return `${this.prefix}:epoch`;
+  }
+
+  /** Held (SET NX, with a TTL) by the one replica reseeding the counters after a loss. */
+  epochLock(): string {
+    return `${this.prefix}:epoch:lock`;
+  }
+
+  /** An organization's counters were reseeded in this epoch (a resumed reseed skips it). */
+  reseeded(orgId: string, epoch: string): string {
+    return `${this.org(orgId)}:reseeded:${epoch}`;
+  }
+
+  /** Today's spend of all organizations was reseeded in this epoch. */
+  reseededToday(epoch: string): string {
+    return `${this.prefix}:reseeded:${epoch}`;
+  }
+
   busiest(minute: number): string {
     return `${this.prefix}:busiest:${minute}`;
   }
