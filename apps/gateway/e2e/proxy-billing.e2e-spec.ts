@@ -142,6 +142,45 @@ describe('gateway billing: what the record charges beyond plain tokens', () => {
     expect(record.cost).toBeCloseTo((100 * 2.5 + 1000 * 40 + 50 * 10 + 500 * 80) / 1e6, 12);
   });
 
+  it('C: the uncached audio part of the prompt (promptTokensDetails AUDIO) is charged at the audio input price, whole and streamed', async () => {
+    const org = await createOrg(gw, 'growth');
+    // 5,000 prompt tokens: 3,000 of audio (1,000 of them read from the cache) and 2,000 of text (500 cached).
+    const usageMetadata = {
+      promptTokenCount: 5000,
+      candidatesTokenCount: 400,
+      totalTokenCount: 5400,
+      cachedContentTokenCount: 1500,
+      promptTokensDetails: [
+        { modality: 'TEXT', tokenCount: 2000 },
+        { modality: 'AUDIO', tokenCount: 3000 },
+      ],
+      cacheTokensDetails: [
+        { modality: 'TEXT', tokenCount: 500 },
+        { modality: 'AUDIO', tokenCount: 1000 },
+      ],
+    };
+    const answer = { candidates: [{ content: { role: 'model', parts: [{ text: 'A bird sings.' }] }, finishReason: 'STOP', index: 0 }], usageMetadata, modelVersion: 'gemini-2.5-flash' };
+    // gemini-2.5-flash, ai.google.dev/gemini-api/docs/pricing: $0.30 text, $1.00 audio input, $0.03
+    // cache read, $2.50 output per 1M: 1,500 uncached text, 2,000 uncached audio, 1,500 cached, 400 out.
+    const expected = (1500 * 0.3 + 2000 * 1 + 1500 * 0.03 + 400 * 2.5) / 1e6;
+    const body = { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'What is in this recording?' }] };
+    answerWith('/v1beta/models/gemini-2.5-flash:generateContent', answer);
+    const whole = await postJson(`${gw.url}/v1/chat/completions`, body, auth(org));
+    expect(whole.status).toBe(200);
+    // The translated answer reports the audio part as format A does.
+    expect(whole.body.usage.prompt_tokens_details).toEqual({ cached_tokens: 1500, audio_tokens: 2000 });
+    const record = await recordOf(gw, whole.headers.get('x-svc-request-id'), org.orgId);
+    expect(record).toMatchObject({ provider: 'gemini', usage_source: 'provider', input_tokens: 5000, output_tokens: 400 });
+    expect(record.cost).toBeCloseTo(expected, 12);
+
+    answerWith('/v1beta/models/gemini-2.5-flash:streamGenerateContent', `data: ${JSON.stringify(answer)}\r\n\r\n`, { 'content-type': 'text/event-stream' });
+    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...auth(org), 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+    expect(await res.text()).toContain('[DONE]');
+    const streamed = await recordOf(gw, res.headers.get('x-svc-request-id'), org.orgId);
+    expect(streamed).toMatchObject({ stream: true, usage_source: 'provider', input_tokens: 5000, output_tokens: 400 });
+    expect(streamed.cost).toBeCloseTo(expected, 12);
+  });
+
   it('B: web searches are charged $10 per 1,000 on top of the tokens, whole and streamed; web fetches their tokens only', async () => {
     const org = await createOrg(gw, 'growth');
     const search = { type: 'web_search_20250305', name: 'web_search', max_uses: 2 };

@@ -3,7 +3,8 @@ import { createOrg, GatewayHarness, openaiClient, PROVIDER_KEY, recordOf, startG
 
 /** USD per 1M tokens, copied from the vendors' price pages (not read from the gateway's table). */
 const GROK_3_MINI = { input: 0.3, output: 0.5 };
-const CLAUDE_OPUS_5 = { input: 5, write5m: 6.25, read: 0.5, output: 25 };
+/** Claude Opus 5.5 (claude-opus-latest): platform.claude.com/docs/zh-CN/models/opus-5-5/overview, read 2026-11-25. */
+const CLAUDE_OPUS_5_5 = { input: 4, write5m: 5, read: 0.2, output: 20 };
 const CLAUDE_SONNET_5 = { input: 2, output: 10 };
 
 /**
@@ -58,13 +59,13 @@ describe('gateway metering: recorded cost against the vendors\' prices', () => {
 
   it('built-in aliases of the newest Claude models are charged their model\'s prices, not DEFAULT_MODEL_PRICE', async () => {
     const usage = { input_tokens: 1000, cache_creation_input_tokens: 2000, cache_read_input_tokens: 4000, output_tokens: 500 };
-    answerWith('/messages', { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-opus-5', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage });
+    answerWith('/messages', { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-opus-5-5', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage });
     const client = new Anthropic({ apiKey: org.key, baseURL: gw.url, defaultHeaders: { 'X-Provider-Key': PROVIDER_KEY }, maxRetries: 0 });
     const opus = await client.messages.create({ model: 'claude-opus-latest', max_tokens: 1000, messages: [{ role: 'user', content: 'Hello' }] }).withResponse();
-    expect(gw.mock.requests.at(-1)?.model).toBe('claude-opus-5');
+    expect(gw.mock.requests.at(-1)?.model).toBe('claude-opus-5-5');
     const record = await recordOf(gw, opus.response.headers.get('x-svc-request-id'), org.orgId);
-    expect(record).toMatchObject({ provider: 'anthropic', model: 'claude-opus-5', usage_source: 'provider', input_tokens: 7000, output_tokens: 500 });
-    const expected = (1000 * CLAUDE_OPUS_5.input + 2000 * CLAUDE_OPUS_5.write5m + 4000 * CLAUDE_OPUS_5.read + 500 * CLAUDE_OPUS_5.output) / 1e6;
+    expect(record).toMatchObject({ provider: 'anthropic', model: 'claude-opus-5-5', usage_source: 'provider', input_tokens: 7000, output_tokens: 500 });
+    const expected = (1000 * CLAUDE_OPUS_5_5.input + 2000 * CLAUDE_OPUS_5_5.write5m + 4000 * CLAUDE_OPUS_5_5.read + 500 * CLAUDE_OPUS_5_5.output) / 1e6;
     expect(record.cost).toBeCloseTo(expected, 12);
 
     answerWith('/chat/completions', completion('claude-sonnet-5', { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }));

@@ -8,7 +8,7 @@ const UNPRICED = 'svc_gateway_unpriced_model_requests_total';
 /**
  * A model the price table does not list is charged at DEFAULT_MODEL_PRICE, estimate and record,
  * and counted in `svc_gateway_unpriced_model_requests_total`, even when its name begins with a
- * listed model's (`claude-opus-4-8` is not Opus 4 at $15 / $75). Snapshots of a listed model keep
+ * listed model's (`claude-opus-4-99` is not Opus 4 at $15 / $75). Snapshots of a listed model keep
  * its price. The provider's answers are canned by the mock, with their usage.
  */
 describe('gateway pricing of models the price table does not list', () => {
@@ -53,8 +53,8 @@ describe('gateway pricing of models the price table does not list', () => {
 
   it('B: an unlisted newer Opus is estimated and recorded at DEFAULT_MODEL_PRICE, not Opus 4\'s $15 / $75, and counted', async () => {
     const before = await metricSum(gw, UNPRICED, { provider: 'anthropic', model: 'other' });
-    const { res, record } = await send('/v1/messages', 'claude-opus-4-8', message('claude-opus-4-8', 10_000, 2_000));
-    expect(record).toMatchObject({ provider: 'anthropic', model: 'claude-opus-4-8', usage_source: 'provider', input_tokens: 10_000, output_tokens: 2_000 });
+    const { res, record } = await send('/v1/messages', 'claude-opus-4-99', message('claude-opus-4-99', 10_000, 2_000));
+    expect(record).toMatchObject({ provider: 'anthropic', model: 'claude-opus-4-99', usage_source: 'provider', input_tokens: 10_000, output_tokens: 2_000 });
     expect(record.cost).toBeCloseTo((10_000 * DEFAULT_PRICE.input + 2_000 * DEFAULT_PRICE.output) / 1e6, 12);
     const estimate = (record.replay.estimated_input_tokens * DEFAULT_PRICE.input + 500 * DEFAULT_PRICE.output) / 1e6;
     expect(record.estimated_cost).toBeCloseTo(estimate, 12);

@@ -48,7 +48,7 @@ describe('priceFor', () => {
 
   it('has the current list prices it was checked against (Gemini 2.5 cache reads, Mistral Large 3)', () => {
     expect(priceFor('gemini-2.5-pro')).toMatchObject({ input: 1.25, output: 10, cached_input: 0.125 });
-    expect(priceFor('gemini-2.5-flash')).toEqual({ input: 0.3, output: 2.5, cached_input: 0.03 });
+    expect(priceFor('gemini-2.5-flash')).toEqual({ input: 0.3, output: 2.5, cached_input: 0.03, audio_input: 1 });
     expect(priceFor('gemini-2.5-flash-lite')).toEqual({ input: 0.1, output: 0.4, cached_input: 0.01 });
     expect(priceFor('mistral-large-2512')).toEqual({ input: 0.5, output: 1.5 });
     expect(priceFor('mistral-large-2411')).toEqual({ input: 2, output: 6 });
@@ -176,7 +176,7 @@ describe('long-context tiers', () => {
     expect(priceFor('gpt-5.4-mini')).toEqual({ input: 0.75, output: 4.5, cached_input: 0.075 });
     expect(priceFor('gpt-5.4-nano')).toEqual({ input: 0.2, output: 1.25, cached_input: 0.02 });
     const tiered = Object.keys(MODEL_PRICES).filter((key) => MODEL_PRICES[key].long_context);
-    expect(tiered.sort()).toEqual(['claude-sonnet-4', 'claude-sonnet-4-0', 'claude-sonnet-4-5', 'gemini-2.5-pro', 'gemini-3-pro', 'gemini-3.1-pro', 'gpt-5.4', 'gpt-5.4-pro', 'gpt-5.5']);
+    expect(tiered.sort()).toEqual(['claude-sonnet-4', 'claude-sonnet-4-0', 'claude-sonnet-4-5', 'gemini-2.5-pro', 'gemini-3-pro', 'gemini-3.1-pro', 'gpt-5.4', 'gpt-5.4-pro', 'gpt-5.5', 'gpt-6.2-sol']);
     // A long prompt to a model without a tier costs what it always did.
     expect(costOf('claude-sonnet-4-6', mixed(900_000))).toBeCloseTo(at(SONNET_BASE, mixed(900_000)), 15);
     expect(costOf('gpt-4.1', { input_tokens: 1_000_000, output_tokens: 1_000_000 })).toBe(10);

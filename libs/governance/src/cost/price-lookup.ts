@@ -96,7 +96,7 @@ function lookup(table: CompiledTable, id: string): string | null {
  * snapshot or alias suffix only (`isSnapshotSuffix`: `claude-sonnet-4-5-20250929`,
  * `gpt-4o-2024-08-06`, `gemini-2.5-flash-preview-05-20`, `magistral-medium-latest`,
  * `claude-opus-4-1@20250805`); a route key (`ollama/`) prices every id below it. A newer version
- * or another variant of a listed model (`claude-opus-4-8`, `gpt-5.6`, `gpt-4o-mini-search-preview`)
+ * or another variant of a listed model (`claude-opus-4-99`, `gpt-5.6`, `gpt-4o-mini-search-preview`)
  * matches no key and is priced at the default. An id with a route prefix
  * (`groq/llama-3.3-70b-versatile`, `models/gemini-1.5-pro`, `openrouter/anthropic/...`) that
  * matches nothing as a whole is looked up again without its leading segments, one at a time; a

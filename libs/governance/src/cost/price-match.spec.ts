@@ -34,7 +34,7 @@ describe('matchPrice: snapshot suffixes, versions and variants', () => {
 
   it.each([
     // A newer version of a listed model.
-    ['claude-opus-4-8', 'claude-opus-4'],
+    ['claude-opus-4-99', 'claude-opus-4'],
     ['claude-sonnet-4-7', 'claude-sonnet-4'],
     ['gpt-5.6', 'gpt-5'],
     ['gpt-5.4.1', 'gpt-5.4'],
@@ -90,14 +90,14 @@ describe('matchPrice: snapshot suffixes, versions and variants', () => {
   it('resolves what the lookup receives, `provider/model`, as before, route prefixes and fine-tunes included', () => {
     expect(pricedModel('openai', 'gpt-4o-2024-08-06')).toBe('openai/gpt-4o-2024-08-06');
     expect(matchPrice(pricedModel('openai', 'gpt-4o-2024-08-06')).key).toBe('gpt-4o');
-    expect(matchPrice(pricedModel('anthropic', 'claude-opus-4-8')).key).toBeNull();
+    expect(matchPrice(pricedModel('anthropic', 'claude-opus-4-99')).key).toBeNull();
     expect(matchPrice(pricedModel('gemini', 'models/gemini-2.5-flash-preview-05-20')).key).toBe('gemini-2.5-flash');
     expect(matchPrice(pricedModel('groq', 'llama-3.3-70b-versatile')).key).toBe('llama-3.3-70b-versatile');
     expect(matchPrice('openrouter/anthropic/claude-3-7-sonnet-20250219').key).toBe('claude-3-7-sonnet');
     // An aggregator's dotted Claude ids: Anthropic's dashed form.
     expect(matchPrice('openrouter/anthropic/claude-sonnet-4.5').key).toBe('claude-sonnet-4-5');
     expect(matchPrice('openrouter/anthropic/claude-opus-4.7').key).toBe('claude-opus-4-7');
-    expect(matchPrice('openrouter/anthropic/claude-opus-4.8').key).toBeNull();
+    expect(matchPrice('openrouter/anthropic/claude-opus-4.99').key).toBeNull();
     // A key naming its route prices that route only.
     expect(priceFor(pricedModel('groq', 'openai/gpt-oss-120b'))).toEqual({ input: 0.15, output: 0.6 });
     expect(priceFor(pricedModel('cerebras', 'gpt-oss-120b'))).toEqual({ input: 0.35, output: 0.75 });

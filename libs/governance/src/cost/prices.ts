@@ -7,7 +7,7 @@
  * Keys are lower-case model ids; `priceFor` matches an exact id first and then the longest key
  * the id extends by a snapshot or alias suffix only (`isSnapshotSuffix` in price-lookup.ts), so
  * dated versions (`gpt-4o-2024-08-06`, `claude-sonnet-4-20250514`), `-latest`, `-preview-MM-DD`
- * and Vertex `@date` ids find their model, while a newer version (`claude-opus-4-8`, `gpt-5.6`)
+ * and Vertex `@date` ids find their model, while a newer version (`claude-opus-4-99`, `gpt-5.6`)
  * or a variant (`-mini`, `-image`, `-audio`, `-codex`) does not: each needs its own entry, or it
  * is priced at DEFAULT_MODEL_PRICE. Give a dated version its own entry when its price differs
  * (`gpt-4o-2024-05-13`, `mistral-large-2512`), and so a `-latest` alias that names it
@@ -81,7 +81,16 @@ const SONNET_4 = tiered(b(3, 3.75, 6, 0.3, 15), 200_000, b(6, 7.5, 12, 0.6, 22.5
 const OPUS_4_5 = b(5, 6.25, 10, 0.5, 25);
 
 export const MODEL_PRICES: PriceTable = Object.freeze({
-  // Provider A (openai): chat
+  // Provider A (openai): chat. Sources, read 2026-11-25:
+  // https://developers.openai.com/api/docs/models/gpt-6.2-sol (GPT-6.2 Sol: $2 / cached $0.10 / $10;
+  // above 272K input tokens input and cache rates double and output is 1.5x, for the whole request);
+  // GPT-6 Astra, Sol and Luna are left out: only public trackers quoting OpenAI's pricing page gave
+  // their figures, OpenAI's own pages for them not being in the copy searched, and the table takes
+  // figures from the providers' own pages only. OpenAI's cache writes ($2.50 per 1M on Sol) are not priced: no
+  // format-A usage field reports them. Not listed: GPT-6.2 Astra ($8 / $40; its cached price was not
+  // seen), GPT-6.1 Sol (its long-context tier was not seen) and GPT-5.6 Sol / Terra / Luna (repriced
+  // on 2026-07-30; only trackers give the current figures).
+  'gpt-6.2-sol': tiered(p(2, 10, 0.1), 272_000, p(4, 15, 0.2)),
   'gpt-4o': p(2.5, 10, 1.25),
   'gpt-4o-2024-05-13': p(5, 15),
   'chatgpt-4o-latest': p(5, 15),
@@ -143,13 +152,24 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'text-embedding-ada-002': p(0.1, 0),
 
   // Provider B (anthropic): input, cache writes (5 minutes, 1 hour), cache read, output.
+  // Sources, read 2026-11-25: https://platform.claude.com/docs/en/about-claude/pricing (Fable, Mythos,
+  // Opus 5 to 4.5 rows), https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview (Opus 5.5),
+  // https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview (Sonnet 5).
+  // Not listed (priced at DEFAULT_MODEL_PRICE): Sonnet 5.5 (its cache read is $0.20 on Anthropic's
+  // model page, $0.10 from 2026-10-07 on later trackers), Haiku 5.5 (prompt-length tiers whose cache
+  // prices no Anthropic page seen gives) and Fable 5.2 (no cache prices seen).
   // Sonnet 4 and 4.5 with the 1M-context beta: a prompt above 200K tokens pays 2x input (and cache
-  // prices) and 1.5x output for the whole request. The 4.6 models serve 1M at their standard prices.
-  // `claude-opus-4-0` and `claude-sonnet-4-0` are Anthropic's aliases of Opus 4 and Sonnet 4.
-  // Opus 5 and Sonnet 5 (the built-in aliases `claude-opus-latest` / `claude-sonnet-latest`) serve
-  // their 1M-token window at these prices.
+  // prices) and 1.5x output for the whole request. The 4.6 and later models serve 1M at their
+  // standard prices. `claude-opus-4-0` and `claude-sonnet-4-0` are Anthropic's aliases of Opus 4 and
+  // Sonnet 4. The 5.x cache reads are not all a tenth of the input price (Fable 5.1: $0.25 on $10).
+  'claude-fable-5-1': b(10, 12.5, 20, 0.25, 50),
+  'claude-mythos-5-1': b(10, 12.5, 20, 0.25, 50),
+  'claude-fable-5': b(10, 12.5, 20, 1, 50),
+  'claude-mythos-5': b(10, 12.5, 20, 1, 50),
+  'claude-opus-5-5': b(4, 5, 8, 0.2, 20),
   'claude-opus-5': b(5, 6.25, 10, 0.5, 25),
   'claude-sonnet-5': b(2, 2.5, 4, 0.2, 10),
+  'claude-opus-4-8': OPUS_4_5,
   'claude-opus-4-7': OPUS_4_5,
   'claude-opus-4-6': OPUS_4_5,
   'claude-opus-4-5': OPUS_4_5,
@@ -168,13 +188,18 @@ export const MODEL_PRICES: PriceTable = Object.freeze({
   'claude-3-haiku': b(0.25, 0.3, 0.5, 0.03, 1.25),
 
   // Provider C (gemini): the Pro models charge more for a prompt above 200K tokens (cached ones
-  // included), for the whole request
+  // included), for the whole request. Source: https://ai.google.dev/gemini-api/docs/pricing as
+  // transcribed verbatim on 2026-10-07 (github.com/api-evangelist/deepmind, plans/deepmind-plans-pricing.yml),
+  // read 2026-11-25: 3.1 Pro, 2.5 Pro, 2.5 Flash (audio input $1.00 against $0.30 for text, image and
+  // video) and 2.5 Flash-Lite agree with this table. Gemini 3.5 Flash, 3.5 Flash-Lite and 3.8 Flash
+  // are not listed: no cache price was seen, and 3.8 Flash's price changes on 2027-01-01.
+  // `audio_input` prices the uncached AUDIO part of `usageMetadata.promptTokensDetails`.
   'gemini-3.1-pro': tiered(p(2, 12, 0.2), 200_000, p(4, 18, 0.4)),
   'gemini-3-pro': tiered(p(2, 12, 0.2), 200_000, p(4, 18, 0.4)),
   'gemini-3-flash': p(0.5, 3, 0.05),
   'gemini-3.1-flash-lite': p(0.25, 1.5, 0.025),
   'gemini-2.5-pro': tiered(p(1.25, 10, 0.125), 200_000, p(2.5, 15, 0.25)),
-  'gemini-2.5-flash': p(0.3, 2.5, 0.03),
+  'gemini-2.5-flash': { ...p(0.3, 2.5, 0.03), audio_input: 1 },
   'gemini-2.5-flash-lite': p(0.1, 0.4, 0.01),
   'gemini-2.0-flash': p(0.1, 0.4, 0.025),
   'gemini-2.0-flash-lite': p(0.075, 0.3),

@@ -67,7 +67,7 @@ describe('GatewayMetrics', () => {
   it('counts requests charged at the default price by provider and a bounded model label', async () => {
     const metrics = new GatewayMetrics();
     const groq = builtin('groq');
-    metrics.observeUnpriced(openai, 'claude-opus-4-8');
+    metrics.observeUnpriced(openai, 'claude-unlisted-test-1');
     for (let i = 0; i < 50; i++) metrics.observeUnpriced(openai, `gpt-9-${i}`);
     // A model the provider's registry lists keeps its name.
     metrics.observeUnpriced(groq, 'openai/gpt-oss-20b');

@@ -11,7 +11,7 @@ import { TtlCache } from './ttl-cache';
 export const BUILTIN_MODEL_ALIASES: Readonly<Record<string, string>> = {
   'gpt-latest': 'gpt-4.1',
   'gpt-mini-latest': 'gpt-4.1-mini',
-  'claude-opus-latest': 'claude-opus-5',
+  'claude-opus-latest': 'claude-opus-5-5',
   'claude-sonnet-latest': 'claude-sonnet-5',
   'claude-haiku-latest': 'claude-haiku-4-5',
   'gemini-pro-latest': 'gemini-2.5-pro',

@@ -349,6 +349,8 @@ function translatedUsage(translator: GeminiSseTranslator): TokenUsage | undefine
     cacheCreationInputTokens: 0,
     cacheCreation1hInputTokens: 0,
     reasoningTokens: 0,
+    // The uncached audio part of the prompt, priced at the audio input price (`mapUsage`).
+    audioInputTokens: usage.prompt_tokens_details?.audio_tokens || undefined,
   };
 }
 

@@ -162,7 +162,7 @@ describe('chargeOf', () => {
 
   it('marks a charge at the default price: a model the table does not know, a newer version of one it does', () => {
     const tokens = usage({ inputTokens: 1000, outputTokens: 100 });
-    const unknown = chargeOf('anthropic', 'claude-opus-4-8', served(tokens), {});
+    const unknown = chargeOf('anthropic', 'claude-opus-4-99', served(tokens), {});
     expect(unknown).toMatchObject({ source: 'provider', defaultPriced: true });
     expect(unknown.cost).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6, 15);
     // DEFAULT_MODEL_PRICE of the configuration, and a charged estimate too.

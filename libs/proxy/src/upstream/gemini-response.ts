@@ -118,6 +118,8 @@ export function partsToolCalls(parts: readonly GeminiPart[], newId: (prefix: 'ca
 /**
  * `usageMetadata` → format-A usage. Thinking tokens are billed as output, so they count toward
  * `completion_tokens` (and `completion_tokens_details.reasoning_tokens`), as OpenAI reports reasoning.
+ * The prompt's audio tokens not read from the cache (`promptTokensDetails` less `cacheTokensDetails`,
+ * modality `AUDIO`) are `prompt_tokens_details.audio_tokens`, priced at the model's audio input price.
  */
 export function mapUsage(usage: GeminiUsageMetadata | undefined): OpenAIUsage | undefined {
   if (!usage) return undefined;
@@ -129,9 +131,26 @@ export function mapUsage(usage: GeminiUsageMetadata | undefined): OpenAIUsage | 
     completion_tokens: completion,
     total_tokens: usage.totalTokenCount ?? prompt + completion,
   };
-  if (usage.cachedContentTokenCount) mapped.prompt_tokens_details = { cached_tokens: usage.cachedContentTokenCount };
+  const audio = Math.max(0, modalityTokens(usage.promptTokensDetails, 'AUDIO') - modalityTokens(usage.cacheTokensDetails, 'AUDIO'));
+  if (usage.cachedContentTokenCount || audio) {
+    mapped.prompt_tokens_details = {
+      ...(usage.cachedContentTokenCount ? { cached_tokens: usage.cachedContentTokenCount } : {}),
+      ...(audio ? { audio_tokens: audio } : {}),
+    };
+  }
   if (reasoning) mapped.completion_tokens_details = { reasoning_tokens: reasoning };
   return mapped;
+}
+
+/** The tokens a `*TokensDetails` list counts for `modality` (0 for a list that is absent or malformed). */
+function modalityTokens(details: unknown, modality: string): number {
+  if (!Array.isArray(details)) return 0;
+  let total = 0;
+  for (const entry of details) {
+    const count = isJsonObject(entry) && entry.modality === modality ? entry.tokenCount : undefined;
+    if (typeof count === 'number' && Number.isFinite(count) && count > 0) total += count;
+  }
+  return total;
 }
 
 function candidateIndex(candidate: GeminiCandidate, position: number): number {

@@ -76,6 +76,15 @@ export interface GeminiUsageMetadata {
   cachedContentTokenCount?: number;
   thoughtsTokenCount?: number;
   toolUsePromptTokenCount?: number;
+  /** The prompt's tokens by modality (`TEXT`, `IMAGE`, `VIDEO`, `AUDIO`, `DOCUMENT`), cached ones included. */
+  promptTokensDetails?: GeminiModalityTokenCount[];
+  /** The cached part of the prompt by modality. */
+  cacheTokensDetails?: GeminiModalityTokenCount[];
+}
+
+export interface GeminiModalityTokenCount {
+  modality?: string;
+  tokenCount?: number;
 }
 
 export interface GeminiLogprobsCandidate {
@@ -123,7 +132,7 @@ export interface OpenAIUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens: number };
+  prompt_tokens_details?: { cached_tokens?: number; audio_tokens?: number };
   completion_tokens_details?: { reasoning_tokens: number };
 }
 
