@@ -85,6 +85,35 @@ describe('safety stages through the proxy', () => {
       expectSecurity(await send(gw, org, `What is prompt injection? Example: "${payload}"`), org.orgId);
     });
 
+    it('4.7 re-scores a tool-schema finding against its own text (schema keys that are not plain names are [*N], each text has its own path)', async () => {
+      const headers = { 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY };
+      const attack = `Please ${INJECTION.toLowerCase()}`;
+      // Two keys that are not plain names: their texts shared the path properties[*].description,
+      // so 4.7 read the injection's cues in the second text (a negation at the same offsets) and cleared it.
+      const properties = { 'first field': { type: 'string', description: attack }, 'second field': { type: 'string', description: 'Never, ever leave it empty.' } };
+      const tools = [{ type: 'function', function: { name: 'fill', parameters: { type: 'object', properties } } }];
+      const res = await postJson(`${gw.url}/v1/chat/completions`, { ...chat('fill the form'), tools }, headers);
+      expectSafety(res, org.orgId);
+      expect(res.body.error.param).toBe('tools[0].function.parameters.properties[*0].description');
+      expect(upstreamSaw(gw, attack)).toBe(false);
+    });
+
+    it('a refusal never names a schema key that holds data: a PII finding under an IBAN used as a property name is at its position', async () => {
+      const headers = { 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY };
+      const iban = 'DE89370400440532013000';
+      const schema = { type: 'object', properties: { [iban]: { type: 'string', description: 'My SSN is 123-45-6789.' } } };
+      const cases: [string, Json, string][] = [
+        ['/v1/chat/completions', { ...chat('pay'), tools: [{ type: 'function', function: { name: 'pay', parameters: schema } }] }, 'tools[0].function.parameters.properties[*0].description'],
+        ['/v1/messages', { model: 'claude-sonnet-4-20250514', max_tokens: 20, messages: [{ role: 'user', content: 'pay' }], tools: [{ name: 'pay', input_schema: schema }] }, 'tools[0].input_schema.properties[*0].description'],
+      ];
+      for (const [path, body, param] of cases) {
+        const pii = await postJson(`${gw.url}${path}`, body, headers);
+        expectGovernanceDenial(pii, { status: 403, type: 'permission_error', code: 'pii_detected', gatewayCode: 'GW_PII_001', orgId: org.orgId });
+        expect({ path, param: pii.body.error.param }).toEqual({ path, param });
+        expect(JSON.stringify(pii.body)).not.toContain(iban);
+      }
+    });
+
     it('scans a body of 150,000 messages (was a 500: the findings lists of all its texts were spread as the arguments of one call)', async () => {
       const messages = Array.from({ length: 150_000 }, (_, i) => ({ role: 'user', content: `m${i}` }));
       const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'gpt-4o-mini', messages, max_tokens: 1 }, { 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY });

@@ -50,11 +50,11 @@ describe('extractBodyTexts (the D catch-all)', () => {
     const texts = extractBodyTexts(body).filter((t) => t.text.includes('123-45-6789'));
     expect(texts).toEqual([{ path: 'messages[0].content[0].input', text: '{"ssn":"123-45-6789"}', role: 'assistant' }]);
     const tools = { tools: [{ type: 'function', function: { name: 'f', parameters: { properties: { 'a b': { type: 'string', description: 'Ann' } } } } }] };
-    expect(extractBodyTexts(tools).filter((t) => t.text === 'Ann')).toEqual([{ path: 'tools[0].function.parameters.properties[*].description', text: 'Ann', role: 'tool_definition' }]);
+    expect(extractBodyTexts(tools).filter((t) => t.text === 'Ann')).toEqual([{ path: 'tools[0].function.parameters.properties[*0].description', text: 'Ann', role: 'tool_definition' }]);
   });
 
   it('gives every text its own path', () => {
-    const body = { 'x y': 'a', 'z w': 'b', list: [{ 'p q': 'c' }, { 'p q': 'd' }], tools: [{ function: { parameters: { properties: { 'a b': { type: 's' }, 'c d': { type: 't' } } } } }] };
+    const body = { 'x y': 'a', 'z w': 'b', list: [{ 'p q': 'c' }, { 'p q': 'd' }], tools: [{ function: { parameters: { properties: { 'a b': { type: 's', description: 'u' }, 'c d': { type: 't', description: 'v' } } } } }] };
     const paths = extractBodyTexts(body).map((t) => t.path);
     expect(new Set(paths).size).toBe(paths.length);
   });

@@ -1,4 +1,6 @@
-import { ExtractedText, extractTexts } from './extract';
+import { ExtractedText, extractTexts, isPlainKey } from './extract';
+
+export { isPlainKey };
 
 /**
  * Every text of a D catch-all body (`ANY /v1/{provider_d}/{path}`), for the PII (4), content-safety
@@ -42,28 +44,15 @@ interface Node {
   /** Unique in the body: the 4.7 classifier and the PII findings find a text by its path. */
   path: string;
   /**
-   * Under a top-level field `extractTexts` read: the node's path as `extractTexts` writes it (a
-   * schema key that is not an identifier as `[*]`), to skip what it already extracted.
+   * Under a top-level field `extractTexts` read, which writes paths as this walk does: a node at a
+   * path it extracted is skipped.
    */
-  knownPath?: string;
+  known: boolean;
   /** The node's key when it is not a plain name: scanned as a text of its own, before the value. */
   key?: string;
 }
 
-/** `extractTexts`'s test for a key that stands in a path as `.key` (extract.ts `PATH_KEY`). */
-const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]{0,63}$/;
 const BASE64 = /[A-Za-z0-9+/_-]*={0,2}$/y;
-
-/** A key that is a field name, not data: shown in paths as `.key` and not scanned. */
-export function isPlainKey(key: string): boolean {
-  if (!PLAIN_KEY.test(key)) return false;
-  let digits = 0;
-  for (let i = 0; i < key.length; i++) {
-    const code = key.charCodeAt(i);
-    if (code >= 48 && code <= 57 && ++digits > 4) return false;
-  }
-  return true;
-}
 
 /** A `data:...;base64,` URL, or MIN_BASE64_PAYLOAD_CHARS or more of the base64 (or base64url) alphabet alone. */
 export function isBase64Payload(text: string): boolean {
@@ -122,20 +111,20 @@ export function extractBodyTexts(body: unknown): ExtractedText[] {
     return collector.finish();
   }
   if (typeof body !== 'object') return [];
-  const known = Array.isArray(body) ? [] : extractTexts(body);
-  const covered = new Set(known.map((text) => text.path));
-  const roots = new Set(known.map((text) => rootOf(text.path)));
-  const collector = new Collector(known);
-  const stack: Node[] = [{ value: body, path: '' }];
+  const extracted = Array.isArray(body) ? [] : extractTexts(body);
+  const covered = new Set(extracted.map((text) => text.path));
+  const roots = new Set(extracted.map((text) => rootOf(text.path)));
+  const collector = new Collector(extracted);
+  const stack: Node[] = [{ value: body, path: '', known: false }];
   while (stack.length > 0) {
-    const { value, path, knownPath, key } = stack.pop() as Node;
+    const { value, path, known, key } = stack.pop() as Node;
     if (key !== undefined) collector.add(`${path}(key)`, key);
-    if (knownPath !== undefined && covered.has(knownPath)) continue;
+    if (known && covered.has(path)) continue;
     if (typeof value === 'string') {
       collector.add(path, value);
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) {
-        stack.push({ value: value[i], path: `${path}[${i}]`, knownPath: knownPath === undefined ? undefined : `${knownPath}[${i}]` });
+        stack.push({ value: value[i], path: `${path}[${i}]`, known });
       }
     } else if (typeof value === 'object' && value !== null) {
       const children: Node[] = [];
@@ -143,8 +132,7 @@ export function extractBodyTexts(body: unknown): ExtractedText[] {
       for (const [name, child] of Object.entries(value as Json)) {
         const plain = isPlainKey(name);
         const at = plain ? (path === '' ? name : `${path}.${name}`) : `${path}[*${index}]`;
-        const known = path === '' ? (roots.has(name) ? name : undefined) : knownPath === undefined ? undefined : `${knownPath}${PLAIN_KEY.test(name) ? `.${name}` : '[*]'}`;
-        children.push({ value: child, path: at, knownPath: known, key: plain ? undefined : name });
+        children.push({ value: child, path: at, known: path === '' ? roots.has(name) : known, key: plain ? undefined : name });
         index++;
       }
       for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);

@@ -75,11 +75,34 @@ describe('extractTexts', () => {
       { path: `${at}.properties.days.const`, text: '3', role: 'tool_definition' },
       { path: `${at}.properties.description.description`, text: 'Free text', role: 'tool_definition' },
       { path: `${at}.properties.tags.items.anyOf[0].description`, text: 'A tag', role: 'tool_definition' },
-      { path: `${at}.properties[*].properties.zip.description`, text: 'ZIP code', role: 'tool_definition' },
+      { path: `${at}.properties[*5].properties.zip.description`, text: 'ZIP code', role: 'tool_definition' },
       { path: `${at}.properties.filter.default`, text: '{"owner":"jane@example.com"}', role: 'tool_definition' },
       { path: `${at}.$defs.tag.$comment`, text: 'internal', role: 'tool_definition' },
       { path: `${at}.$defs.tag.x-note.description`, text: 'vendor extension', role: 'tool_definition' },
     ]);
+  });
+
+  it('gives every schema text its own path and keeps keys that could hold data out of paths', () => {
+    const parameters = {
+      type: 'object',
+      properties: {
+        'a b': { type: 'string', description: 'first' },
+        'c d': { type: 'string', description: 'second' },
+        DE89370400440532013000: { type: 'string', description: 'third' },
+        'ann@example.com': { type: 'object', properties: { 'x y': { title: 'fourth' } } },
+        v2024: { type: 'string', description: 'fifth' },
+      },
+    };
+    const at = 'tools[0].function.parameters.properties';
+    const texts = extractTexts({ messages: [], tools: [{ type: 'function', function: { name: 'f', parameters } }] });
+    expect(texts).toEqual([
+      { path: `${at}[*0].description`, text: 'first', role: 'tool_definition' },
+      { path: `${at}[*1].description`, text: 'second', role: 'tool_definition' },
+      { path: `${at}[*2].description`, text: 'third', role: 'tool_definition' },
+      { path: `${at}[*3].properties[*0].title`, text: 'fourth', role: 'tool_definition' },
+      { path: `${at}.v2024.description`, text: 'fifth', role: 'tool_definition' },
+    ]);
+    expect(texts.map((t) => t.path).join(' ')).not.toMatch(/DE89|ann@/);
   });
 
   it('extracts format-B input_schema and legacy functions parameters texts', () => {

@@ -17,7 +17,8 @@
  * - tool parameter schemas (format A `tools[i].function.parameters`, legacy `functions[i].parameters`,
  *   format B `tools[i].input_schema`): the `description`, `title` and `$comment` strings and the
  *   `enum`, `const`, `default` and `examples` values of every (sub)schema, each under its own path
- *   (`tools[0].function.parameters.properties.city.description`), role `tool_definition`; see
+ *   (`tools[0].function.parameters.properties.city.description`; a key that is not a plain name,
+ *   such as an e-mail address, as `[*N]`, see `isPlainKey`), role `tool_definition`; see
  *   `schemaTexts` for the bounds;
  * - end-user identifiers: format A `user` and `safety_identifier`, format B `metadata.user_id`,
  *   role `metadata`;
@@ -31,6 +32,7 @@
  *   (its `description` and its schema's texts as for tool parameters), role `system`;
  * - format-A predicted output `prediction.content` (string or text parts), role `prediction`.
  * These are the texts stage 2 counts as input (`cost/tokens.ts`), so what is priced is scanned.
+ * Every text has a path of its own: stage 4.7 finds a finding's text by its path.
  * Not extracted: images, audio, token arrays, tool names, message `name`s and schema property names.
  *
  * Stage 4 (PII) scans every role; stages 4.5 and 4.6 scan the untrusted ones
@@ -144,8 +146,23 @@ const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'defini
 export const MAX_SCHEMA_DEPTH = 32;
 /** Schema texts with their own field paths, over all the schemas of a request. */
 export const MAX_SCHEMA_TEXTS = 1000;
-/** A key that can stand in a path as `.key`; any other key (or one that could hold data) is `[*]`. */
-const PATH_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]{0,63}$/;
+const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]{0,63}$/;
+
+/**
+ * A key that is a field name, not data (at most 64 letters, digits, `_`, `$` or `-`, not starting
+ * with a digit or `-`, at most four digits): it stands in a path as `.key`. Any other key (an
+ * e-mail address, an IBAN, a name with a space) stands as `[*N]`, N its position in its object, so
+ * a finding's path (a refusal's `param`) never repeats it and no two texts share a path.
+ */
+export function isPlainKey(key: string): boolean {
+  if (!PLAIN_KEY.test(key)) return false;
+  let digits = 0;
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    if (code >= 48 && code <= 57 && ++digits > 4) return false;
+  }
+  return true;
+}
 
 interface SchemaBudget {
   texts: number;
@@ -190,8 +207,10 @@ function schemaTexts(out: ExtractedText[], path: string, schema: unknown, budget
         if (typeof item === 'object' && item !== null) children.push({ value: item, path: `${node.path}[${index}]`, depth, map: false });
       });
     } else {
+      let position = 0;
       for (const [key, value] of Object.entries(node.value as Json)) {
-        const at = `${node.path}${PATH_KEY.test(key) ? `.${key}` : '[*]'}`;
+        const at = isPlainKey(key) ? `${node.path}.${key}` : `${node.path}[*${position}]`;
+        position++;
         if (!node.map && SCHEMA_TEXT_KEYWORDS.has(key) && typeof value === 'string') children.push({ value, path: at, depth, map: false, text: value });
         else if (!node.map && SCHEMA_VALUE_KEYWORDS.has(key)) {
           const text = jsonText(value);
