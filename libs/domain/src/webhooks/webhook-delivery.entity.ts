@@ -26,14 +26,15 @@ export interface WebhookDeliveryEntity {
   /** Retries made after the first attempt. */
   retry_count: number;
   /**
-   * The number of the last attempt within its six-attempt schedule (1..6; a manual retry starts a
-   * new schedule at 1). Absent on records written before it was kept.
+   * The number of the last attempt within its six-attempt schedule (1..6; 0 once a manual retry
+   * started a new schedule, until its first attempt). Absent on records written before it was kept.
    */
   attempt?: number;
   /**
-   * The `webhook-delivery` job that made the last attempt: the retry sweep adds its next attempt
-   * under this id, so it is a no-op while the queue still holds the job. Absent on records written
-   * before it was kept (the sweep then uses `<event id>.<webhook id>`).
+   * The `webhook-delivery` job that made the last attempt (or, on a `pending` manual retry, the job
+   * queued to make it): the retry sweep adds its next attempt under this id, so it is a no-op while
+   * the queue still holds the job. Absent on records written before it was kept (the sweep then
+   * uses `<event id>.<webhook id>`).
    */
   job_id?: string;
   error: string | null;

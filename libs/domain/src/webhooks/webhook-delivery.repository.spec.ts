@@ -46,8 +46,8 @@ describe.each(storeTargets(process.env.MONGODB_URI))('WebhookDeliveryRepository 
     expect(await t.repo.markDeadLetter(ORG_A, a._id, now())).toBeNull();
     expect((await t.repo.listDeadLetters(ORG_A, 'whk_1')).items.map((d) => d._id)).toEqual([a._id]);
     expect((await t.repo.listByWebhook(ORG_A, 'whk_1')).total).toBe(2);
-    expect(await t.repo.requeueDeadLetter(ORG_A, 'whk_other', a._id)).toBeNull();
-    expect(await t.repo.requeueDeadLetter(ORG_A, 'whk_1', a._id)).toMatchObject({ status: 'pending', dead_letter: false });
+    expect(await t.repo.requeueDeadLetter(ORG_A, 'whk_other', a._id, 'job.retry')).toBeNull();
+    expect(await t.repo.requeueDeadLetter(ORG_A, 'whk_1', a._id, 'job.retry')).toMatchObject({ status: 'pending', dead_letter: false, attempt: 0, job_id: 'job.retry' });
     expect((await t.repo.listDeadLetters(ORG_A)).total).toBe(0);
   });
 
@@ -114,6 +114,8 @@ describe.each(storeTargets(process.env.MONGODB_URI))('WebhookDeliveryRepository 
     const tied = [a, c].map((d) => ({ id: d?._id ?? '', event: d?.event_id })).sort((x, y) => (x.id < y.id ? -1 : 1));
     expect(all.map((d) => d.event_id)).toEqual(['evt_b', ...tied.map((d) => d.event)]);
     expect(all[0]).toMatchObject({ org_id: ORG_B, _id: b?._id, attempt: 2, job_id: 'evt_b.whk_1' });
+    // A first attempt or a manual retry not made yet (its job lost with Redis's data), asked for by status.
+    expect((await t.repo.listOverdueAcrossOrgs(before, 200, null, 'pending')).map((d) => d._id)).toEqual([pending._id]);
     const first = await t.repo.listOverdueAcrossOrgs(before, 2);
     const rest = await t.repo.listOverdueAcrossOrgs(before, 2, { next_attempt_at: first[1].next_attempt_at as Date, _id: first[1]._id });
     expect([...first, ...rest].map((d) => d._id)).toEqual(all.map((d) => d._id));

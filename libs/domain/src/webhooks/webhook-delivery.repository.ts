@@ -86,8 +86,13 @@ export class WebhookDeliveryRepository extends TenantRepository<WebhookDeliveryE
     return this.findOneAndUpdateIn(orgId, { _id: id, dead_letter: false }, { $set: { ...deadLetterFields(at), updated_at: at } });
   }
 
-  /** Takes a dead letter back for a manual retry; null when it is not a dead letter (of that webhook). */
-  requeueDeadLetter(orgId: OrgId, webhookId: string, id: string, at = new Date()): Promise<WebhookDeliveryEntity | null> {
+  /**
+   * Takes a dead letter back for a manual retry, to be sent by the job `jobId`: the record keeps that
+   * job and a new schedule with no attempt made yet (`attempt: 0`), so the retry sweep can put the job
+   * back if the queue loses it before it runs (`listOverdueAcrossOrgs` with `pending`). Null when it
+   * is not a dead letter (of that webhook).
+   */
+  requeueDeadLetter(orgId: OrgId, webhookId: string, id: string, jobId: string, at = new Date()): Promise<WebhookDeliveryEntity | null> {
     return this.findOneAndUpdateIn(
       orgId,
       { _id: id, webhook_id: webhookId, dead_letter: true },
@@ -95,6 +100,8 @@ export class WebhookDeliveryRepository extends TenantRepository<WebhookDeliveryE
         $set: {
           status: 'pending',
           dead_letter: false,
+          attempt: 0,
+          job_id: jobId,
           next_attempt_at: at,
           updated_at: at,
           expires_at: new Date(at.getTime() + DELIVERY_RETENTION_MS),
@@ -116,11 +123,17 @@ export class WebhookDeliveryRepository extends TenantRepository<WebhookDeliveryE
   }
 
   /**
-   * Cross-tenant by design, for the retry sweep: `failed` deliveries whose next attempt was due
+   * Cross-tenant by design, for the retry sweep: deliveries of `status` (`failed`: waiting for a
+   * retry; `pending`: a first attempt or a manual retry not made yet) whose next attempt was due
    * before `before` (index `status_1_next_attempt_at_1`), oldest first, after `cursor`.
    */
-  listOverdueAcrossOrgs(before: Date, limit = 200, cursor: OverdueCursor | null = null): Promise<WebhookDeliveryEntity[]> {
-    const due = { status: 'failed', next_attempt_at: { $lt: before } };
+  listOverdueAcrossOrgs(
+    before: Date,
+    limit = 200,
+    cursor: OverdueCursor | null = null,
+    status: Extract<DeliveryStatus, 'failed' | 'pending'> = 'failed',
+  ): Promise<WebhookDeliveryEntity[]> {
+    const due = { status, next_attempt_at: { $lt: before } };
     const filter = cursor
       ? { ...due, $or: [{ next_attempt_at: { $gt: cursor.next_attempt_at, $lt: before } }, { next_attempt_at: cursor.next_attempt_at, _id: { $gt: cursor._id } }] }
       : due;

@@ -205,13 +205,15 @@ export class WebhooksService {
     if (!existing.dead_letter) throw orgErrors.conflict('NOT_A_DEAD_LETTER', 'Only dead-lettered deliveries can be retried');
     const event = parseEvent(existing.payload);
     if (!event) throw orgErrors.conflict('PAYLOAD_UNREADABLE', 'The stored payload of this delivery is not a valid event');
-    const requeued = await this.repositories.webhookDeliveries.requeueDeadLetter(orgId, webhookId, deliveryId);
-    if (!requeued) throw orgErrors.conflict('NOT_A_DEAD_LETTER', 'Only dead-lettered deliveries can be retried');
     const options = webhookDeliveryJobOptions(event.id, webhookId, this.config.WEBHOOK_RETRY_BASE_MS);
+    // A fresh job id: the original job may still be retained by the queue, which would ignore the add.
+    // The record keeps it, so the retry sweep puts the job back if Redis loses it before it runs.
+    const retryJobId = `${options.jobId}.retry-${Date.now().toString(36)}`;
+    const requeued = await this.repositories.webhookDeliveries.requeueDeadLetter(orgId, webhookId, deliveryId, retryJobId);
+    if (!requeued) throw orgErrors.conflict('NOT_A_DEAD_LETTER', 'Only dead-lettered deliveries can be retried');
     let jobId: string;
     try {
-      // A fresh job id: the original job may still be retained by the queue, which would ignore the add.
-      jobId = await this.enqueue({ event, webhookId, attempt: 1, retryOfDeliveryId: deliveryId }, { ...options, jobId: `${options.jobId}.retry-${Date.now().toString(36)}` });
+      jobId = await this.enqueue({ event, webhookId, attempt: 1, retryOfDeliveryId: deliveryId }, { ...options, jobId: retryJobId });
     } catch (error) {
       // Not queued: it stays a dead letter, to be retried once the queue is back.
       await this.repositories.webhookDeliveries.markDeadLetter(orgId, deliveryId);

@@ -55,8 +55,9 @@ export class DeliverWebhookUseCase {
       this.logger.info({ ...log, delivery_id: record._id }, 'delivery is already a dead letter; not sent again');
       throw new PermanentJobError(record.error ?? 'the delivery is a dead letter');
     }
-    if (attempt > 1 && job.attempt === 1 && record.status === 'succeeded') {
-      // Put back by the retry sweep after the queue had dropped the original job, which had delivered it.
+    if ((attempt > 1 || job.data.retryOfDeliveryId !== undefined) && job.attempt === 1 && record.status === 'succeeded') {
+      // Put back by the retry sweep after the queue had dropped the original job, which had delivered
+      // it (a manual retry's job, or the sweep's, only ever starts on a delivery that did not succeed).
       this.logger.info({ ...log, delivery_id: record._id }, 'delivery already succeeded; not sent again');
       return;
     }

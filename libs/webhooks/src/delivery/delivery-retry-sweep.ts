@@ -5,6 +5,8 @@ import { LOGGER, Logger, raceTimeout } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { DISPATCHER_SETTINGS, DispatcherSettings } from '../dispatcher-settings';
 
+/** The records a lost job leaves waiting: a retry (`failed`), a first attempt or a manual retry (`pending`). */
+const SWEPT = ['failed', 'pending'] as const;
 /** Overdue deliveries read per page. */
 const PAGE_SIZE = 200;
 /** Longest wait for one add: with Redis away the queue's client would wait for it to come back. */
@@ -22,17 +24,22 @@ export interface SweepResult {
  * Puts back the retries a queue lost. A delivery waiting for its next attempt is a delayed
  * `webhook-delivery` job; when Redis loses its data (FLUSHALL, a restart without persistence; in
  * the embedded mode, a restart of the process) the job is gone and its record would stay `failed`
- * with a `next_attempt_at` in the past for ever. Every `WEBHOOK_SWEEP_INTERVAL_MS` this finds the
- * `failed` records whose next attempt is more than that interval overdue and adds their job again:
+ * with a `next_attempt_at` in the past for ever; a manual retry's job lost before it ran would leave
+ * its record `pending` for ever (no longer a dead letter, so not retried by hand either). Every
+ * `WEBHOOK_SWEEP_INTERVAL_MS` this finds the `failed` and `pending` records whose next attempt is
+ * more than that interval overdue and adds their job again:
  *
  * - under the job id the record's last attempt ran as (`<event id>.<webhook id>`, or the manual
- *   retry's), so while the queue still holds that job, waiting, delayed, active, or finished and
- *   retained (BullMQ ignores an add whose id it holds, in any state), the add is a no-op. Every
- *   replica sweeps; two that put back the same delivery add one job;
+ *   retry's; a `pending` manual retry keeps the id of the job queued for it), so while the queue
+ *   still holds that job, waiting, delayed, active, or finished and retained (BullMQ ignores an
+ *   add whose id it holds, in any state), the add is a no-op: a first attempt still queued or
+ *   under way is not sent twice. Every replica sweeps; two that put back the same delivery add
+ *   one job;
  * - starting at the attempt after the record's last one, with the attempts left and the waits the
  *   schedule had left (1, 2, 4, 8, 16 x `WEBHOOK_RETRY_BASE_MS`), so the last attempt still makes it
- *   a dead letter. A job the queue had already finished and dropped is not sent again if its
- *   record says `succeeded` (DeliverWebhookUseCase).
+ *   a dead letter; a `pending` record has made no attempt of its schedule yet, so it starts a whole
+ *   one (a manual retry's fresh six attempts). A job the queue had already finished and dropped is
+ *   not sent again if its record says `succeeded` (DeliverWebhookUseCase).
  *
  * An unref'd timer; passes never overlap; a failed pass (store or Redis away) is logged and the
  * next one tries again.
@@ -77,16 +84,18 @@ export class DeliveryRetrySweep implements OnModuleInit, OnModuleDestroy {
   private async run(now: Date): Promise<SweepResult> {
     const before = new Date(now.getTime() - Math.max(this.settings.sweepIntervalMs, 1));
     const result: SweepResult = { overdue: 0, requeued: 0 };
-    let cursor: OverdueCursor | null = null;
-    for (;;) {
-      const page = await this.repos.webhookDeliveries.listOverdueAcrossOrgs(before, PAGE_SIZE, cursor);
-      for (const record of page) {
-        result.overdue += 1;
-        if (await this.requeue(record)) result.requeued += 1;
+    for (const status of SWEPT) {
+      let cursor: OverdueCursor | null = null;
+      for (;;) {
+        const page = await this.repos.webhookDeliveries.listOverdueAcrossOrgs(before, PAGE_SIZE, cursor, status);
+        for (const record of page) {
+          result.overdue += 1;
+          if (await this.requeue(record)) result.requeued += 1;
+        }
+        if (page.length < PAGE_SIZE) break;
+        const last = page[page.length - 1];
+        cursor = { next_attempt_at: last.next_attempt_at as Date, _id: last._id };
       }
-      if (page.length < PAGE_SIZE) break;
-      const last = page[page.length - 1];
-      cursor = { next_attempt_at: last.next_attempt_at as Date, _id: last._id };
     }
     if (result.overdue > 0) this.logger.info({ ...result }, 'webhook retry sweep: overdue deliveries put back on the queue');
     return result;
@@ -102,7 +111,8 @@ export class DeliveryRetrySweep implements OnModuleInit, OnModuleDestroy {
       this.logger.warn(log, 'overdue delivery with an unreadable payload made a dead letter');
       return false;
     }
-    const made = Math.min(Math.max(record.attempt ?? record.retry_count + 1, 1), WEBHOOK_MAX_ATTEMPTS - 1);
+    // Attempts of its schedule made: none on a `pending` record (a first attempt or a manual retry).
+    const made = record.status === 'pending' ? 0 : Math.min(Math.max(record.attempt ?? record.retry_count + 1, 1), WEBHOOK_MAX_ATTEMPTS - 1);
     const job: WebhookDeliveryJob = { event, webhookId: record.webhook_id, attempt: made + 1, retryOfDeliveryId: record._id };
     const jobId = record.job_id ?? webhookDeliveryJobId(event.id, record.webhook_id);
     const add = this.bus.queue(QUEUES.webhookDelivery).add(event.type, job, resumedJobOptions(jobId, made, this.settings.retryBaseMs));
