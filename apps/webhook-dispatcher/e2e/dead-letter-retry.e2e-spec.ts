@@ -4,7 +4,7 @@ import { LivenessModule, SERVICE_VERSION } from '@svc/platform';
 import type { ServiceDefinition } from '@svc/runtime';
 import { bootService, TestService } from '@svc/testing';
 import { AppModule as DispatcherModule } from '../src/app.module';
-import { cleanRedis, Receiver, redisUrl, sampleEvent, sleep, verifyDelivery, waitUntil } from './dispatcher.helpers';
+import { cleanRedis, loginOwner, Receiver, redisUrl, sampleEvent, sleep, verifyDelivery, waitUntil } from './dispatcher.helpers';
 
 const REDIS_URL = redisUrl(14);
 const OWNER = { email: 'owner@example.com', password: 'correct-horse-battery-staple' };
@@ -60,13 +60,7 @@ describe('dead letter, then manual retry through the organization API', () => {
       BOOTSTRAP_ADMIN_PASSWORD: OWNER.password,
       BOOTSTRAP_ORG_PLAN: 'growth',
     });
-    const login = await fetch(`${service.urls['org-api']}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(OWNER),
-    });
-    token = ((await login.json()) as Json).access_token;
-    orgId = (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Json).org_id;
+    ({ token, orgId } = await loginOwner(service.urls['org-api'], OWNER));
   });
   afterAll(async () => {
     await service?.stop();

@@ -37,6 +37,14 @@ export function bootDispatcher(env: Record<string, string>): Promise<TestService
   });
 }
 
+/** Logs the bootstrap Owner in on an organization API: the access token and the organization it names. */
+export async function loginOwner(orgApiUrl: string, owner: { email: string; password: string }): Promise<{ token: string; orgId: string }> {
+  const login = await fetch(`${orgApiUrl}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(owner) });
+  const token = ((await login.json()) as { access_token: string }).access_token;
+  const orgId = (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { org_id: string }).org_id;
+  return { token, orgId };
+}
+
 export async function newOrg(service: TestService, plan: PlanTier = 'growth'): Promise<string> {
   return (await service.runtime.repositories.organizations.create({ name: `org-${Math.random().toString(36).slice(2)}`, plan }))._id;
 }

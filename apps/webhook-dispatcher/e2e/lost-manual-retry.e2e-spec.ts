@@ -6,7 +6,7 @@ import { createRedis, LivenessModule, Redis, SERVICE_VERSION, waitForRedis } fro
 import type { ServiceDefinition } from '@svc/runtime';
 import { bootService, RedisProcess, startRedisProcess, TestService } from '@svc/testing';
 import { SERVICE as DISPATCHER } from '../src/app.module';
-import { Receiver, sampleEvent, sleep, waitUntil } from './dispatcher.helpers';
+import { loginOwner, Receiver, sampleEvent, sleep, waitUntil } from './dispatcher.helpers';
 
 const OWNER = { email: 'owner@example.com', password: 'correct-horse-battery-staple' };
 const SWEEP_INTERVAL_MS = 500;
@@ -71,13 +71,7 @@ describe('a manual retry lost with Redis data is put back by the retry sweep', (
       BOOTSTRAP_ORG_PLAN: 'growth',
     };
     orgApi = await bootService(ORG_API, env);
-    const login = await fetch(`${orgApi.urls['org-api']}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(OWNER),
-    });
-    token = ((await login.json()) as Json).access_token;
-    orgId = (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Json).org_id;
+    ({ token, orgId } = await loginOwner(orgApi.urls['org-api'], OWNER));
   });
   afterAll(async () => {
     await dispatcher?.stop();

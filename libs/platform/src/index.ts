@@ -26,5 +26,6 @@ export { megabytes } from './http/json-body';
 export * from './http/lifecycle';
 export * from './version';
 export * from './async/race-timeout';
+export * from './async/periodic-task';
 export * from './redis/invalidation-bus';
 export * from './outbound';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { asOrgId } from '@svc/domain';
-import { LOGGER, Logger } from '@svc/platform';
+import { LOGGER, Logger, PeriodicTask } from '@svc/platform';
 import { RunnerFailures } from './runner-failures';
 import { RunnerRecords } from './runner-records';
 import { RUNNER_SETTINGS, RunnerSettings } from './runner-settings';
@@ -25,8 +25,7 @@ export interface SweepResult {
  */
 @Injectable()
 export class RunnerSweeper implements OnModuleInit, OnModuleDestroy {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<SweepResult> | null = null;
+  private readonly task: PeriodicTask<SweepResult>;
 
   constructor(
     private readonly records: RunnerRecords,
@@ -34,31 +33,25 @@ export class RunnerSweeper implements OnModuleInit, OnModuleDestroy {
     private readonly failures: RunnerFailures,
     @Inject(RUNNER_SETTINGS) private readonly settings: RunnerSettings,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.task = new PeriodicTask((err) => {
+      this.logger.warn({ err }, 'runner sweep failed');
+      return { expired: 0, failed: 0 };
+    });
+  }
 
   async onModuleInit(): Promise<void> {
     await this.sweep();
-    this.timer = setInterval(() => void this.sweep(), this.settings.sweepIntervalMs);
-    this.timer.unref();
+    this.task.every(this.settings.sweepIntervalMs, () => this.run());
   }
 
-  async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One sweep (joins the one under way, if any). Never rejects. */
   sweep(): Promise<SweepResult> {
-    this.running ??= this.run()
-      .catch((err: unknown) => {
-        this.logger.warn({ err }, 'runner sweep failed');
-        return { expired: 0, failed: 0 };
-      })
-      .finally(() => {
-        this.running = null;
-      });
-    return this.running;
+    return this.task.once(() => this.run());
   }
 
   private async run(): Promise<SweepResult> {

@@ -2,38 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { asOrgId, budgetPeriod, silentLogger, UsageRecordEntity } from '@svc/domain';
 import { createRedis, Redis, waitForRedis } from '@svc/platform';
 import { RedisProcess, startRedisProcess } from '@svc/test-redis';
+import { anomalyScenarios } from '@svc/testing';
 import { CounterEpoch } from '../counters/counter-epoch';
 import { CounterKeys } from '../counters/keys';
 import { dayKey, monthKey, periodKey } from '../counters/periods';
 import { createOrg, openTestRepositories, TestRepositories } from './governance.fixtures';
 import { periodSpend } from './period-spend';
 
-function record(orgId: string, at: Date, cost: number): UsageRecordEntity {
-  return {
-    _id: `gw_${randomBytes(10).toString('hex')}`,
-    org_id: orgId,
-    key_id: null,
-    team_id: null,
-    provider: 'openai',
-    model: 'gpt-4o-mini',
-    endpoint: '/v1/chat/completions',
-    stream: false,
-    status_code: 200,
-    blocked_by: null,
-    input_tokens: 10,
-    output_tokens: 10,
-    estimated_cost: cost,
-    cost,
-    latency_ms: 10,
-    upstream_latency_ms: 9,
-    governance_ms: 1,
-    agent: null,
-    runner_id: null,
-    session_id: null,
-    created_at: at,
-    replay: { estimated_input_tokens: 10, max_output_tokens: 10, body_bytes: 10, pii_findings: {}, safety_findings: {}, security_findings: {}, skills: [], reasoning_tokens: null },
-  };
-}
+/** A served record of `cost` at `at` (the shared fixture prices its estimate from `cost`). */
+const record = (orgId: string, at: Date, cost: number): UsageRecordEntity => anomalyScenarios.usageRecord(orgId, at.getTime(), { cost, estimated_cost: cost });
 
 /**
  * docs/governance.md "When Redis lost the counters": the marker, the reseed of the day, month and

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { asOrgId, OverdueCursor, Repositories, WebhookDeliveryEntity } from '@svc/domain';
 import { AddJobOptions, EVENT_BUS, EventBus, GatewayEvent, isGatewayEvent, QUEUES, WEBHOOK_MAX_ATTEMPTS, webhookDeliveryJobId, WebhookDeliveryJob } from '@svc/events';
-import { LOGGER, Logger, raceTimeout } from '@svc/platform';
+import { LOGGER, Logger, PeriodicTask, raceTimeout } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { DISPATCHER_SETTINGS, DispatcherSettings } from '../dispatcher-settings';
 
@@ -46,39 +46,31 @@ export interface SweepResult {
  */
 @Injectable()
 export class DeliveryRetrySweep implements OnModuleInit, OnModuleDestroy {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<SweepResult> | null = null;
+  private readonly task: PeriodicTask<SweepResult>;
 
   constructor(
     @Inject(REPOSITORIES) private readonly repos: Repositories,
     @Inject(EVENT_BUS) private readonly bus: EventBus,
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onModuleInit(): void {
-    if (this.settings.sweepIntervalMs <= 0) return;
-    this.timer = setInterval(() => void this.sweep(), this.settings.sweepIntervalMs);
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask((err) => {
+      this.logger.warn({ err }, 'webhook retry sweep failed; the next one tries again');
+      return { overdue: 0, requeued: 0 };
+    });
   }
 
-  async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  onModuleInit(): void {
+    this.task.every(this.settings.sweepIntervalMs, () => this.run(new Date()));
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One pass at `now` (joins the one under way, if any). Never rejects. */
   sweep(now: Date = new Date()): Promise<SweepResult> {
-    this.running ??= this.run(now)
-      .catch((err: unknown) => {
-        this.logger.warn({ err }, 'webhook retry sweep failed; the next one tries again');
-        return { overdue: 0, requeued: 0 };
-      })
-      .finally(() => {
-        this.running = null;
-      });
-    return this.running;
+    return this.task.once(() => this.run(now));
   }
 
   private async run(now: Date): Promise<SweepResult> {
