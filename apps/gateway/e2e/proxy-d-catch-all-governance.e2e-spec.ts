@@ -1,4 +1,5 @@
-import { expectGovernanceDenial, GatewayHarness, Json, PROVIDER_KEY, setPolicy, startGateway } from './harness';
+import { ApprovalsService, estimateCost } from '@svc/governance';
+import { createOrg, expectGovernanceDenial, GatewayHarness, Json, PROVIDER_KEY, recordOf, setPolicy, startGateway, TestOrg } from './harness';
 
 const SSN = 'My SSN is 123-45-6789';
 const CARD = 'Charge card 4111 1111 1111 1111 today';
@@ -10,7 +11,7 @@ const BASE64_WITH_IBAN = `iVBORw0KGgoAAAANSUhEUgAA/DE89370400440532013000/${'Qk1
 type Answer = { status: number; headers: Headers; body: Json };
 
 /**
- * Governance of the D catch-all (`ANY /v1/{provider_d}/{path}`, docs/gateway.md "Bodies"): the PII
+ * Governance of the D catch-all (`ANY /v1/{provider_d}/{path}`, docs/gateway-providers.md "Bodies"): the PII
  * and safety stages read every string of a JSON body, whatever its shape (an array, a bare string,
  * fields the gateway does not know, keys), through the real HTTP surface to a recording upstream.
  */
@@ -114,5 +115,80 @@ describe('D catch-all: the PII and safety stages read every string of a JSON bod
     });
     expect(res.status).toBe(200);
     expect(gw.mock.requests).toHaveLength(1);
+  });
+});
+
+/**
+ * Stage 2 on the D catch-all (docs/governance-choices.md "The D catch-all in the estimate"): a body without
+ * a prompt (an array, a rerank, a batch) is estimated from every string the PII walk extracts, so
+ * the per-request cap and the HITL threshold hold it back before it reaches the provider.
+ */
+describe('D catch-all: stage 2 estimates every string of a body without a prompt', () => {
+  let gw: GatewayHarness;
+  const sentence = (i: number) => `Invoice ${i} of the quarterly report for the northern region was paid in full on time.`;
+  /** Some 4,000 tokens of text: $0.0006 at mistral-small-latest's $0.15 per 1M input, $0.012 at DEFAULT_MODEL_PRICE. */
+  const documents = Array.from({ length: 200 }, (_, i) => sentence(i));
+  const batch = documents.map((text, i) => ({ custom_id: `r${i}`, text }));
+  const rerank = { model: 'mistral-small-latest', query: 'Which invoice was paid late?', documents };
+  const send = async (org: TestOrg, path: string, body: unknown): Promise<Answer> => {
+    const res = await fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-SVC-API-Key': org.key, 'X-Provider-Key': PROVIDER_KEY },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
+  };
+  const cost = (res: Answer) => Number(res.headers.get('x-svc-cost'));
+
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(() => gw.stop());
+  beforeEach(() => gw.mock.reset());
+
+  it('refuses an array body and a rerank over max_cost_per_request with 403 cost_limit; nothing reaches the provider', async () => {
+    const org = await createOrg(gw, 'growth');
+    await setPolicy(gw, org.orgId, { max_cost_per_request: 0.0002 });
+    for (const [path, body] of [['/v1/groq/batches/inputs', batch], ['/v1/mistral/rerank', rerank]] as const) {
+      const res = await send(org, path, body);
+      expectGovernanceDenial(res, { status: 403, type: 'permission_error', code: 'cost_limit', gatewayCode: 'GW_COST_001', orgId: org.orgId });
+      expect(res.body.error.message).toMatch(/^Estimated cost \$0\.\d+ \(\d{4} input tokens in the strings of the body \+ 0 max output tokens\) exceeds the per-request limit of \$0\.0002\.$/);
+      expect([path, cost(res)]).toEqual([path, expect.any(Number)]);
+      expect(cost(res)).toBeGreaterThan(0.0002);
+    }
+    expect(gw.mock.requests).toEqual([]);
+    // A small rerank fits under the cap; it still shows its estimate, and is charged only what its answer reports.
+    const small = await send(org, '/v1/mistral/rerank', { ...rerank, documents: documents.slice(0, 3) });
+    expect({ status: small.status, error: small.body.error }).toEqual({ status: 200, error: undefined });
+    expect(cost(small)).toBeGreaterThan(0);
+    expect(cost(small)).toBeLessThan(0.0002);
+    const record = await recordOf(gw, small.headers.get('x-svc-request-id'), org.orgId);
+    expect(record).toMatchObject({ cost: 0, usage_source: 'none' });
+    expect(record.estimated_cost).toBeCloseTo(cost(small), 10);
+    expect(record.replay.estimated_input_tokens).toBeGreaterThan(0);
+  });
+
+  it('holds an array body over the HITL threshold for approval (202) and forwards it once approved', async () => {
+    const org = await createOrg(gw, 'enterprise');
+    await setPolicy(gw, org.orgId, { hitl_cost_threshold: 0.001 });
+    const pending = await send(org, '/v1/groq/batches/inputs', batch);
+    expect(pending.status).toBe(202);
+    expect(pending.body).toMatchObject({ status: 'pending_approval', approval_id: expect.stringMatching(/^apr_/) });
+    expect(pending.body.estimated_cost).toBeGreaterThan(0.001);
+    expect(cost(pending)).toBeCloseTo(pending.body.estimated_cost, 10);
+    expect(pending.headers.get('x-svc-approval-id')).toBe(pending.body.approval_id);
+    expect(gw.mock.requests).toEqual([]);
+    await gw.service.apps[0].get(ApprovalsService).approve(org.orgId, pending.body.approval_id, 'reviewer@example.com');
+    const approved = await send(org, '/v1/groq/batches/inputs', batch);
+    expect(approved.status).toBe(200);
+    expect(gw.mock.requests.map((r) => r.body)).toEqual([batch]);
+  });
+
+  it("keeps a chat body's estimate on the catch-all: its prompt fields, as on the chat routes", async () => {
+    const org = await createOrg(gw, 'growth');
+    const body = { model: 'mistral-small-latest', agent_id: 'ag_1', messages: [{ role: 'user', content: sentence(1) }], max_tokens: 50 };
+    const res = await send(org, '/v1/mistral/agents/completions', body);
+    expect(res.status).toBe(200);
+    expect(cost(res)).toBeCloseTo(estimateCost('mistral/mistral-small-latest', body).estimated_cost, 10);
   });
 });

@@ -1,7 +1,8 @@
 import { estimateCost, estimatePassthroughCost } from './estimate';
 import { costOf } from './price-lookup';
 import { warmUpTokenizers } from './tokenizer';
-import { countInput, isEmbeddingsRequest, isTokenPricedBody, maxOutputTokens } from './tokens';
+import { extractBodyTexts } from '../scanners/extract-body';
+import { countInput, countTexts, isEmbeddingsRequest, isTokenPricedBody, maxOutputTokens } from './tokens';
 
 beforeAll(() => warmUpTokenizers());
 
@@ -114,16 +115,58 @@ describe('estimateCost with a long-context tier', () => {
 });
 
 describe('estimatePassthroughCost (the D catch-all)', () => {
+  const walk = (body: unknown) => () => extractBodyTexts(body);
+
   it.each([
     ['a GET (no body)', undefined],
-    ['a body that is not JSON', Buffer.from('multipart bytes')],
-    ['a batch job', { input_files: ['file-1'], model: 'mistral-small-latest', endpoint: '/v1/chat/completions' }],
-    ['an OCR document', { model: 'mistral-ocr-latest', document: { type: 'document_url', document_url: 'https://example.com/a.pdf' } }],
+    ['a body that is not JSON (the proxy passes undefined)', undefined],
+    ['a JSON number', 42],
+    ['JSON null', null],
+    ['an empty array', []],
   ])('estimates %s at nothing, not at 4,096 output tokens', (_what, body) => {
     expect(isTokenPricedBody(body)).toBe(false);
-    expect(estimatePassthroughCost('mistral/mistral', body)).toEqual({ input_tokens: 0, output_tokens: 0, estimated_cost: 0 });
+    expect(estimatePassthroughCost('mistral/mistral', body, walk(body))).toEqual({ input_tokens: 0, output_tokens: 0, estimated_cost: 0 });
     // What a plain estimate would have reserved for it.
     expect(estimateCost('mistral/mistral', body).output_tokens).toBe(4096);
+  });
+
+  const documents = Array.from({ length: 20 }, (_, i) => `Invoice ${i} of the quarterly report for the northern region, paid in full.`);
+  it.each([
+    ['an array (a batch of inputs)', [{ custom_id: 'a', text: 'Summarize the quarterly report.' }, { custom_id: 'b', text: documents[0] }]],
+    ['a rerank', { model: 'mistral-small-latest', query: 'Which invoice is unpaid?', documents }],
+    ['a batch with nested requests', { requests: [{ custom_id: 'r1', body: { model: 'mistral-small-latest', messages: [{ role: 'user', content: documents[1] }] } }] }],
+    ['a bare string', documents.join(' ')],
+    ['a job with ids only', { input_files: ['file-1'], model: 'mistral-small-latest', endpoint: '/v1/chat/completions' }],
+  ])('estimates %s from every string the PII walk extracts, at the input price and no output', (_what, body) => {
+    expect(isTokenPricedBody(body)).toBe(false);
+    const estimate = estimatePassthroughCost('mistral/mistral-small-latest', body, walk(body));
+    const tokens = countTexts('mistral/mistral-small-latest', extractBodyTexts(body));
+    expect(tokens).toBeGreaterThan(0);
+    expect(estimate).toEqual({ input_tokens: tokens, output_tokens: 0, estimated_cost: costOf('mistral/mistral-small-latest', { input_tokens: tokens }), body_strings: true });
+  });
+
+  it('counts the rerank documents in full, and adds the output a body names (times n) at the output price', () => {
+    const small = { model: 'mistral-small-latest', query: 'q', documents: documents.slice(0, 1) };
+    const large = { ...small, documents };
+    expect(estimatePassthroughCost('mistral/mistral-small-latest', large, walk(large)).input_tokens).toBeGreaterThan(
+      5 * estimatePassthroughCost('mistral/mistral-small-latest', small, walk(small)).input_tokens,
+    );
+    const capped = { ...small, max_tokens: 100, n: 3 };
+    const estimate = estimatePassthroughCost('mistral/mistral-small-latest', capped, walk(capped));
+    expect(estimate).toMatchObject({ output_tokens: 300, answers: 3, body_strings: true });
+    expect(estimate.estimated_cost).toBe(costOf('mistral/mistral-small-latest', { input_tokens: estimate.input_tokens, output_tokens: 300 }));
+  });
+
+  it('prices a body without a model at the route default (DEFAULT_MODEL_PRICE for an unknown id)', () => {
+    const body = ['Summarize the quarterly report.'];
+    const estimate = estimatePassthroughCost('groq/', body, walk(body));
+    expect(estimate.estimated_cost).toBe(costOf('groq/', { input_tokens: estimate.input_tokens }));
+    expect(estimate.estimated_cost).toBeGreaterThan(0);
+  });
+
+  it('does not walk the body for a prompt body', () => {
+    const body = { model: 'mistral-small-latest', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 64 };
+    expect(estimatePassthroughCost('mistral/mistral-small-latest', body, () => { throw new Error('walked'); })).toEqual(estimateCost('mistral/mistral-small-latest', body));
   });
 
   it.each([
@@ -133,7 +176,7 @@ describe('estimatePassthroughCost (the D catch-all)', () => {
     ['an embeddings input', { model: 'mistral-embed', input: ['hello there'] }],
   ])('estimates %s like any other route', (_what, body) => {
     expect(isTokenPricedBody(body)).toBe(true);
-    const estimate = estimatePassthroughCost('mistral/mistral-small-latest', body);
+    const estimate = estimatePassthroughCost('mistral/mistral-small-latest', body, walk(body));
     expect(estimate).toEqual(estimateCost('mistral/mistral-small-latest', body));
     expect(estimate.input_tokens).toBeGreaterThan(0);
   });
@@ -150,7 +193,8 @@ describe('estimatePassthroughCost (the D catch-all)', () => {
     const body = { model: 'grok-4', input: 'Write a haiku', max_output_tokens: 300 };
     expect(isEmbeddingsRequest(body)).toBe(false);
     expect(maxOutputTokens(body)).toBe(300);
-    expect(estimatePassthroughCost('xai/grok-4', body).output_tokens).toBe(300);
-    expect(estimatePassthroughCost('xai/grok-4', { model: 'grok-4', input: 'Write a haiku' }).output_tokens).toBe(0);
+    expect(estimatePassthroughCost('xai/grok-4', body, walk(body)).output_tokens).toBe(300);
+    const embed = { model: 'grok-4', input: 'Write a haiku' };
+    expect(estimatePassthroughCost('xai/grok-4', embed, walk(embed)).output_tokens).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { PriceOptions, TokenUsage, costAtPrice, longContextTier, priceFor } from './price-lookup';
-import { answerCount, CacheWrite, countInput, isEmbeddingsRequest, isTokenPricedBody, maxOutputTokens } from './tokens';
+import { answerCount, CacheWrite, countInput, countTexts, isEmbeddingsRequest, isTokenPricedBody, maxOutputTokens, namedMaxOutputTokens } from './tokens';
 
 export interface CostEstimate {
   input_tokens: number;
@@ -16,6 +16,12 @@ export interface CostEstimate {
    * tokens): the whole request is priced at the model's long-context prices.
    */
   long_context?: number;
+  /**
+   * Set on a D catch-all call without a prompt: `input_tokens` are every string of its body (the PII
+   * walk's texts), held against the caps, budgets and HITL threshold. Not charged when the answer
+   * has no usage: what the provider bills such a call for is not known to be tokens.
+   */
+  body_strings?: true;
 }
 
 /**
@@ -47,11 +53,26 @@ export function estimateCost(model: string, body: unknown, options: PriceOptions
 
 /**
  * Stage 2 estimate of a D catch-all call (`ANY /v1/{provider}/{path}`): `estimateCost` when its body
- * is priced in tokens (`isTokenPricedBody`: messages, a prompt, an input), else nothing: a GET of the
- * model list, a file download or upload, a batch or OCR job is not estimated at a made-up 4,096
- * output tokens, so no cap or budget refuses it on that account.
+ * is priced in tokens (`isTokenPricedBody`: messages, a prompt, an input). Any other body (an array
+ * such as a batch, a rerank's `query` and `documents`, a job, unknown fields) is estimated from
+ * `bodyTexts`, every string of it as the PII walk extracted them (`extractBodyTexts`: already bounded
+ * and joined past 10,000 texts), counted with the model's tokenizer at its input price, plus the max
+ * output the body names (`max_tokens`, `max_completion_tokens`, `max_output_tokens`, times `n` or
+ * `best_of`). Without a named max such a call is estimated at 0 output tokens, not 4,096: a rerank,
+ * classifier, moderation, OCR or job call generates no text to bill. A GET or a body that is not
+ * JSON has no strings: 0.
  */
-export function estimatePassthroughCost(model: string, body: unknown, options: PriceOptions = {}): CostEstimate {
+export function estimatePassthroughCost(model: string, body: unknown, bodyTexts: () => readonly { text: string }[], options: PriceOptions = {}): CostEstimate {
   if (isTokenPricedBody(body)) return estimateCost(model, body, options);
-  return { input_tokens: 0, output_tokens: 0, estimated_cost: 0 };
+  const input_tokens = countTexts(model, bodyTexts());
+  const max = namedMaxOutputTokens(body);
+  const answers = max === null ? 1 : answerCount(body);
+  const output_tokens = (max ?? 0) * answers;
+  if (input_tokens === 0 && output_tokens === 0) return { input_tokens: 0, output_tokens: 0, estimated_cost: 0 };
+  const price = priceFor(model, options);
+  const estimate: CostEstimate = { input_tokens, output_tokens, estimated_cost: costAtPrice(price, { input_tokens, output_tokens }), body_strings: true };
+  if (answers > 1) estimate.answers = answers;
+  const tier = longContextTier(price, input_tokens);
+  if (tier) estimate.long_context = tier.above_input_tokens;
+  return estimate;
 }

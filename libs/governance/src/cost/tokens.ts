@@ -188,20 +188,36 @@ export function countInput(model: string, body: unknown): InputCount {
   }
 }
 
+/**
+ * Input tokens of texts for the model, with the tally the body count uses (the model's tokenizer,
+ * one merge budget, exact up to EXACT_COUNT_CHAR_BUDGET characters and extrapolated beyond): the
+ * strings of a D catch-all body without a prompt, as the PII walk extracted them (stage 2).
+ */
+export function countTexts(model: string, texts: readonly { text: string }[]): number {
+  const tally = new TokenTally(tokenizerFor(model));
+  for (const { text } of texts) tally.text(text);
+  return tally.tokens;
+}
+
 function positiveTokens(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : null;
 }
 
 /**
- * Max output tokens of a request: `max_tokens`, `max_completion_tokens` or a Responses-style
- * `max_output_tokens` (the largest if a client sends several), else DEFAULT_MAX_OUTPUT_TOKENS.
+ * The max output tokens a body names: `max_tokens`, `max_completion_tokens` or a Responses-style
+ * `max_output_tokens` (the largest if a client sends several), else null.
  */
-export function maxOutputTokens(body: unknown): number {
-  if (!isObject(body)) return DEFAULT_MAX_OUTPUT_TOKENS;
+export function namedMaxOutputTokens(body: unknown): number | null {
+  if (!isObject(body)) return null;
   const values = [positiveTokens(body.max_tokens), positiveTokens(body.max_completion_tokens), positiveTokens(body.max_output_tokens)].filter(
     (value): value is number => value !== null,
   );
-  return values.length > 0 ? Math.max(...values) : DEFAULT_MAX_OUTPUT_TOKENS;
+  return values.length > 0 ? Math.max(...values) : null;
+}
+
+/** Max output tokens of a request: the max its body names (`namedMaxOutputTokens`), else DEFAULT_MAX_OUTPUT_TOKENS. */
+export function maxOutputTokens(body: unknown): number {
+  return namedMaxOutputTokens(body) ?? DEFAULT_MAX_OUTPUT_TOKENS;
 }
 
 /**
@@ -225,8 +241,9 @@ export function isEmbeddingsRequest(body: unknown): boolean {
 
 /**
  * A body priced in tokens: a prompt to answer or embed (`messages`, `prompt`, `input`, Mistral's
- * `inputs`). What else the D catch-all carries (a GET, a file upload, a batch job or OCR request,
- * a fine-tuning job) is billed by the provider in other units or not at all: stage 2 estimates it at 0.
+ * `inputs`). What else the D catch-all carries (an array, a rerank's `query` and `documents`, a
+ * batch, OCR or fine-tuning job, a GET, a file upload) stage 2 estimates from every string of the
+ * body instead (`estimatePassthroughCost`).
  */
 export function isTokenPricedBody(body: unknown): boolean {
   return isObject(body) && (Array.isArray(body.messages) || body.prompt !== undefined || body.input !== undefined || body.inputs !== undefined);

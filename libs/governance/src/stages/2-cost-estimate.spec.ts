@@ -57,6 +57,21 @@ describe('stage 2, cost estimate', () => {
     expect(prompt.estimate).toMatchObject({ output_tokens: 20 });
   });
 
+  it('estimates a D catch-all body without a prompt from the strings the PII stage scans, and refuses it above the cap', () => {
+    const documents = Array.from({ length: 200 }, (_, i) => `Invoice ${i} of the quarterly report, paid in full.`);
+    const input = { endpoint: 'passthrough' as const, provider: 'mistral', model: 'mistral-small-latest', body: { model: 'mistral-small-latest', query: 'unpaid?', documents } };
+    const ctx = contextFor({ profile: { policy: { max_cost_per_request: 0.0001 } }, input });
+    const result = estimateStage(ctx);
+    expect(ctx.estimate).toMatchObject({ output_tokens: 0, body_strings: true });
+    expect(ctx.estimate?.input_tokens).toBeGreaterThan(2000);
+    expect(ctx.estimate?.estimated_cost).toBe(costOf('mistral/mistral-small-latest', { input_tokens: ctx.estimate?.input_tokens ?? 0 }));
+    // The texts were extracted once: the PII stage reads the same array.
+    expect(ctx.texts()).toBe(ctx.texts());
+    if (result.outcome !== 'BLOCK') throw new Error('expected BLOCK');
+    expect(result.error.body).toMatchObject({ code: 'cost_limit', gateway_error_code: 'GW_COST_001' });
+    expect(result.error.body.message).toMatch(/ \(\d+ input tokens in the strings of the body \+ 0 max output tokens\) exceeds/);
+  });
+
   it('refuses an estimate above the per-request cap with cost_limit GW_COST_001', () => {
     const ctx = contextFor({ profile: { policy: { max_cost_per_request: 0.01 } }, input: { model: 'gpt-4o', body: chatBody('hi', { max_tokens: 10_000 }) } });
     const result = estimateStage(ctx);

@@ -8,20 +8,22 @@ import { ALLOW, ChainContext, StageResult } from '../chain/context';
  * `max_tokens`/`max_completion_tokens` or 4096 for each answer asked for (`n`, `best_of`), the price table (input at the cache-write price
  * when the body carries a `cache_control` marker, the long-context prices above the model's
  * threshold: `estimateCost`), and the per-request cap
- * (`cost_limit`). A D catch-all call without a prompt (a GET, a file, a batch job) is estimated at 0
- * (`estimatePassthroughCost`). The daily and monthly budgets and the daily named budgets with
+ * (`cost_limit`). A D catch-all call without a prompt (an array, a rerank, a batch job) is estimated
+ * from every string of its body, the texts the PII stage scans (`ctx.texts()`, extracted once), plus
+ * the max output it names, else none (`estimatePassthroughCost`). The daily and monthly budgets and the daily named budgets with
  * `auto_stop` are checked in the counter script, which reserves the estimate atomically (`budgetRefusal`).
  */
 export function estimateStage(ctx: ChainContext): StageResult {
   const { body, endpoint } = ctx.input;
-  const estimate = endpoint === 'passthrough' ? estimatePassthroughCost(ctx.pricedModel, body, ctx.flags.prices) : estimateCost(ctx.pricedModel, body, ctx.flags.prices);
+  const estimate =
+    endpoint === 'passthrough' ? estimatePassthroughCost(ctx.pricedModel, body, () => ctx.texts(), ctx.flags.prices) : estimateCost(ctx.pricedModel, body, ctx.flags.prices);
   ctx.estimate = estimate;
   const cap = ctx.policy.max_cost_per_request;
   if (estimate.estimated_cost <= cap) return ALLOW;
   return {
     outcome: 'BLOCK',
     error: new GatewayError(403, {
-      message: `Estimated cost ${formatUsd(estimate.estimated_cost)} (${estimate.input_tokens} input${writeNote(estimate.cache_write)} + ${estimate.output_tokens} max output tokens${answersNote(estimate)}${longContextNote(estimate.long_context)}) exceeds the per-request limit of ${formatUsd(cap)}.`,
+      message: `Estimated cost ${formatUsd(estimate.estimated_cost)} (${estimate.input_tokens} input${writeNote(estimate.cache_write)}${bodyNote(estimate)} + ${estimate.output_tokens} max output tokens${answersNote(estimate)}${longContextNote(estimate.long_context)}) exceeds the per-request limit of ${formatUsd(cap)}.`,
       type: 'permission_error',
       code: 'cost_limit',
       gateway_error_code: 'GW_COST_001',
@@ -33,6 +35,10 @@ export function estimateStage(ctx: ChainContext): StageResult {
 function writeNote(cacheWrite: CostEstimate['cache_write']): string {
   if (cacheWrite === undefined) return '';
   return ` tokens priced as ${cacheWrite === '1h' ? '1-hour' : '5-minute'} cache writes`;
+}
+
+function bodyNote(estimate: CostEstimate): string {
+  return estimate.body_strings ? ' tokens in the strings of the body' : '';
 }
 
 function answersNote(estimate: CostEstimate): string {

@@ -78,6 +78,7 @@ export interface Charge {
 
 const NO_CHARGE: Charge = { cost: 0, inputTokens: 0, outputTokens: 0, source: 'none' };
 const REPLAY: Charge = { ...NO_CHARGE, source: 'replay' };
+const NOTHING_ESTIMATED = Object.freeze({ input_tokens: 0, output_tokens: 0 });
 
 /**
  * The charge of a request, one value for the budget counters, the usage record, the access line and
@@ -98,7 +99,8 @@ const REPLAY: Charge = { ...NO_CHARGE, source: 'replay' };
  * - `none`: nothing was sent or answered: refused, an error or redirect answer of the provider's, a
  *   failure before the request reached the provider (a connection not made, an open breaker, a
  *   client that left before then); or an answer without usage to a call stage 2 found nothing to
- *   price in (a D catch-all GET, file or job call: estimated at 0 input and 0 output tokens): cost 0.
+ *   price in (a D catch-all GET, file or job call: no prompt, whatever stage 2 held for the strings of
+ *   its body): cost 0.
  * - `replay`: an idempotent replay, answered from the stored answer without a provider call: cost 0
  *   (the request that was served was charged).
  */
@@ -108,7 +110,9 @@ export function chargeOf(provider: string, model: string, state: FinishState, pr
   if (!result && !state.dispatched) return NO_CHARGE;
   const { price, key } = matchPrice(pricedModel(provider, model), prices);
   const charged = (charge: Charge): Charge => (key === null ? { ...charge, defaultPriced: true } : charge);
-  const estimate = state.decision?.estimate;
+  // A catch-all call without a prompt is held at the tokens of its body's strings (stage 2), but
+  // charged only the usage its answer reports: the provider may bill it in other units.
+  const estimate = state.decision?.estimate.body_strings ? NOTHING_ESTIMATED : state.decision?.estimate;
   const usage = result?.usage;
   if (usage && result.usageFinal) {
     return charged({ cost: costOfUsage(price, usage, usage.outputTokens), inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, source: 'provider' });
