@@ -186,14 +186,14 @@ describe('networkPolicy on: values that shape the rules', () => {
 });
 
 describe('documentation', () => {
-  it('docs/deploy.md "Network policies" has a values example that only uses chart keys and renders', () => {
-    const guide = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+  it('docs/deploy-install.md "Network policies" has a values example that only uses chart keys and renders', () => {
+    const guide = readFileSync(join(ROOT, 'docs', 'deploy-install.md'), 'utf8');
     const start = guide.indexOf('## Network policies');
     expect(start).toBeGreaterThan(0);
     const section = guide.slice(start);
     const snippet = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
     const values = load(snippet ?? '');
-    if (!isObject(values)) throw new Error('no yaml example under "## Network policies" in docs/deploy.md');
+    if (!isObject(values)) throw new Error('no yaml example under "## Network policies" in docs/deploy-install.md');
     expect(unknownKeys(values, readYaml(join(CHART_DIR, 'values.yaml')))).toEqual([]);
     expect(renderChart(MINIMAL_VALUES, values).all('NetworkPolicy')).toHaveLength(5);
     expect(readFileSync(join(CHART_DIR, 'README.md'), 'utf8')).toContain('## Network policies');

@@ -11,10 +11,11 @@ const values = readYaml(join(CHART_DIR, 'values.yaml'));
 const files = templates();
 const template = (name: string) => files.get(name) ?? '';
 const allTemplateText = [...files.values()].join('\n');
-const guide = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+/** The deploy guide: docs/deploy.md's two parts, building and installing, then operating. */
+const guide = ['deploy-install.md', 'deploy-operating.md'].map((file) => readFileSync(join(ROOT, 'docs', file), 'utf8')).join('\n');
 /**
  * Resident memory of each service on the images' Node 24 with their NODE_OPTIONS and malloc settings
- * (docs/deploy.md "Memory": idle after start, Redis connected; the gateway after load, docs/benchmarks.md).
+ * (docs/deploy-install.md "Memory": idle after start, Redis connected; the gateway after load, docs/benchmarks.md).
  */
 const RESIDENT_MIB: Record<ServiceApp, number> = { gateway: 234, 'gateway-admin': 152, 'org-api': 137, 'webhook-dispatcher': 138, 'runner-control-plane': 137 };
 const mebibytes = (quantity: unknown) => {
@@ -211,8 +212,7 @@ describe('documentation', () => {
     expect(readme).toContain('examples/values-external.yaml');
   });
 
-  it('docs/deploy.md walks through building, installing and upgrading', () => {
-    const guide = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+  it('docs/deploy-install.md and docs/deploy-operating.md walk through building, installing and upgrading', () => {
     for (const step of [
       'deploy/docker/Dockerfile', 'kubectl create namespace', 'kubectl -n', 'create secret generic', 'helm dependency update', 'helm install',
       'rollout status', '/v1/health', '/api/v1/auth/login', 'helm upgrade', 'rollout restart', 'MASTER_ENCRYPTION_KEY_PREVIOUS',
@@ -223,7 +223,7 @@ describe('documentation', () => {
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('docs/deploy.md');
   });
 
-  it('docs/deploy.md states the rolling-update settings every Deployment template uses', () => {
+  it('docs/deploy-operating.md states the rolling-update settings every Deployment template uses', () => {
     const strategies = SERVICES.map(({ app }) => /rollingUpdate:\n\s+maxSurge: (\S+)\n\s+maxUnavailable: (\S+)\n/.exec(template(`${app}.yaml`))?.slice(1, 3));
     expect(new Set(strategies.map((s) => JSON.stringify(s))).size).toBe(1);
     const [maxSurge, maxUnavailable] = strategies[0] ?? [];

@@ -67,7 +67,7 @@ describe('gateway admin: policies', () => {
     const error = gatewayError(await h.call('POST', '/gateway/admin/policies', { body: { rpm_limit: 0, daily_budget: -1 } }), 400);
     expect(error.message).toContain('rpm_limit');
     expect(error.message).toContain('daily_budget');
-    // As on every route with body fields (docs/admin-api.md "Bodies"): 400 naming `body`.
+    // As on every route with body fields (docs/admin-api-access.md "Bodies"): 400 naming `body`.
     for (const body of [[1, 2], null, 'rpm_limit=5', 5]) {
       const refused = gatewayError(await h.call('POST', '/gateway/admin/policies', { body }), 400, 'invalid_request');
       expect(refused).toMatchObject({ type: 'invalid_request_error', param: 'body', message: 'The request body must be a JSON object' });

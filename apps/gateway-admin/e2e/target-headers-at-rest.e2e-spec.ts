@@ -11,7 +11,7 @@ const BEARER = 'Bearer sk-legacy-Tz8pNc3Vh6Yf1Qa';
 const MASKED = { authorization: '[REDACTED]', 'x-auth-token': '[REDACTED]', 'x-team': 'ml' };
 
 /**
- * docs/admin-api.md "Provider targets and discovery": a target stored before credential header names
+ * docs/admin-api-providers.md "Provider targets and discovery": a target stored before credential header names
  * were refused keeps them sealed (`sealed_headers`) once the start-up pass has run, still sends them
  * upstream as configured, and the admin API never answers their values.
  */

@@ -1,7 +1,7 @@
 import { AdminHarness, gatewayError, startAdmin } from './admin-harness';
 
 /**
- * docs/decisions.md "Trailing slash and GET /": only the organization API ignores a trailing slash.
+ * docs/decisions-services.md "Trailing slash and GET /": only the organization API ignores a trailing slash.
  * The gateway surfaces (this one shares its router with the proxy under `npm start`) keep exact paths.
  */
 describe('gateway admin: paths keep their exact form', () => {

@@ -2,7 +2,7 @@ import { UNSERVED_V1_ADMIN_CALLS } from '@svc/testing';
 import { AdminHarness, CallOptions, gatewayError, GATEWAY_WITH_ADMIN, Reply, startAdmin } from './admin-harness';
 
 /**
- * docs/admin-api.md and docs/gateway.md "Paths no route serves": the gateway admin deployed alone
+ * docs/admin-api.md and docs/gateway-routes.md "Paths no route serves": the gateway admin deployed alone
  * answers a method or path no route serves with 404 `not_found` in the gateway format, worded as the
  * gateway's own refusals (`No route METHOD path`): under `/v1/admin` the very answer of `npm start`'s
  * port (the proxy's refusal), elsewhere the generic one. Never Nest's `Cannot DELETE ...`.

@@ -11,7 +11,7 @@ export class AppModule {}
 export const SERVICE: ServiceDefinition = {
   name: 'gateway-admin',
   version: SERVICE_VERSION,
-  // LOG_BODIES: logged bodies carry no personal data (docs/deploy.md "Logs and secrets").
+  // LOG_BODIES: logged bodies carry no personal data (docs/deploy-operating.md "Logs and secrets").
   maskLoggedText: maskPii,
   surfaces: [
     {

@@ -20,7 +20,7 @@ const ANTHROPIC: Route = { provider: 'anthropic', path: '/v1/messages', body: cl
 
 /**
  * A half-open breaker's probe that streams is judged when its stream ends, not when the provider's
- * 200 arrives (docs/gateway.md "Resilience"): a stream that completes (or breaks only after its
+ * 200 arrives (docs/gateway-streaming.md "Resilience"): a stream that completes (or breaks only after its
  * documented end) closes the breaker; one the provider breaks mid-way or stalls past the deadline
  * re-opens it; one the client leaves is neither, and the next request probes again. While the probe
  * streams, every other request is refused with 503 `circuit_breaker_open`.

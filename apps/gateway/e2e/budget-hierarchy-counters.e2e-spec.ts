@@ -2,7 +2,7 @@ import { asOrgId } from '@svc/domain';
 import { createOrg, GatewayHarness, Json, postJson, PROVIDER_KEY, recordOf, startGateway } from './harness';
 
 /**
- * The counters of stage 2.5 (DECISIONS.md "Hierarchical budgets"; docs/governance.md "Reservations
+ * The counters of stage 2.5 (DECISIONS.md "Hierarchical budgets"; docs/governance-stages.md "Reservations
  * and settling") after refusals: a request refused by one node, or by a later stage, leaves nothing
  * on the other nodes, so a sibling key keeps exactly the room its served requests left.
  */

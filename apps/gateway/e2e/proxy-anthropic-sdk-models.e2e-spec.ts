@@ -6,7 +6,7 @@ const CLAUDE = ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-3-5-haiku-latest
 
 /**
  * The official Anthropic SDK's `models.list()` and `models.retrieve()` with the SDK-style base
- * `{base_url}/v1/anthropic` (docs/gateway.md "The Anthropic SDK on the B routes"): the B provider's
+ * `{base_url}/v1/anthropic` (docs/gateway-routes.md "The Anthropic SDK on the B routes"): the B provider's
  * models in the Models API's own format and paging, served from the registry with scope
  * gateway:read, nothing sent upstream.
  */

@@ -5,7 +5,7 @@ import { GatewayHarness, Json, openaiClient, openaiFailure, postJson, PROVIDER_K
 type Line = Record<string, unknown>;
 
 /**
- * Provider C, whole answers (docs/gateway.md "Provider C translation"): every generation field the
+ * Provider C, whole answers (docs/gateway-providers.md "Provider C translation"): every generation field the
  * translation maps reaches Gemini's generationConfig, a field of the wrong type is refused with 400
  * naming it (never dropped without a word), the key travels only as `?key=` upstream and never comes
  * back or reaches the logs, and a Gemini answer without candidates is still a format-A answer with a choice.

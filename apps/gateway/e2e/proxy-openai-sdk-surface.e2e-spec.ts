@@ -13,7 +13,7 @@ const failure = (promise: Promise<unknown>): Promise<SdkError> =>
 
 /**
  * The official OpenAI SDK's methods beyond chat completions and embeddings, with `baseURL`
- * `{base_url}/v1` and provider bases (docs/gateway.md "Routes"): what the gateway does not serve
+ * `{base_url}/v1` and provider bases (docs/gateway-routes.md "Routes"): what the gateway does not serve
  * raises a readable NotFoundError in the gateway format, models.retrieve() is served below the
  * A, B and C bases, and a D base forwards every method through the governed catch-all.
  */

@@ -7,7 +7,7 @@ const chat = (stream: boolean) => ({ model: 'mistral-small-latest', messages: [{
 /**
  * A stored provider key under 8 characters (a self-hosted server's `--api-key hunter2`) that the
  * provider's error page echoes is relayed `[REDACTED]` where it stands as a whole token, and the rest
- * of the answer as it came (docs/gateway.md "The provider key never comes back to the client").
+ * of the answer as it came (docs/gateway-routes.md "The provider key never comes back to the client").
  */
 describe('proxy: a short stored provider key echoed by the provider', () => {
   let gw: GatewayHarness;

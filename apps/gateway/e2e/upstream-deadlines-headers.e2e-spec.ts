@@ -32,7 +32,7 @@ function rawPost(url: string, path: string, headers: Record<string, string>, bod
 /**
  * The three upstream deadlines (UPSTREAM_CONNECT_TIMEOUT_MS, UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
  * UPSTREAM_TOTAL_TIMEOUT_MS, shortened here) and dropped connections: their status and code, and
- * each counts once against the provider's breaker (docs/gateway.md "Resilience").
+ * each counts once against the provider's breaker (docs/gateway-streaming.md "Resilience").
  */
 describe('upstream deadlines count against the breaker', () => {
   let gw: GatewayHarness;

@@ -22,7 +22,7 @@ async function timerLateness(): Promise<number> {
 /**
  * Deadlines under a second (UPSTREAM_CONNECT_TIMEOUT_MS, UPSTREAM_FIRST_BYTE_TIMEOUT_MS) pass when
  * they are due, not on undici's coarse timers, which fired a 300 ms deadline after 0.5 to 1 s
- * (docs/gateway.md "Resilience").
+ * (docs/gateway-streaming.md "Resilience").
  */
 describe('sub-second upstream deadlines are kept to the millisecond', () => {
   let gw: GatewayHarness;

@@ -10,7 +10,7 @@ export class AppModule {}
 export const SERVICE: ServiceDefinition = {
   name: 'gateway',
   version: SERVICE_VERSION,
-  // LOG_BODIES: logged bodies carry no personal data (docs/deploy.md "Logs and secrets").
+  // LOG_BODIES: logged bodies carry no personal data (docs/deploy-operating.md "Logs and secrets").
   maskLoggedText: maskPii,
   surfaces: [
     {

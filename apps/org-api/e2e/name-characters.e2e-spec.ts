@@ -4,7 +4,7 @@ import { Json, OrgApi, Session } from './org-api.helpers';
 /**
  * Human-readable names (API keys, named budgets, the organization, members, sign-up) refuse control
  * characters, line breaks, the Unicode line/paragraph separators and the bidirectional embeddings,
- * overrides and isolates with 400 VALIDATION_ERROR naming the field (docs/org-api.md "Errors and
+ * overrides and isolates with 400 VALIDATION_ERROR naming the field (docs/org-api-access.md "Errors and
  * collections"); any other text, non-ASCII and the LRM/RLM marks included, is a name. Names stored
  * before the rule are still listed and usable.
  */

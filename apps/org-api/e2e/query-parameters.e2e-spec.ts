@@ -2,7 +2,7 @@ import { asOrgId } from '@svc/domain';
 import { Json, OrgApi, Session, usageRecord } from './org-api.helpers';
 
 /**
- * docs/org-api.md "Errors and collections": every route of the organization API refuses a query
+ * docs/org-api-access.md "Errors and collections": every route of the organization API refuses a query
  * parameter it does not take with 400 `VALIDATION_ERROR` naming it in `details.param`, reads and
  * writes alike, and a refused write changes nothing; the parameters SPEC.md gives a route (`offset`,
  * `limit`, `page`, `page_size`, `period`, `granularity`, ...) are taken. The public routes (the

@@ -6,7 +6,7 @@ const GONE_MESSAGE = 'The /api/v1/admin/agents routes were removed; use GET /api
 /**
  * SPEC.md "Versioning": routes under `/api/v1/admin/agents/` return 410, whatever the request carries:
  * the refusal comes before the body is read, so no content type, malformed JSON or size turns it into
- * a 415, 400 or 413, and a huge body is not buffered (docs/org-api.md "Routes").
+ * a 415, 400 or 413, and a huge body is not buffered (docs/org-api-access.md "Routes").
  */
 describe('org API: removed /api/v1/admin/agents routes answer 410 whatever the body', () => {
   let api: OrgApi;

@@ -1,7 +1,7 @@
 import { Json, OrgApi, Session } from './org-api.helpers';
 
 /**
- * docs/decisions.md "Trailing slash and GET /": the organization API answers a path written with a
+ * docs/decisions-services.md "Trailing slash and GET /": the organization API answers a path written with a
  * trailing slash as the path without it (same route, same guard, same answer), and `GET /` describes
  * the service.
  */

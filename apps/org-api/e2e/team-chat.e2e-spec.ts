@@ -1,7 +1,7 @@
 import { asOrgId, EncryptedValue } from '@svc/domain';
 import { OrgApi, Session } from './org-api.helpers';
 
-/** docs/webhooks.md "Team chat": one Slack-compatible incoming-webhook URL per organization, stored encrypted. */
+/** docs/webhooks-chat-anomalies.md "Team chat": one Slack-compatible incoming-webhook URL per organization, stored encrypted. */
 describe('org API: team-chat integration', () => {
   let api: OrgApi;
   let owner: Session;

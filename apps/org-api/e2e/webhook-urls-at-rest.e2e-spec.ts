@@ -6,7 +6,7 @@ import { Json, OrgApi, Session } from './org-api.helpers';
 const TOKEN = 'tok-Zp4qW8nRt2Lx6Vb';
 
 /**
- * docs/webhooks.md "Receiver URLs at rest": the `webhooks` document keeps the URL sealed (it may
+ * docs/webhooks-outbound.md "Receiver URLs at rest": the `webhooks` document keeps the URL sealed (it may
  * carry a credential) and answers it in full to its organization; documents stored in clear by an
  * earlier version are still served, count for `webhook_endpoint_duplicate`, and are sealed on write.
  */

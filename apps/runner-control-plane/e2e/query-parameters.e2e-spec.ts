@@ -1,7 +1,7 @@
 import { bootRunners, Json, LOCAL_ON, RunnerApi, RunnerTestContext, seedKey } from './runner-helpers';
 
 /**
- * docs/decisions.md "Tenant isolation": every runner route refuses a query parameter it does not take
+ * docs/decisions-services.md "Tenant isolation": every runner route refuses a query parameter it does not take
  * (`?org_id=` above all) with 400 naming it, as it refuses unknown body fields; `?api_key=` is a
  * credential every route takes.
  */

@@ -21,7 +21,7 @@ interface Tenant {
 }
 
 /**
- * docs/deploy.md "When Redis loses its data": the one-process service (gateway, organization API and
+ * docs/deploy-operating.md "When Redis loses its data": the one-process service (gateway, organization API and
  * webhook dispatcher) on a private redis-server whose scripts are flushed, whose data is flushed, and
  * which is killed and started again empty, while the service runs. Requests are still admitted,
  * counted and settled in Redis (a NOSCRIPT reloads the script), the day's and month's spend is

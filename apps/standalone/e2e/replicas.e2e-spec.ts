@@ -5,7 +5,7 @@ const REDIS_DB = 15;
 
 /**
  * Two gateway replicas with the gateway admin and the organization API on one Redis and one
- * document store (docs/deploy.md "Running several replicas"): what one service changes, every
+ * document store (docs/deploy-operating.md "Running several replicas"): what one service changes, every
  * gateway replica applies; what replicas count, they count together.
  */
 describe('several gateway replicas', () => {

@@ -6,7 +6,7 @@ const RUNNERS = '/gateway/admin/runners';
 const chat = (content: string) => ({ model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content }] });
 
 /**
- * Tenant isolation on the surfaces the per-area specs do not cross (docs/decisions.md "Tenant
+ * Tenant isolation on the surfaces the per-area specs do not cross (docs/decisions-services.md "Tenant
  * isolation"): the runner control plane, `/v1` approval polling, Idempotency-Key, runner proofs
  * and agent health. Organization B holds A's real ids and must get exactly the answer an unknown
  * id gets, with nothing of A's changed; the other routes are guarded by each area's spec

@@ -30,7 +30,7 @@ export interface Reply {
 /**
  * The one-process service (`npm start`) on Redis with a mock provider (format A) and the
  * development switches a receiver on 127.0.0.1 needs (DECISIONS.md "Outbound safety"): the way a
- * user tries webhooks on a laptop (docs/webhooks.md "Trying it on a laptop").
+ * user tries webhooks on a laptop (docs/webhooks-delivery.md "Trying it on a laptop").
  */
 export class WebhookWorld {
   private tenants = 0;

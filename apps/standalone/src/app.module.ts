@@ -21,7 +21,7 @@ export const SERVICE: ServiceDefinition = {
   name: 'svc-gateway',
   bootstrap: true,
   version: SERVICE_VERSION,
-  // LOG_BODIES: logged bodies carry no personal data (docs/deploy.md "Logs and secrets").
+  // LOG_BODIES: logged bodies carry no personal data (docs/deploy-operating.md "Logs and secrets").
   maskLoggedText: maskPii,
   surfaces: [
     {

@@ -25,7 +25,7 @@ const ORG_API: ServiceDefinition = {
 type Json = Record<string, any>;
 
 /**
- * docs/webhooks.md "At least once" and docs/deploy.md "When Redis loses its data": a manual retry
+ * docs/webhooks-delivery.md "At least once" and docs/deploy-operating.md "When Redis loses its data": a manual retry
  * of a dead letter is a `webhook-delivery` job; when Redis loses it before it runs (FLUSHALL here,
  * on a private redis-server, while the dispatcher is down), the record, `pending` and no longer a
  * dead letter, stayed so for ever: neither sent nor retryable by hand. The retry records its job,

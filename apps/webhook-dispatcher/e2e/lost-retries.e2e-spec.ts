@@ -9,7 +9,7 @@ const RETRY_BASE_MS = 300;
 const SWEEP_INTERVAL_MS = 500;
 
 /**
- * docs/webhooks.md "Lost retries" and docs/deploy.md "When Redis loses its data": a delivery waiting
+ * docs/webhooks-delivery.md "At least once" and docs/deploy-operating.md "When Redis loses its data": a delivery waiting
  * for its next attempt is a delayed BullMQ job, and a Redis that loses its data (FLUSHALL here, on a
  * private redis-server) loses it. The dispatcher's retry sweep puts it back, and the delivery goes on
  * where its schedule was: delivered once the receiver is healthy, or a dead letter after six attempts.

@@ -17,7 +17,7 @@ const insertLegacy = (store: DocumentStore, cipher: SecretCipher, orgId: string,
   insertLegacyWebhook(store, cipher, { _id: id, org_id: orgId, url, secret: SECRET });
 
 /**
- * docs/webhooks.md "Receiver URLs at rest": the dispatcher delivers to sealed URLs and to URLs an
+ * docs/webhooks-outbound.md "Receiver URLs at rest": the dispatcher delivers to sealed URLs and to URLs an
  * earlier version stored in clear, and its start seals the latter (the start-up pass).
  */
 describe('webhook dispatcher: receiver URLs sealed at rest', () => {

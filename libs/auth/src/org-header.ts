@@ -10,7 +10,7 @@ export function refusedKeyOf(principal: Principal): RefusedKey {
 
 /**
  * `X-Org-ID` is optional (a key or a token acts for its own organization), but one naming another
- * organization is refused, never ignored (docs/admin-api.md "Access"): 403 `org_mismatch`, on the
+ * organization is refused, never ignored (docs/admin-api-access.md "Access"): 403 `org_mismatch`, on the
  * gateway admin and the `/v1` routes alike. `key`: the authenticated key's principal, so the refusal
  * is a KeyRefusedError the proxy records under its organization.
  *

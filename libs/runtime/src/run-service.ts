@@ -66,7 +66,7 @@ export interface StartOptions {
 }
 
 /**
- * V8 settings for a long-running service, set before anything runs (docs/decisions.md, "Proxy"):
+ * V8 settings for a long-running service, set before anything runs (docs/decisions-proxy.md, "Proxy"):
  * - `GC_HEAP_GROWING_PERCENT`: how much V8 lets the old generation grow past its live size before
  *   the next full collection. V8's own factor (up to 4x) lets a busy proxy, whose in-flight requests
  *   are promoted and then die, grow its heap by some 120 MB under load; 30 % keeps it near the live

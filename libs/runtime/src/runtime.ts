@@ -104,9 +104,9 @@ export async function createRuntime(name: string, config: AppConfig, options: Ru
   const repositories = createRepositories(store);
   const cipher = new SecretCipher(secrets.masterKeys);
   // Webhook URLs stored in clear, or sealed under a previous master key, are sealed under the current one
-  // (docs/webhooks.md "Receiver URLs at rest"). Readers accept both shapes, so a failed pass only waits for the next start.
+  // (docs/webhooks-outbound.md "Receiver URLs at rest"). Readers accept both shapes, so a failed pass only waits for the next start.
   await resealWebhookUrls(repositories.webhooks, cipher, logger).catch((err: unknown) => logger.warn({ err }, 'could not seal the stored webhook URLs; retried at the next start'));
-  // Credential headers of provider targets stored before they were refused are sealed (docs/admin-api.md
+  // Credential headers of provider targets stored before they were refused are sealed (docs/admin-api-providers.md
   // "Provider targets and discovery"); readers accept both shapes, so a failed pass only waits for the next start.
   await sealProviderTargetHeaders(repositories.providerTargets, cipher, logger).catch((err: unknown) => logger.warn({ err }, 'could not seal the stored provider target headers; retried at the next start'));
   const bootstrap = options.bootstrap ? await bootstrapFirstOrganization(repositories, config) : null;

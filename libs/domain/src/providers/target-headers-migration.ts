@@ -38,7 +38,7 @@ export async function sealTargetHeaderDocument(
 }
 
 /**
- * The start-up pass (docs/admin-api.md "Provider targets and discovery"): seals the credential
+ * The start-up pass (docs/admin-api-providers.md "Provider targets and discovery"): seals the credential
  * headers of every target stored before they were refused, and marks the others. Safe to run twice
  * and on several replicas at once (conditional updates, by `_id` order); a pass that stops half-way
  * resumes at the next start. Readers accept both shapes meanwhile. Never logs a header value.

@@ -13,7 +13,7 @@ export interface LegacyWebhookFields extends Partial<Omit<WebhookEntity, 'url' |
 }
 
 /**
- * Inserts a webhook as it was stored before receiver URLs were sealed (docs/webhooks.md "Receiver
+ * Inserts a webhook as it was stored before receiver URLs were sealed (docs/webhooks-outbound.md "Receiver
  * URLs at rest"): `url` in clear and no `url_hash`, straight into the collection, as the repository
  * no longer writes that shape.
  */

@@ -2,8 +2,8 @@ import type { Filter } from '../store/types';
 import type { UsageRecordEntity } from './usage-record.entity';
 
 /**
- * The records a report figure is taken over (docs/admin-api.md "Usage, billing, latency",
- * docs/org-api.md "Cost metrics" and "Health and agents"). Every report reads the same fields, on
+ * The records a report figure is taken over (docs/admin-api-policies.md "Usage, billing, latency",
+ * docs/org-api-budgets.md "Cost metrics" and "Health and agents"). Every report reads the same fields, on
  * the embedded store and on MongoDB alike, and these conditions hold for records written before
  * `usage_source` existed:
  * - `requests`: every record: served, refused (by governance or before it: an unknown route, an

@@ -47,7 +47,7 @@ export async function resealWebhookUrl(
 }
 
 /**
- * The start-up pass (docs/webhooks.md "Receiver URLs at rest"): seals every webhook URL stored in
+ * The start-up pass (docs/webhooks-outbound.md "Receiver URLs at rest"): seals every webhook URL stored in
  * clear, and seals again (with a new `url_hash`) every URL sealed under a previous master key, so
  * that after a rotation the hashes are the current key's and the previous key can be retired. Safe
  * to run twice and on several replicas at once (conditional updates, by `_id` order); a pass that

@@ -10,7 +10,7 @@ export interface WebhookEntity {
   /**
    * The receiver URL (normalized), sealed with the SecretCipher: it may carry a credential. A string
    * in documents written before URLs were sealed, until the start-up pass or their next write seals
-   * them (docs/webhooks.md "Receiver URLs at rest"); readers accept both (`openWebhookUrl`).
+   * them (docs/webhooks-outbound.md "Receiver URLs at rest"); readers accept both (`openWebhookUrl`).
    */
   url: EncryptedValue | string;
   /**

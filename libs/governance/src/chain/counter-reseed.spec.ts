@@ -13,7 +13,7 @@ import { periodSpend } from './period-spend';
 const record = (orgId: string, at: Date, cost: number): UsageRecordEntity => anomalyScenarios.usageRecord(orgId, at.getTime(), { cost, estimated_cost: cost });
 
 /**
- * docs/governance.md "When Redis lost the counters": the marker, the reseed of the day, month and
+ * docs/governance-stages.md "When Redis lost the counters": the marker, the reseed of the day, month and
  * budget-node spend from the usage records, once per loss across replicas, on a private redis-server.
  */
 describe('reseeding the spend counters when Redis lost its data', () => {

@@ -54,7 +54,7 @@ export const COUNTER_SNAPSHOT_FILE = 'governance-counters.json';
             onClose: memory?.release,
           },
           // On MongoDB the usage records can be read without loading them: a Redis found without
-          // its counters' marker at start is reseeded too (docs/deploy.md "When Redis loses its data").
+          // its counters' marker at start is reseeded too (docs/deploy-operating.md "When Redis loses its data").
           { reseedUnseen: store.kind === 'mongodb' },
         );
       },

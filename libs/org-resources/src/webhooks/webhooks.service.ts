@@ -112,7 +112,7 @@ export class WebhooksService {
   }
 
   /**
-   * WEBHOOK_MAX_PER_ORG (docs/decisions.md "Webhook cap"): run one at a time per organization in
+   * WEBHOOK_MAX_PER_ORG (docs/decisions-services.md "Webhook cap"): run one at a time per organization in
    * this process, so the count and the insert cannot interleave with another create here. Another
    * replica's create can still pass the count at the same time: the count after inserting decides,
    * and a create that then sees more than the cap takes its own webhook back, so the cap is never
@@ -170,7 +170,7 @@ export class WebhooksService {
       }
     }
     // A URL stored in clear (before URLs were sealed) or under a previous master key is sealed again on the
-    // webhook's next write (docs/webhooks.md "Receiver URLs at rest").
+    // webhook's next write (docs/webhooks-outbound.md "Receiver URLs at rest").
     if (updated && (typeof updated.url === 'string' || this.cipher.needsReencryption(updated.url))) {
       await resealWebhookUrl(this.repositories.webhooks, this.cipher, updated, this.logger);
       updated = (await this.repositories.webhooks.findById(orgId, id)) ?? updated;
@@ -274,7 +274,7 @@ export class WebhooksService {
    * The webhook's URL in clear, or `''` when its seal does not open (the key that sealed it is no
    * longer configured): the webhook stays listed, readable and updatable, so a new `url` can seal it
    * again, rather than one such document making every list of the organization a 500
-   * (docs/webhooks.md "Receiver URLs at rest").
+   * (docs/webhooks-outbound.md "Receiver URLs at rest").
    */
   private openUrl(orgId: OrgId, webhook: WebhookEntity): string {
     try {

@@ -113,7 +113,7 @@ function typedLine(result: LineResult): string {
 }
 
 /**
- * `npm run reset-password` and `node reset-password.js` in the org-api image (docs/deploy.md,
+ * `npm run reset-password` and `node reset-password.js` in the org-api image (docs/deploy-install.md,
  * "Lost the Owner's password"): resets a user's password on the service's own stores. Returns the
  * exit code; every outcome is a line on stdout (done) or stderr (refused).
  */
@@ -212,7 +212,7 @@ function indexProblem(failures: readonly IndexFailure[]): string {
     'MongoDB (MONGODB_URI) could not build the indexes the reset relies on; nothing was changed:',
     ...lines,
     'The service logs the same failure ("could not create the indexes of a collection"): fix its cause (duplicate documents',
-    'under a unique index, a user without the createIndex privilege), then run this again (docs/deploy.md, "Lost the Owner\'s password").',
+    'under a unique index, a user without the createIndex privilege), then run this again (docs/deploy-install.md, "Lost the Owner\'s password").',
   ].join('\n');
 }
 

@@ -61,7 +61,7 @@ export async function createHttpApp(module: Type<unknown>, options: HttpAppOptio
     genReqId: requestId,
     clientErrorHandler: clientErrorHandler(options.surface, requestId),
     // Path parameters up to 512 characters reach their route (an agent name of 120 characters, percent-encoded, is up to 360).
-    // The organization API answers `/api/v1/x/` as `/api/v1/x` (docs/decisions.md "Trailing slash"); the gateway
+    // The organization API answers `/api/v1/x/` as `/api/v1/x` (docs/decisions-services.md "Trailing slash"); the gateway
     // surfaces keep exact paths, since the proxy forwards the path as the client wrote it.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: options.surface === 'org' },
     frameworkErrors: frameworkErrorHandler(options.surface),

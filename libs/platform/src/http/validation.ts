@@ -143,7 +143,7 @@ function prototypeNamedPath(value: unknown): string | undefined {
  * not a JSON object (`null`, an array, a string, a number) with 400 naming `body`. Left to the
  * ValidationPipe, `null` became `{}` (so a partial update answered 200 and changed nothing) and an
  * array was validated as an object with properties `0`, `1`, ... No body at all stays no body
- * (docs/decisions.md "empty body"): a route that needs fields still names the first one missing.
+ * (docs/decisions-platform.md "empty body"): a route that needs fields still names the first one missing.
  * And a field named like a member of `Object.prototype`, at any depth, is refused as unknown (`prototypeNamedPath`).
  */
 class DtoValidationPipe extends ValidationPipe {

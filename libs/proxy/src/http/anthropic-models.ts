@@ -5,7 +5,7 @@ import type { ModelListEntry } from '../providers';
  * The B provider's own model list format, served at the Anthropic SDK's paths below a B base
  * (`GET /v1/{provider_b}/v1/models`, `GET /v1/{provider_b}/v1/models/{model}`): the Models API's
  * `ModelInfo` entries, paged with `limit`, `after_id` and `before_id` as `client.models.list()`
- * pages (docs/gateway.md "The Anthropic SDK on the B routes").
+ * pages (docs/gateway-routes.md "The Anthropic SDK on the B routes").
  */
 
 /** One entry of the B model list (the Models API's `ModelInfo`). */

@@ -86,7 +86,7 @@ export function parseJsonObject(raw: Buffer, contentType: string | undefined): R
  * body is JSON (an object, an array such as a batch of inputs, a string, a number, `null`), else
  * undefined (no body, a multipart upload, bytes), which it forwards as it came, unscanned. The PII
  * and safety stages read every string of a JSON body of the catch-all (governance's
- * `extractBodyTexts`), within the size limit and the depth checked here (docs/gateway.md "Bodies").
+ * `extractBodyTexts`), within the size limit and the depth checked here (docs/gateway-providers.md "Bodies").
  */
 export function parseProxyBody(passthrough: boolean, raw: Buffer, contentType: string | undefined): unknown {
   if (!passthrough) return parseJsonObject(raw, contentType);

@@ -2,7 +2,7 @@ import { GatewayError, MAX_PARAM_LENGTH, pathOf } from '@svc/platform';
 import type { ProviderDefinition } from '../providers';
 
 /**
- * The answers for paths the gateway does not serve (docs/gateway.md "Routes"): 404 `not_found` or
+ * The answers for paths the gateway does not serve (docs/gateway-routes.md "Routes"): 404 `not_found` or
  * 405 `method_not_allowed` in the gateway error format, naming the routes it does serve, so an SDK
  * method the gateway does not offer (`responses.create()`, `images.generate()`, `files.list()` with
  * `baseURL {base_url}/v1`) raises a readable NotFoundError instead of a framework default.

@@ -47,7 +47,7 @@ const startOfMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTC
 /**
  * `POST /gateway/admin/policies/simulate`: replays the governance decisions of the last
  * `replay_hours` (the usage records of population `governed`) with the draft policy
- * (docs/admin-api.md "Policy simulation"). Read-only: the live policy and the counters are untouched.
+ * (docs/admin-api-policies.md "Policy simulation"). Read-only: the live policy and the counters are untouched.
  */
 @Injectable()
 export class SimulatePolicyUseCase {
