@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { waitUntil } from '@svc/testing';
 import { chat, HitlClient } from './hitl.helpers';
 import { PROVIDER_KEY, Standalone } from './standalone.helpers';
 
@@ -101,10 +102,11 @@ describe('HITL: an approval is given back when its re-submission gets no usable 
       body: JSON.stringify(body),
       signal: abort.signal,
     });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // It leaves once the request is upstream (the mock holds its answer 400 ms), then the gateway's end of it settles.
+    await waitUntil(() => h.upstream('left while upstream') === 1, 5_000, 'the request upstream');
     abort.abort();
     await expect(sent).rejects.toThrow();
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await waitUntil(async () => (await h.details(id)).body.used_at !== null, 5_000, 'the approval marked used');
     expect(h.upstream('left while upstream')).toBe(1);
     await h.expectConsumed(id);
     expect((await h.send(body)).status).toBe(202);

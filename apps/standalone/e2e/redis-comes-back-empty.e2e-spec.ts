@@ -112,11 +112,19 @@ describe('Redis comes back empty while the service runs', () => {
   const expectInvalidationHeard = async () => {
     const t = await tenant();
     expect((await chat(t)).status).toBe(200);
-    await service.runtime.repositories.apiKeys.revoke(asOrgId(t.orgId), t.keyId);
+    expect((await service.runtime.repositories.apiKeys.revoke(asOrgId(t.orgId), t.keyId))?.status).toBe('revoked');
+    // This replica subscribes again once its subscriber connection is back, which reconnects on a
+    // backoff of its own (up to 2 s apart), not with the connection counting is back on.
+    const subscribers = async () => Number(((await admin.pubsub('NUMSUB', 'svc:invalidate')) as [string, number])[1]);
+    await waitUntil(async () => (await subscribers()) === 1, 5_000, "this replica's invalidation subscription");
     const receivers = await admin.publish('svc:invalidate', JSON.stringify({ topic: 'api-key', id: hashApiKey(t.key), origin: 0 }));
-    // This replica's subscription is in place again (the runner stream relay has a channel of its own).
+    // It heard it (the runner stream relay has a channel of its own).
     expect(receivers).toBe(1);
-    await waitUntil(async () => (await chat(t)).status === 401, 2_000, 'the revoked key refused');
+    // If it is not, the failure lists every answer seen meanwhile.
+    const seen: number[] = [];
+    await waitUntil(async () => seen[seen.push((await chat(t)).status) - 1] === 401, 2_000, 'the revoked key refused').catch((err: Error) => {
+      throw new Error(`${err.message}; answers: ${seen.join(', ')}`);
+    });
   };
 
   beforeAll(async () => {

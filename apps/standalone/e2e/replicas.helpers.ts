@@ -42,6 +42,9 @@ const DISPATCHER: ServiceDefinition = {
   surfaces: [{ label: 'webhook-dispatcher', module: DispatcherModule, port: 'WEBHOOK_DISPATCHER_PORT', surface: 'gateway' }],
 };
 
+/** What a gateway replica logs when Redis missed the deadline of a count (failover-counter-store.ts). */
+const FELL_BACK_TO_MEMORY = 'Redis unreachable: governance counters fall back to memory (degraded)';
+
 export interface Reply {
   status: number;
   headers: Headers;
@@ -63,6 +66,8 @@ export class Deployment {
     readonly mock: MockProvider,
     readonly receiver: Receiver,
     private readonly redisUrl: string,
+    /** The messages the services logged (warnings and errors). */
+    private readonly logged: string[],
   ) {}
 
   /** `db`: a Redis database of the spec file's own (the `events` queue is shared by every service on it). */
@@ -81,15 +86,47 @@ export class Deployment {
       WEBHOOK_ALLOW_HTTP: 'true',
       OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
       ANOMALY_CHECK_INTERVAL_MS: '0',
+      LOG_LEVEL: 'warn',
       ...env,
     };
-    const first = await bootService(GATEWAY, shared);
-    const replica = (definition: ServiceDefinition) => bootService(definition, shared, { documentStore: first.runtime.store });
+    const logged: string[] = [];
+    const logDestination = {
+      write(chunk: string): void {
+        for (const line of chunk.split('\n')) if (line.trim()) logged.push(String((JSON.parse(line) as Json).msg));
+      },
+    };
+    const first = await bootService(GATEWAY, shared, { logDestination });
+    const replica = (definition: ServiceDefinition) => bootService(definition, shared, { documentStore: first.runtime.store, logDestination });
     const second = await replica(GATEWAY);
     const admin = await replica(ADMIN);
     const orgApi = await replica(ORG_API);
     const dispatchers = [await replica(DISPATCHER), await replica(DISPATCHER)];
-    return new Deployment([first, second], admin, orgApi, dispatchers, mock, receiver, redisUrl);
+    return new Deployment([first, second], admin, orgApi, dispatchers, mock, receiver, redisUrl, logged);
+  }
+
+  /**
+   * Runs `attempt` (which should use an organization of its own) until one ran while both replicas
+   * counted in Redis from start to end, and gives its result; null from `attempt` asks for another
+   * (a minute that turned). A replica whose admit Redis does not answer within 50 ms (a loaded
+   * machine) counts in memory until its next probe, as documented, and the replicas' counts then
+   * part: what these tests compare is the counting they share, so such an attempt is run again.
+   */
+  async countedTogether<T>(attempt: () => Promise<T | null>, attempts = 5): Promise<T> {
+    for (let i = 0; i < attempts; i++) {
+      await within(5_000, 'both replicas counting in Redis', async () => {
+        const health = await Promise.all(this.gateways.map(async (gateway) => (await fetch(`${gateway.urls.gateway}/v1/health`)).json() as Promise<Json>));
+        return health.every((body) => body.degraded === false);
+      });
+      const fallbacks = this.fallbacks();
+      const result = await attempt();
+      if (result !== null && this.fallbacks() === fallbacks) return result;
+    }
+    throw new Error(`no attempt out of ${attempts} ran with both replicas counting in Redis (a minute turned, or Redis missed a deadline: ${this.fallbacks()} fallbacks)`);
+  }
+
+  /** How often a replica has fallen back to counting in memory so far. */
+  fallbacks(): number {
+    return this.logged.filter((msg) => msg === FELL_BACK_TO_MEMORY).length;
   }
 
   get repos(): Repositories {
