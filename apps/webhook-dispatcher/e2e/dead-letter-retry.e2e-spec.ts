@@ -1,16 +1,10 @@
-import { Module } from '@nestjs/common';
-import { OrgApiModule } from '@svc/org';
-import { LivenessModule, SERVICE_VERSION } from '@svc/platform';
+import { SERVICE_VERSION } from '@svc/platform';
 import type { ServiceDefinition } from '@svc/runtime';
 import { bootService, TestService } from '@svc/testing';
 import { AppModule as DispatcherModule } from '../src/app.module';
-import { cleanRedis, loginOwner, Receiver, redisUrl, sampleEvent, sleep, verifyDelivery, waitUntil } from './dispatcher.helpers';
+import { cleanRedis, loginOwner, OrgApiSurface, OWNER, Receiver, redisUrl, sampleEvent, sleep, verifyDelivery, waitUntil } from './dispatcher.helpers';
 
 const REDIS_URL = redisUrl(14);
-const OWNER = { email: 'owner@example.com', password: 'correct-horse-battery-staple' };
-
-@Module({ imports: [LivenessModule, OrgApiModule] })
-class OrgApiSurface {}
 
 /** The organization API and the dispatcher on one runtime: one store, one Redis, as deployed side by side. */
 const ORG_API_AND_DISPATCHER: ServiceDefinition = {

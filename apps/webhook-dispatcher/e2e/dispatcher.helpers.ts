@@ -1,7 +1,9 @@
+import { Module } from '@nestjs/common';
 import OpenAI from 'openai';
 import { asOrgId, PlanTier, sealWebhookUrl, WebhookEntity } from '@svc/domain';
 import { createEvent, EVENT_SOURCES, EventDataMap, EventType, GatewayEvent } from '@svc/events';
-import { createRedis } from '@svc/platform';
+import { OrgApiModule } from '@svc/org';
+import { createRedis, LivenessModule } from '@svc/platform';
 import { bootService, hmacSignatureValid, Received, TestService, testRedisUrl } from '@svc/testing';
 import { SERVICE } from '../src/app.module';
 
@@ -36,6 +38,13 @@ export function bootDispatcher(env: Record<string, string>): Promise<TestService
     ...env,
   });
 }
+
+/** The bootstrap Owner of the specs that run the organization API beside the dispatcher. */
+export const OWNER = { email: 'owner@example.com', password: 'correct-horse-battery-staple' };
+
+/** The organization API's surface, for a service definition of a spec's own. */
+@Module({ imports: [LivenessModule, OrgApiModule] })
+export class OrgApiSurface {}
 
 /** Logs the bootstrap Owner in on an organization API: the access token and the organization it names. */
 export async function loginOwner(orgApiUrl: string, owner: { email: string; password: string }): Promise<{ token: string; orgId: string }> {

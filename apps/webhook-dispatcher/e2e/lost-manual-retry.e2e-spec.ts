@@ -1,18 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { Module } from '@nestjs/common';
 import { asOrgId } from '@svc/domain';
-import { OrgApiModule } from '@svc/org';
-import { createRedis, LivenessModule, Redis, SERVICE_VERSION, waitForRedis } from '@svc/platform';
+import { createRedis, Redis, SERVICE_VERSION, waitForRedis } from '@svc/platform';
 import type { ServiceDefinition } from '@svc/runtime';
 import { bootService, RedisProcess, startRedisProcess, TestService } from '@svc/testing';
 import { SERVICE as DISPATCHER } from '../src/app.module';
-import { loginOwner, Receiver, sampleEvent, sleep, waitUntil } from './dispatcher.helpers';
+import { loginOwner, OrgApiSurface, OWNER, Receiver, sampleEvent, sleep, waitUntil } from './dispatcher.helpers';
 
-const OWNER = { email: 'owner@example.com', password: 'correct-horse-battery-staple' };
 const SWEEP_INTERVAL_MS = 500;
-
-@Module({ imports: [LivenessModule, OrgApiModule] })
-class OrgApiSurface {}
 
 const ORG_API: ServiceDefinition = {
   name: 'org-api',

@@ -107,6 +107,16 @@ export function isGatewayEvent(value: unknown): value is GatewayEvent {
   );
 }
 
+/** A stored event payload (a delivery record's JSON) read back, or null when it is not a gateway event. */
+export function parseGatewayEvent(payload: string): GatewayEvent | null {
+  try {
+    const parsed: unknown = JSON.parse(payload);
+    return isGatewayEvent(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Unix seconds of the event's time: the value of the `X-Webhook-Timestamp` header. */
 export function eventUnixTime(event: Pick<CloudEvent, 'time'>): number {
   return Math.floor(Date.parse(event.time) / 1000);

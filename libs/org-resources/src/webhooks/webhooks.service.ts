@@ -23,7 +23,7 @@ import {
   EventBus,
   EventType,
   GatewayEvent,
-  isGatewayEvent,
+  parseGatewayEvent,
   QUEUES,
   WebhookDeliveryJob,
   webhookDeliveryJobOptions,
@@ -203,7 +203,7 @@ export class WebhooksService {
     const existing = await this.repositories.webhookDeliveries.findById(orgId, deliveryId);
     if (!existing || existing.webhook_id !== webhookId) throw orgErrors.notFound('Delivery', deliveryId);
     if (!existing.dead_letter) throw orgErrors.conflict('NOT_A_DEAD_LETTER', 'Only dead-lettered deliveries can be retried');
-    const event = parseEvent(existing.payload);
+    const event = parseGatewayEvent(existing.payload);
     if (!event) throw orgErrors.conflict('PAYLOAD_UNREADABLE', 'The stored payload of this delivery is not a valid event');
     const options = webhookDeliveryJobOptions(event.id, webhookId, this.config.WEBHOOK_RETRY_BASE_MS);
     // A fresh job id: the original job may still be retained by the queue, which would ignore the add.
@@ -330,14 +330,5 @@ function normalizeUrl(url: string): string {
     return new URL(url.trim()).href;
   } catch {
     return url.trim();
-  }
-}
-
-function parseEvent(payload: string): GatewayEvent | null {
-  try {
-    const parsed: unknown = JSON.parse(payload);
-    return isGatewayEvent(parsed) ? parsed : null;
-  } catch {
-    return null;
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { asOrgId, OverdueCursor, Repositories, WebhookDeliveryEntity } from '@svc/domain';
-import { AddJobOptions, EVENT_BUS, EventBus, GatewayEvent, isGatewayEvent, QUEUES, WEBHOOK_MAX_ATTEMPTS, webhookDeliveryJobId, WebhookDeliveryJob } from '@svc/events';
+import { AddJobOptions, EVENT_BUS, EventBus, parseGatewayEvent, QUEUES, WEBHOOK_MAX_ATTEMPTS, webhookDeliveryJobId, WebhookDeliveryJob } from '@svc/events';
 import { LOGGER, Logger, PeriodicTask, raceTimeout } from '@svc/platform';
 import { REPOSITORIES } from '@svc/runtime';
 import { DISPATCHER_SETTINGS, DispatcherSettings } from '../dispatcher-settings';
@@ -96,7 +96,7 @@ export class DeliveryRetrySweep implements OnModuleInit, OnModuleDestroy {
   private async requeue(record: WebhookDeliveryEntity): Promise<boolean> {
     const orgId = asOrgId(record.org_id);
     const log = { org_id: orgId, webhook_id: record.webhook_id, delivery_id: record._id, event_id: record.event_id };
-    const event = parseEvent(record.payload);
+    const event = parseGatewayEvent(record.payload);
     if (!event) {
       // Nothing to send again: end it where it can be seen (and retried by hand once readable).
       await this.repos.webhookDeliveries.markDeadLetter(orgId, record._id);
@@ -123,13 +123,4 @@ export class DeliveryRetrySweep implements OnModuleInit, OnModuleDestroy {
  */
 export function resumedJobOptions(jobId: string, made: number, retryBaseMs: number): AddJobOptions {
   return { jobId, attempts: WEBHOOK_MAX_ATTEMPTS - made, backoff: { type: 'exponential', delayMs: retryBaseMs * 2 ** made } };
-}
-
-function parseEvent(payload: string): GatewayEvent | null {
-  try {
-    const parsed: unknown = JSON.parse(payload);
-    return isGatewayEvent(parsed) ? parsed : null;
-  } catch {
-    return null;
-  }
 }
